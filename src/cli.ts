@@ -1,0 +1,103 @@
+/**
+ * The `assent` command line.
+ *
+ *   assent serve          serve HTTP (PORT, HOST, ASSENT_PUBLIC_URL, DATABASE_URL or ASSENT_DATA_DIR, ASSENT_SECRET)
+ *   assent migrate        apply database migrations
+ *   assent import FILE    create or update organisations, clients and users from FILE; prints key → ID JSON
+ *   assent keys rotate    start signing with a new key; old keys stay in the JWKS until their tokens expire
+ *
+ * Exit codes: 0 success, 1 failure, 2 usage or configuration error.
+ */
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { SealError } from './crypto/master-key.js';
+import { DataDirLockedError } from './db/lock.js';
+import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
+import { adminCommands } from './cli/commands.js';
+import { serve } from './cli/serve.js';
+import { embeddedStoreBusy, openStore } from './cli/store.js';
+
+const USAGE = `usage: assent <command>
+  serve          serve the HTTP API
+  migrate        apply database migrations
+  import FILE    create or update what FILE declares; prints the IDs as JSON
+  keys rotate    sign new tokens with a fresh key
+`;
+
+class UsageError extends Error {}
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`assent: ${message}\n`);
+  process.exit(code);
+}
+
+/** Runs an admin command in this process, or in the running server that holds the embedded store. */
+async function runAdmin(config: Config, command: string, payload: unknown): Promise<void> {
+  let outcome: AdminOutcome;
+  if (await embeddedStoreBusy(config)) {
+    outcome = await callAdminSocket(config.dataDir, command, payload);
+  } else {
+    const opened = await openStore(config);
+    try {
+      await opened.store.migrate();
+      outcome = await adminCommands(config, opened.store)(command, payload);
+    } finally {
+      await opened.close();
+    }
+  }
+  if (!outcome.ok) fail(outcome.message, outcome.exitCode);
+  process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+}
+
+function readJsonFile(file: string | undefined): unknown {
+  if (!file) throw new UsageError('import needs a FILE');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Entry point of `bin/assent.js`.
+ * @param args - the arguments after the program name.
+ */
+export async function main(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  try {
+    const config = loadConfig();
+    switch (command) {
+      case 'serve':
+        return await serve(config);
+      case 'migrate':
+        return await runAdmin(config, 'migrate', null);
+      case 'import':
+        return await runAdmin(config, 'import', readJsonFile(rest[0]));
+      case 'keys':
+        if (rest[0] !== 'rotate') throw new UsageError('keys takes one subcommand: rotate');
+        return await runAdmin(config, 'keys/rotate', null);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return;
+      default:
+        throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) fail(err.message, 2);
+    if (err instanceof DataDirLockedError) fail(err.message, 1);
+    if (err instanceof SealError) fail(`${err.message}. Is ASSENT_SECRET the one this store was created with?`, 1);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') fail(`cannot reach the database (${code}): check DATABASE_URL`, 1);
+    if (code === 'EADDRINUSE') fail(`the port is in use (${(err as Error).message})`, 1);
+    fail((err as Error).stack ?? String(err), 1);
+  }
+}

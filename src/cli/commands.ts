@@ -1,0 +1,39 @@
+/**
+ * The administrative commands that run against an open store, whether in the CLI process or,
+ * on a busy embedded store, inside the serving process through the admin socket.
+ */
+import type { Config } from '../config.js';
+import { loadMasterKey } from '../crypto/master-key.js';
+import type { Store } from '../db/open.js';
+import { maxTokenTtl } from '../context.js';
+import { rotateSigningKey } from '../identity/keys.js';
+import { ImportValidationError, runImport } from '../orgs/import.js';
+import type { AdminHandler } from './admin-socket.js';
+
+/**
+ * Builds the handler of the admin commands over a store.
+ * @param config - the configuration.
+ * @param store - an open, migrated store.
+ */
+export function adminCommands(config: Config, store: Store): AdminHandler {
+  return async (command, payload) => {
+    switch (command) {
+      case 'import':
+        try {
+          return { ok: true, result: await runImport(store.db, payload, config.argon2) };
+        } catch (err) {
+          if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
+          throw err;
+        }
+      case 'keys/rotate': {
+        const kid = await rotateSigningKey(store.db, loadMasterKey(config.secret, config.dataDir), maxTokenTtl(config));
+        return { ok: true, result: { kid } };
+      }
+      case 'migrate':
+        await store.migrate();
+        return { ok: true, result: { migrated: true } };
+      default:
+        return { ok: false, message: `unknown admin command "${command}"`, exitCode: 2 };
+    }
+  };
+}

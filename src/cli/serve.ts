@@ -1,0 +1,49 @@
+/**
+ * `assent serve`: opens the store, applies migrations, serves HTTP, and shuts down gracefully on
+ * SIGTERM/SIGINT (in-flight requests finish; then the store and the lock are released).
+ */
+import type { Config } from '../config.js';
+import { createContext } from '../context.js';
+import { buildApp } from '../server.js';
+import { serveAdminSocket } from './admin-socket.js';
+import { adminCommands } from './commands.js';
+import { openStore } from './store.js';
+
+/**
+ * Runs the server until a termination signal.
+ * @param config - the configuration.
+ * @throws {DataDirLockedError} | {SealError} | listen errors, reported by the CLI.
+ */
+export async function serve(config: Config): Promise<void> {
+  const opened = await openStore(config);
+  const { store } = opened;
+  await store.migrate();
+  const ctx = await createContext(config, store);
+  const app = await buildApp(ctx);
+  const commands = adminCommands(config, store);
+  const closeSocket =
+    store.kind === 'pglite'
+      ? await serveAdminSocket(config.dataDir, async (command, payload) => {
+          const outcome = await commands(command, payload);
+          if (command === 'keys/rotate') await ctx.keys.reload(); // sign with the new key at once
+          return outcome;
+        })
+      : async () => {};
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info({ publicUrl: config.publicUrl, store: store.kind }, 'assent is serving');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close();
+    await closeSocket();
+    await opened.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

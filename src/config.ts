@@ -1,0 +1,136 @@
+/**
+ * Runtime configuration, read once from the environment.
+ *
+ * Every setting is documented in the README's configuration table; the names
+ * and defaults here are the source of that table.
+ */
+import path from 'node:path';
+
+/** Thrown when an environment variable holds a value Assent cannot use. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Brute-force thresholds for one kind of key (an account or a client IP). ASVS 5.0 V6.3.1. */
+export interface ThrottlePolicy {
+  /** Consecutive failures after which each further attempt must wait (count). */
+  delayAfter: number;
+  /** Consecutive failures that lock the key outright (count). */
+  lockAfter: number;
+  /** How long a lock lasts (seconds). */
+  lockSeconds: number;
+  /** Longest single delay between attempts before the lock (seconds). */
+  maxDelaySeconds: number;
+  /** Failures older than this are forgotten (seconds). */
+  windowSeconds: number;
+}
+
+/** The whole configuration of one Assent process. */
+export interface Config {
+  /** TCP port of the HTTP server. */
+  port: number;
+  /** Interface the HTTP server binds to. */
+  host: string;
+  /** Public origin without a trailing slash, e.g. `https://id.example.org`; `{base_url}` is this plus `/v1`. */
+  publicUrl: string;
+  /** `postgres://` URL of a real PostgreSQL, or undefined for the embedded PGlite store. */
+  databaseUrl: string | undefined;
+  /** Directory of the embedded store, its lock and its generated master key (absolute path). */
+  dataDir: string;
+  /** Master key material from `ASSENT_SECRET`, or undefined to use the embedded key file. */
+  secret: string | undefined;
+  /** Access-token lifetime (seconds). */
+  accessTokenTtl: number;
+  /** Refresh-token lifetime (seconds). */
+  refreshTokenTtl: number;
+  /** API-key lifetime (seconds). */
+  apiKeyTtl: number;
+  /** Client ID that a login without `clientid` binds its tokens to; undefined means the first registered client. */
+  defaultClientId: string | undefined;
+  /** argon2id parameters for new hashes. ASVS 5.0 V11.4.2 minimum: m=19456 KiB, t=2, p=1. */
+  argon2: { memoryCost: number; timeCost: number; parallelism: number };
+  /** Brute-force policy per account (username). */
+  throttleAccount: ThrottlePolicy;
+  /** Brute-force policy per client IP address. */
+  throttleIp: ThrottlePolicy;
+  /** Fastify `trustProxy`: true when behind a reverse proxy that sets X-Forwarded-For. */
+  trustProxy: boolean;
+  /** pino log level. */
+  logLevel: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * Reads the configuration from environment variables.
+ *
+ * @param env - the environment, `process.env` by default.
+ * @returns the resolved configuration.
+ * @throws {ConfigError} when a variable holds an unusable value, or when `DATABASE_URL` is
+ *   set without `ASSENT_SECRET` (issue #2: a shared database needs an operator-held master key).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = (env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`ASSENT_PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const secret = env.ASSENT_SECRET || undefined;
+  if (databaseUrl && !secret) {
+    throw new ConfigError(
+      'ASSENT_SECRET is required with DATABASE_URL: the master key encrypts signing keys and must be held by the operator, not generated per machine',
+    );
+  }
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError('ASSENT_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)');
+  }
+  const lockSeconds = int(env, 'ASSENT_LOCK_SECONDS', 900);
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl,
+    dataDir: path.resolve(env.ASSENT_DATA_DIR || './data'),
+    secret,
+    accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),
+    refreshTokenTtl: int(env, 'ASSENT_REFRESH_TOKEN_TTL', 36000),
+    apiKeyTtl: int(env, 'ASSENT_API_KEY_TTL_DAYS', 360) * 86400,
+    defaultClientId: env.ASSENT_DEFAULT_CLIENT_ID || undefined,
+    argon2: {
+      memoryCost: int(env, 'ASSENT_ARGON2_MEMORY_KIB', 19456, 19456),
+      timeCost: int(env, 'ASSENT_ARGON2_ITERATIONS', 2, 2),
+      parallelism: int(env, 'ASSENT_ARGON2_PARALLELISM', 1, 1),
+    },
+    throttleAccount: {
+      delayAfter: int(env, 'ASSENT_ACCOUNT_DELAY_AFTER', 3),
+      lockAfter: int(env, 'ASSENT_ACCOUNT_LOCK_AFTER', 10),
+      lockSeconds,
+      maxDelaySeconds: 60,
+      windowSeconds: lockSeconds,
+    },
+    throttleIp: {
+      delayAfter: int(env, 'ASSENT_IP_DELAY_AFTER', 20),
+      lockAfter: int(env, 'ASSENT_IP_LOCK_AFTER', 100),
+      lockSeconds,
+      maxDelaySeconds: 60,
+      windowSeconds: lockSeconds,
+    },
+    trustProxy: env.ASSENT_TRUST_PROXY === 'true',
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

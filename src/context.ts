@@ -1,0 +1,44 @@
+/**
+ * Wires the services of one Assent process together: the store, the master key, the key ring,
+ * the token minting and the domain services. The HTTP app, the admin socket and the CLI share it.
+ */
+import type { Config } from './config.js';
+import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+import type { Store } from './db/open.js';
+import { KeyRing } from './identity/keys.js';
+import { IdentityService } from './identity/service.js';
+import { Tokens } from './identity/tokens.js';
+import { UserService } from './users/service.js';
+
+/** Everything a request handler may need. */
+export interface Context {
+  config: Config;
+  store: Store;
+  master: MasterKey;
+  keys: KeyRing;
+  tokens: Tokens;
+  identity: IdentityService;
+  users: UserService;
+}
+
+/**
+ * The longest lifetime of any token (seconds): how long a retired signing key stays published.
+ * @param config - the configuration.
+ */
+export function maxTokenTtl(config: Config): number {
+  return Math.max(config.accessTokenTtl, config.refreshTokenTtl, config.apiKeyTtl);
+}
+
+/**
+ * Builds the context over an open, migrated store; creates the first signing key if none exists.
+ * @throws {SealError} when the master key cannot open the stored signing keys (wrong ASSENT_SECRET).
+ */
+export async function createContext(config: Config, store: Store): Promise<Context> {
+  const master = loadMasterKey(config.secret, config.dataDir);
+  const keys = new KeyRing(store.db, master, maxTokenTtl(config));
+  await keys.init();
+  const tokens = new Tokens(keys, config.publicUrl);
+  const identity = new IdentityService({ db: store.db, config, tokens, master });
+  const users = new UserService(store.db, identity);
+  return { config, store, master, keys, tokens, identity, users };
+}

@@ -1,0 +1,108 @@
+/**
+ * Opens the store: the embedded PGlite in `ASSENT_DATA_DIR`, or a real PostgreSQL through `pg`
+ * when `DATABASE_URL` is set. Both run the same Drizzle queries and the same migrations.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema.js';
+
+/** The Drizzle database handle shared by every store module, whichever driver is behind it. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** A transaction handle or the database itself: store functions accept either. */
+export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+/**
+ * The rows of a raw `db.execute` result; PGlite and node-postgres both answer `{ rows }`.
+ * @param result - what `db.execute` resolved to.
+ */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
+/** An open store. */
+export interface Store {
+  /** The query builder. */
+  db: Db;
+  /** `pglite` for the embedded store, `postgres` for `DATABASE_URL`. */
+  kind: 'pglite' | 'postgres';
+  /** Applies pending migrations from `drizzle/`; safe to call from several processes on PostgreSQL. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Closes connections (and the PGlite instance). */
+  close(): Promise<void>;
+}
+
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+/** Arbitrary constant for `pg_advisory_lock`, serialising migrations of concurrent starts. */
+const MIGRATION_LOCK = 727_001;
+
+/**
+ * Opens PostgreSQL at `url` with a connection pool.
+ *
+ * @param url - a `postgres://` connection string.
+ * @param poolSize - maximum pool connections (count).
+ * @throws pg connection errors only when the first query runs (the pool connects lazily).
+ */
+export function openPostgres(url: string, poolSize = 20): Store {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+    },
+    async ping() {
+      await db.execute(sql`SELECT 1`);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Opens the embedded PGlite store in `dir/pgdata`. The caller must hold the data-directory lock
+ * (see `lock.ts`): PGlite is single-process and two writers would corrupt it.
+ *
+ * @param dir - the data directory (absolute path); created if absent.
+ */
+export async function openPglite(dir: string): Promise<Store> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const client = await PGlite.create(path.join(dir, 'pgdata'));
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    async migrate() {
+      await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+    },
+    async ping() {
+      await client.query('SELECT 1');
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

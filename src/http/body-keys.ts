@@ -1,0 +1,60 @@
+/**
+ * Case-insensitive JSON body keys (NOTES.md "Requests"): deployed clients send `Consented`,
+ * `clientId`, `refreshToken` as well as the spec's lower-case names. Before validation, every
+ * key is renamed to the spelling the route's body schema declares. The same key twice in
+ * different cases is ambiguous and refused with a 400.
+ */
+import type { FastifyInstance } from 'fastify';
+import { BadRequest } from './errors.js';
+
+interface JsonSchemaLike {
+  type?: unknown;
+  properties?: Record<string, JsonSchemaLike>;
+  items?: JsonSchemaLike;
+  anyOf?: JsonSchemaLike[];
+}
+
+/**
+ * Returns `value` with object keys renamed to the case declared by `schema`, recursively.
+ * Keys the schema does not declare are kept as sent.
+ *
+ * @param value - parsed JSON.
+ * @param schema - a JSON Schema (TypeBox) object.
+ * @param at - JSON path of `value`, for messages.
+ * @throws {BadRequest} when two keys differ only in case.
+ */
+export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefined, at = 'body'): unknown {
+  if (!schema || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    return schema.items ? value.map((item, i) => canonicaliseKeys(item, schema.items, `${at}[${i}]`)) : value;
+  }
+  const properties = schema.properties ?? schema.anyOf?.find((s) => s.properties)?.properties;
+  if (!properties) return value;
+  const declared = new Map(Object.keys(properties).map((k) => [k.toLowerCase(), k]));
+  const out: Record<string, unknown> = {};
+  const seen = new Map<string, string>();
+  for (const [key, item] of Object.entries(value)) {
+    const lower = key.toLowerCase();
+    const previous = seen.get(lower);
+    if (previous !== undefined) {
+      throw new BadRequest(`Invalid request: ${at} has both "${previous}" and "${key}"; keys are matched without regard to case`, 'invalid_request');
+    }
+    seen.set(lower, key);
+    const name = declared.get(lower) ?? key;
+    out[name] = canonicaliseKeys(item, properties[name], `${at}.${name}`);
+  }
+  return out;
+}
+
+/**
+ * Registers the `preValidation` hook that canonicalises body keys on every route with a body schema.
+ * @param app - the Fastify instance.
+ */
+export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema?.body as JsonSchemaLike | undefined;
+    if (schema && request.body && typeof request.body === 'object') {
+      request.body = canonicaliseKeys(request.body, schema);
+    }
+  });
+}

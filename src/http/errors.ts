@@ -1,0 +1,132 @@
+/**
+ * Typed HTTP errors and the one error handler that turns them into the body the deployed
+ * clients read: `{"Code": <status>, "Message": "..."}` (NOTES.md "Errors"), plus the OAuth 2.0
+ * `error`/`error_description` pair on token endpoints (RFC 6749 §5.2).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** OAuth 2.0 error codes used by Assent (RFC 6749 §5.2). */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_grant' | 'invalid_client' | 'unauthorized_client' | 'access_denied' | 'temporarily_unavailable';
+
+/** An error with an HTTP status and a message safe to show to the caller. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  /**
+   * @param statusCode - HTTP status (4xx).
+   * @param message - human text for `Message`; never contains secrets.
+   * @param oauthError - RFC 6749 §5.2 code, added as `error` on token endpoints.
+   * @param headers - extra response headers, e.g. `Retry-After`.
+   */
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly oauthError?: OAuthErrorCode,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** 400: the request is malformed. */
+export class BadRequest extends HttpError {
+  constructor(message: string, oauthError?: OAuthErrorCode) {
+    super(400, message, oauthError);
+  }
+}
+
+/** 401: no valid credentials. */
+export class Unauthorized extends HttpError {
+  constructor(message = 'Unauthorized', oauthError?: OAuthErrorCode) {
+    super(401, message, oauthError, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+/** 403: authenticated, but the access policy does not allow this operation. */
+export class Forbidden extends HttpError {
+  constructor(message = 'Forbidden') {
+    super(403, message, 'access_denied');
+  }
+}
+
+/** 404: nothing the caller may see has that name (NOTES.md "Identifiers"). */
+export class NotFound extends HttpError {
+  constructor(message = 'Not found') {
+    super(404, message);
+  }
+}
+
+/** 429: throttled; `Retry-After` in whole seconds (RFC 9110 §10.2.3). */
+export class TooManyRequests extends HttpError {
+  /** @param retryAfterSeconds - seconds until a new attempt is accepted (rounded up, at least 1). */
+  constructor(retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, 'Too many attempts; try again later', 'temporarily_unavailable', { 'Retry-After': String(seconds) });
+  }
+}
+
+/** Route config flag: errors of this route carry the OAuth 2.0 `error` fields. */
+export interface OAuthRouteConfig {
+  oauth?: boolean;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+};
+
+function errorBody(statusCode: number, message: string, oauth: boolean, oauthError?: OAuthErrorCode) {
+  const body: Record<string, unknown> = { Code: statusCode, Message: message };
+  if (oauth) {
+    body.error = oauthError ?? (statusCode === 401 ? 'invalid_grant' : 'invalid_request');
+    body.error_description = message;
+  }
+  return body;
+}
+
+/**
+ * Sends an error body directly (for hooks that run before routing). Same shape as the handler.
+ * @param reply - the Fastify reply.
+ * @param err - the error to send.
+ */
+export function sendHttpError(reply: FastifyReply, err: HttpError): FastifyReply {
+  const oauth = Boolean((reply.request.routeOptions.config as OAuthRouteConfig | undefined)?.oauth);
+  return reply
+    .code(err.statusCode)
+    .headers(err.headers)
+    .type('application/json')
+    .send(errorBody(err.statusCode, err.message, oauth, err.oauthError));
+}
+
+/**
+ * Installs the error and not-found handlers. Unknown errors become a 500 with a fixed message:
+ * no stack trace and no internal detail reaches the client (ASVS 5.0 V16.5.1).
+ * @param app - the Fastify instance.
+ */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof HttpError) return sendHttpError(reply, error);
+    const status = error.statusCode ?? 500;
+    const oauth = Boolean((request.routeOptions.config as OAuthRouteConfig | undefined)?.oauth);
+    if (error.validation) {
+      const message = `Invalid request: ${error.message}`;
+      return reply.code(400).type('application/json').send(errorBody(400, message, oauth, 'invalid_request'));
+    }
+    if (status >= 400 && status < 500) {
+      const message = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+        ? 'Invalid request: the body is not valid JSON'
+        : (STATUS_TEXT[status] ?? 'Bad request');
+      return reply.code(status).type('application/json').send(errorBody(status, message, oauth));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).type('application/json').send(errorBody(500, 'Internal server error', oauth));
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).type('application/json').send(errorBody(404, 'Not found', false));
+  });
+}

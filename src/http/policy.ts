@@ -1,0 +1,47 @@
+/**
+ * The access policy: one table naming, for every operation, which credential may call it.
+ * The README's access-policy table is this table in prose; change both together.
+ *
+ * Credential kinds:
+ * - `none`: no credential (logins, refresh, health, JWKS, the API description);
+ * - `any`: a live access token or API key of any user (SPEC 5; NOTES.md "Authorization header");
+ * - `session`: a live access token only; an API key is refused (operations that end a session).
+ *
+ * Every route names its operation in `config.operation`; a route without one fails the server's
+ * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
+ */
+
+/** The credential an operation requires. */
+export type Credential = 'none' | 'any' | 'session';
+
+/** One row of the policy. */
+export interface PolicyRule {
+  /** Who may call it. */
+  credential: Credential;
+  /** Who, in words, for the README and the OpenAPI description. */
+  who: string;
+}
+
+/** The access policy, by operation name. */
+export const ACCESS_POLICY = {
+  'health.live': { credential: 'none', who: 'anyone' },
+  'health.ready': { credential: 'none', who: 'anyone' },
+  'keys.jwks': { credential: 'none', who: 'anyone' },
+  'docs.openapi': { credential: 'none', who: 'anyone' },
+  'users.login': { credential: 'none', who: 'anyone with a username and password' },
+  'users.login.old': { credential: 'none', who: 'anyone with a username and password' },
+  'users.admin.login': { credential: 'none', who: 'a user holding at least one admin role (else 403)' },
+  'users.token.refresh': { credential: 'none', who: 'the holder of a live refresh token, for its own client' },
+  'users.logout': { credential: 'session', who: 'the signed-in user, for a refresh token of their own' },
+  'organizations.roles.list': { credential: 'any', who: 'any signed-in user or API key' },
+  'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
+  'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
+} as const satisfies Record<string, PolicyRule>;
+
+/** An operation name of the policy. */
+export type Operation = keyof typeof ACCESS_POLICY;
+
+/** Route config carrying the operation name. */
+export interface OperationConfig {
+  operation?: Operation;
+}

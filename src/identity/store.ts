@@ -1,0 +1,88 @@
+/** SQL of sessions: token families, refresh tokens and API keys. */
+import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { type Executor, rowsOf } from '../db/open.js';
+import { apiKeys, clients, refreshTokens, tokenFamilies } from '../db/schema.js';
+
+/** Opens a token family (a login session) with its first refresh token. */
+export async function createFamily(db: Executor, family: { id: string; userId: string; clientId: string }, jtiHash: Buffer, expiresAt: Date) {
+  await db.insert(tokenFamilies).values(family);
+  await db.insert(refreshTokens).values({ jtiHash, familyId: family.id, expiresAt });
+}
+
+/**
+ * Consumes a refresh token and stores its successor in one statement, so that of two
+ * concurrent rotations exactly one finds the row unconsumed (RFC 9700 §4.14.2).
+ *
+ * @returns the family ID when rotated; null when the token is unknown, consumed, expired or its family revoked.
+ */
+export async function rotateRefresh(db: Executor, oldHash: Buffer, newHash: Buffer, newExpiresAt: Date): Promise<string | null> {
+  const result = await db.execute(sql`
+    WITH consumed AS (
+      UPDATE refresh_tokens r SET consumed_at = now()
+      FROM token_families f
+      WHERE r.jti_hash = ${oldHash} AND r.consumed_at IS NULL AND r.expires_at > now()
+        AND f.id = r.family_id AND f.revoked_at IS NULL
+      RETURNING r.family_id
+    )
+    INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
+    SELECT ${newHash}, family_id, ${newExpiresAt.toISOString()}::timestamptz FROM consumed
+    RETURNING family_id`);
+  return rowsOf<{ family_id: string }>(result)[0]?.family_id ?? null;
+}
+
+/** The family of a refresh token that was already consumed, or null. */
+export async function consumedFamily(db: Executor, jtiHash: Buffer): Promise<string | null> {
+  const [row] = await db
+    .select({ familyId: refreshTokens.familyId })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.jtiHash, jtiHash), sql`${refreshTokens.consumedAt} IS NOT NULL`));
+  return row?.familyId ?? null;
+}
+
+/** Revokes a family; later access tokens and refresh tokens of it are refused. Idempotent. */
+export async function revokeFamily(db: Executor, familyId: string, reason: string): Promise<void> {
+  await db
+    .update(tokenFamilies)
+    .set({ revokedAt: sql`now()`, revokedReason: reason })
+    .where(and(eq(tokenFamilies.id, familyId), isNull(tokenFamilies.revokedAt)));
+}
+
+/** One primary-key lookup: is the family live? */
+export async function isFamilyLive(db: Executor, familyId: string): Promise<boolean> {
+  const [row] = await db.select({ revokedAt: tokenFamilies.revokedAt }).from(tokenFamilies).where(eq(tokenFamilies.id, familyId));
+  return row !== undefined && row.revokedAt === null;
+}
+
+/** The newest unrevoked, unexpired API key of a user, still sealed, or null. */
+export async function findLiveApiKey(db: Executor, userId: string): Promise<{ id: string; tokenSealed: string } | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, tokenSealed: apiKeys.tokenSealed })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), gt(apiKeys.expiresAt, sql`now()`)))
+    .orderBy(desc(apiKeys.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Stores a new API key. */
+export async function insertApiKey(db: Executor, row: { id: string; userId: string; tokenSealed: string; expiresAt: Date }) {
+  await db.insert(apiKeys).values(row);
+}
+
+/** One primary-key lookup: is the API key live? */
+export async function isApiKeyLive(db: Executor, id: string): Promise<boolean> {
+  const [row] = await db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id));
+  return row !== undefined && row.revokedAt === null;
+}
+
+/** Whether `clientId` is a registered OAuth client. */
+export async function clientExists(db: Executor, clientId: string): Promise<boolean> {
+  const [row] = await db.select({ id: clients.id }).from(clients).where(eq(clients.clientId, clientId));
+  return row !== undefined;
+}
+
+/** The first registered client (by registration time), or null. */
+export async function firstClientId(db: Executor): Promise<string | null> {
+  const [row] = await db.select({ clientId: clients.clientId }).from(clients).orderBy(clients.createdAt, clients.clientId).limit(1);
+  return row?.clientId ?? null;
+}

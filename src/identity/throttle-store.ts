@@ -1,0 +1,40 @@
+/** SQL of the failed-login counters. */
+import { inArray, sql } from 'drizzle-orm';
+import { type Executor, rowsOf } from '../db/open.js';
+import { loginThrottle } from '../db/schema.js';
+
+/** The latest block end among `keys`, or null when none is blocked now. */
+export async function blockedUntil(db: Executor, keys: string[]): Promise<Date | null> {
+  const rows = await db
+    .select({ blockedUntil: loginThrottle.blockedUntil })
+    .from(loginThrottle)
+    .where(sql`${inArray(loginThrottle.key, keys)} AND ${loginThrottle.blockedUntil} > now()`);
+  let latest: Date | null = null;
+  for (const row of rows) if (row.blockedUntil && (!latest || row.blockedUntil > latest)) latest = row.blockedUntil;
+  return latest;
+}
+
+/**
+ * Counts one failure for `key`, restarting the count when the previous failure is older than
+ * `windowSeconds`, and returns the new count.
+ */
+export async function recordFailure(db: Executor, key: string, windowSeconds: number): Promise<number> {
+  const result = await db.execute(sql`
+    INSERT INTO login_throttle (key, failures, last_failure_at) VALUES (${key}, 1, now())
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN login_throttle.last_failure_at < now() - make_interval(secs => ${windowSeconds})
+                      THEN 1 ELSE login_throttle.failures + 1 END,
+      last_failure_at = now()
+    RETURNING failures`);
+  return Number(rowsOf<{ failures: number }>(result)[0]?.failures ?? 1);
+}
+
+/** Blocks `key` for `seconds` from now. */
+export async function block(db: Executor, key: string, seconds: number): Promise<void> {
+  await db.execute(sql`UPDATE login_throttle SET blocked_until = now() + make_interval(secs => ${seconds}) WHERE key = ${key}`);
+}
+
+/** Forgets the failures of `key` (after a successful login). */
+export async function reset(db: Executor, key: string): Promise<void> {
+  await db.execute(sql`DELETE FROM login_throttle WHERE key = ${key}`);
+}

@@ -1,0 +1,87 @@
+/**
+ * The import file format (issue #2, "Import: organisations as code"). This format is a contract:
+ * unknown fields are errors, and other tools depend on the exact shape.
+ */
+import { Type, type Static } from 'typebox';
+
+const Key = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
+const Url = Type.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$' });
+const closed = { additionalProperties: false } as const;
+
+const Attribute = Type.Object({ key: Key, name: Type.String({ minLength: 1, maxLength: 200 }) }, closed);
+
+const Purpose = Type.Object(
+  {
+    key: Key,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    lawfulUsage: Type.Optional(Type.Boolean()),
+    policyUrl: Type.Optional(Url),
+    attributes: Type.Optional(Type.Array(Attribute)),
+  },
+  closed,
+);
+
+const Password = Type.String({ minLength: 8, maxLength: 128 });
+const Username = Type.String({ minLength: 1, maxLength: 320 });
+
+const Admin = Type.Object(
+  {
+    username: Username,
+    password: Password,
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    phone: Type.Optional(Type.String({ maxLength: 40 })),
+    roles: Type.Array(Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('dpo'), Type.Literal('developer')]), { minItems: 1 }),
+  },
+  closed,
+);
+
+const Individual = Type.Object(
+  {
+    username: Username,
+    password: Password,
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    phone: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  closed,
+);
+
+const Organisation = Type.Object(
+  {
+    key: Key,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    location: Type.Optional(Type.String({ maxLength: 200 })),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    policyUrl: Type.Optional(Url),
+    dataRetention: Type.Optional(Type.Object({ enabled: Type.Boolean(), periodDays: Type.Integer({ minimum: 0, maximum: 36500 }) }, closed)),
+    purposes: Type.Optional(Type.Array(Purpose)),
+    admins: Type.Optional(Type.Array(Admin)),
+    individuals: Type.Optional(Type.Array(Individual)),
+  },
+  closed,
+);
+
+/** The whole import file. */
+export const ImportFile = Type.Object(
+  {
+    clients: Type.Optional(Type.Array(Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) }, closed))),
+    organisations: Type.Optional(Type.Array(Organisation)),
+  },
+  closed,
+);
+/** A parsed, valid import file. */
+export type ImportFile = Static<typeof ImportFile>;
+/** One organisation of an import file. */
+export type ImportOrganisation = Static<typeof Organisation>;
+
+/** The printed result: each key mapped to the ID assigned. */
+export interface ImportResult {
+  clients: Record<string, string>;
+  organisations: Record<
+    string,
+    { id: string; purposes: Record<string, { id: string; attributes: Record<string, string> }>; users: Record<string, string> }
+  >;
+}

@@ -1,0 +1,156 @@
+/**
+ * `assent import FILE`: creates or updates, idempotently by key, what an import file declares,
+ * in one transaction, so a bad file writes nothing (issue #2, "Import: organisations as code").
+ */
+import { Value } from 'typebox/value';
+import type { Db } from '../db/open.js';
+import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
+import { normaliseUsername } from '../identity/service.js';
+import { ROLE_BY_NAME } from '../users/roles.js';
+import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
+import * as store from './store.js';
+
+/** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
+export class ImportValidationError extends Error {
+  override name = 'ImportValidationError';
+  constructor(readonly problems: string[]) {
+    super(`invalid import file:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function jsonPath(pointer: string): string {
+  return `$${pointer
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('')}`;
+}
+
+function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: string, problems: string[]): void {
+  const seen = new Set<string>();
+  (items ?? []).forEach((item, i) => {
+    const key = keyOf(item);
+    if (seen.has(key)) problems.push(`${at}[${i}]: duplicate "${key}"`);
+    seen.add(key);
+  });
+}
+
+/**
+ * Validates an import document: the schema (unknown fields are errors), then keys unique within
+ * their list, and one password per username across the file.
+ *
+ * @param input - parsed JSON.
+ * @returns the typed file.
+ * @throws {ImportValidationError} naming each problem's JSON path.
+ */
+export function validateImportFile(input: unknown): ImportFile {
+  const problems: string[] = [];
+  for (const error of Value.Errors(ImportFile, input)) {
+    if (error.keyword === 'boolean') continue; // reported by its `additionalProperties` twin below
+    if (error.keyword === 'additionalProperties') {
+      for (const name of (error.params as { additionalProperties: string[] }).additionalProperties) problems.push(`${jsonPath(`${error.instancePath}/${name}`)}: unknown field`);
+    } else {
+      problems.push(`${jsonPath(error.instancePath)}: ${error.message}`);
+    }
+  }
+  if (problems.length) throw new ImportValidationError(problems);
+  const file = input as ImportFile;
+  duplicates(file.clients, (c) => c.clientId, '$.clients', problems);
+  duplicates(file.organisations, (o) => o.key, '$.organisations', problems);
+  const passwords = new Map<string, string>();
+  file.organisations?.forEach((org, o) => {
+    const at = `$.organisations[${o}]`;
+    duplicates(org.purposes, (p) => p.key, `${at}.purposes`, problems);
+    org.purposes?.forEach((p, i) => duplicates(p.attributes, (a) => a.key, `${at}.purposes[${i}].attributes`, problems));
+    duplicates(org.admins, (u) => normaliseUsername(u.username), `${at}.admins`, problems);
+    duplicates(org.individuals, (u) => normaliseUsername(u.username), `${at}.individuals`, problems);
+    for (const [list, people] of [['admins', org.admins], ['individuals', org.individuals]] as const) {
+      people?.forEach((u, i) => {
+        const name = normaliseUsername(u.username);
+        if (passwords.has(name) && passwords.get(name) !== u.password) problems.push(`${at}.${list}[${i}].password: differs from an earlier entry for "${u.username}"`);
+        passwords.set(name, u.password);
+      });
+    }
+  });
+  if (problems.length) throw new ImportValidationError(problems);
+  return file;
+}
+
+/** Hashes each distinct password once, keeping a stored hash that already matches (idempotence). */
+async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Promise<Map<string, string>> {
+  const wanted = new Map<string, string>();
+  for (const org of file.organisations ?? []) for (const u of [...(org.admins ?? []), ...(org.individuals ?? [])]) wanted.set(normaliseUsername(u.username), u.password);
+  const existing = await store.usersByUsername(db, [...wanted.keys()]);
+  const hashes = new Map<string, string>();
+  await Promise.all(
+    [...wanted].map(async ([username, password]) => {
+      const stored = existing.get(username)?.passwordHash;
+      const keep = stored && !needsRehash(stored, params) && (await verifyPassword(stored, password));
+      hashes.set(username, keep ? stored : await hashPassword(password, params));
+    }),
+  );
+  return hashes;
+}
+
+async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<string, string>) {
+  const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
+  const orgId = await store.upsertOrganisation(tx, {
+    key: org.key,
+    name: org.name,
+    location: org.location ?? '',
+    description: org.description ?? '',
+    policyUrl: org.policyUrl ?? '',
+    typeId,
+    retentionEnabled: org.dataRetention?.enabled ?? false,
+    retentionPeriodSeconds: (org.dataRetention?.periodDays ?? 0) * 86400,
+  });
+  const out: ImportResult['organisations'][string] = { id: orgId, purposes: {}, users: {} };
+  for (const p of org.purposes ?? []) {
+    const purposeId = await store.upsertPurpose(tx, {
+      orgId,
+      key: p.key,
+      name: p.name,
+      description: p.description ?? '',
+      lawfulUsage: p.lawfulUsage ?? false,
+      policyUrl: p.policyUrl ?? '',
+    });
+    const attributes: Record<string, string> = {};
+    for (const a of p.attributes ?? []) attributes[a.key] = await store.upsertAttribute(tx, { orgId, purposeId, key: a.key, name: a.name });
+    out.purposes[p.key] = { id: purposeId, attributes };
+  }
+  const upsert = (u: { username: string; name?: string; email?: string; phone?: string }) => {
+    const username = normaliseUsername(u.username);
+    return store.upsertUser(tx, { username, passwordHash: hashes.get(username)!, name: u.name, email: u.email, phone: u.phone });
+  };
+  for (const a of org.admins ?? []) {
+    const userId = await upsert(a);
+    await store.setRoles(tx, userId, orgId, [...new Set(a.roles.map((r) => ROLE_BY_NAME[r]!))]);
+    out.users[a.username] = userId;
+  }
+  for (const i of org.individuals ?? []) {
+    const userId = await upsert(i);
+    await store.subscribe(tx, userId, orgId);
+    out.users[i.username] = userId;
+  }
+  return out;
+}
+
+/**
+ * Applies an import document.
+ *
+ * @param db - the database.
+ * @param input - parsed JSON of the file.
+ * @param params - argon2id parameters for new password hashes.
+ * @returns each key mapped to its ID (the output contract of issue #2).
+ * @throws {ImportValidationError} when the file is invalid; nothing is written then.
+ */
+export async function runImport(db: Db, input: unknown, params: Argon2Params): Promise<ImportResult> {
+  const file = validateImportFile(input);
+  const hashes = await resolveHashes(db, file, params);
+  return db.transaction(async (tx) => {
+    const result: ImportResult = { clients: {}, organisations: {} };
+    for (const c of file.clients ?? []) result.clients[c.clientId] = await store.upsertClient(tx, c.clientId);
+    for (const org of file.organisations ?? []) result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes);
+    return result;
+  });
+}

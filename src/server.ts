@@ -1,0 +1,78 @@
+/**
+ * Builds the Fastify application: schemas, OpenAPI, errors, the auth guard and every domain's
+ * routes. Every SPEC endpoint lives under `{base}` = `/v1`; operational endpoints at the root.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Context } from './context.js';
+import { healthRoutes } from './health/routes.js';
+import { installAuthGuard } from './http/auth.js';
+import { installBodyKeyCanonicalisation } from './http/body-keys.js';
+import { installErrorHandlers } from './http/errors.js';
+import { loggingOptions } from './http/logging.js';
+import { SHARED_SCHEMAS } from './http/schemas.js';
+import { identityRoutes, loginV11Routes } from './identity/routes.js';
+import { orgRoutes } from './orgs/routes.js';
+import { userRoutes } from './users/routes.js';
+
+/** Options of `buildApp`. */
+export interface AppOptions {
+  /** Log level override (tests pass `silent`). */
+  logLevel?: string;
+}
+
+/**
+ * Builds the app; call `listen` on it, or `inject` in tests.
+ * @param ctx - the wired services.
+ */
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggingOptions(options.logLevel ?? ctx.config.logLevel),
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // Close idle keep-alive sockets on shutdown; in-flight requests still finish.
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installErrorHandlers(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Assent',
+        version: '2.1.6',
+        description: 'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the SPEC are under /v1.',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  // The reference page is served from the bundled swagger-ui files; nothing is loaded from outside.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null }, staticCSP: true });
+  app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
+
+  installBodyKeyCanonicalisation(app);
+  installAuthGuard(app, ctx.store.db, ctx.tokens);
+
+  await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
+  await app.register(loginV11Routes, { identity: ctx.identity });
+  await app.register(
+    async (v1) => {
+      await v1.register(loginV11Routes, { identity: ctx.identity });
+      await v1.register(identityRoutes, { identity: ctx.identity });
+      await v1.register(orgRoutes);
+      await v1.register(userRoutes, { users: ctx.users });
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,165 @@
+/**
+ * Starts a real Assent server on 127.0.0.1 for a test file: on a fresh PGlite directory by
+ * default, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type Context, createContext } from '../../src/context.js';
+import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
+import { lockDataDir } from '../../src/db/lock.js';
+import { runImport } from '../../src/orgs/import.js';
+import type { ImportResult } from '../../src/orgs/import-schema.js';
+import { buildApp } from '../../src/server.js';
+
+/** A running test server. */
+export interface TestAssent {
+  /** Origin, e.g. http://127.0.0.1:41234. */
+  url: string;
+  /** `{base}` = url + /v1. */
+  base: string;
+  config: Config;
+  ctx: Context;
+  store: Store;
+  /** Environment that points a CLI process at the same store. */
+  env: Record<string, string>;
+  /** IDs of the demo import. */
+  ids: ImportResult;
+  stop(): Promise<void>;
+}
+
+/** The test secret for PostgreSQL runs (ASSENT_SECRET is mandatory there). */
+export const TEST_SECRET = 'test-master-secret-of-at-least-32-characters';
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** True when the suite runs against a real PostgreSQL. */
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+/**
+ * Creates a fresh, empty database for one test file on TEST_DATABASE_URL's server.
+ * @returns its URL and a function that drops it.
+ */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  const name = `assent_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The demo organisation used by most tests (a copy of examples/demo.json's shape). */
+export function demoImport() {
+  return {
+    clients: [{ clientId: 'igrant-ios-app' }, { clientId: 'privacy-dashboard' }],
+    organisations: [
+      {
+        key: 'acme',
+        name: 'Acme',
+        location: 'Stockholm',
+        type: 'Retail',
+        purposes: [{ key: 'marketing', name: 'Marketing', attributes: [{ key: 'email', name: 'Email address' }] }],
+        admins: [{ username: 'owner@acme.example', password: 'owner-passphrase', name: 'Owner', roles: ['owner', 'admin', 'dpo', 'developer'] }],
+        individuals: [
+          { username: 'alice@acme.example', password: 'alice-passphrase', name: 'Alice', email: 'alice@acme.example', phone: '+46700000001' },
+          { username: 'bob@acme.example', password: 'bob-passphrase', name: 'Bob', email: 'bob@acme.example' },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * Starts a server with the demo data imported.
+ * @param env - extra environment (e.g. throttle thresholds).
+ */
+export async function startAssent(env: Record<string, string> = {}): Promise<TestAssent> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-test-'));
+  const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
+  const fullEnv: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ASSENT_DATA_DIR: dataDir,
+    ASSENT_IP_DELAY_AFTER: '1000',
+    ASSENT_IP_LOCK_AFTER: '2000',
+    ...(pgdb ? { DATABASE_URL: pgdb.url, ASSENT_SECRET: TEST_SECRET } : {}),
+    ...env,
+  };
+  const config = loadConfig(fullEnv);
+  const release = pgdb ? async () => {} : await lockDataDir(dataDir);
+  const store = pgdb ? openPostgres(pgdb.url) : await openPglite(dataDir);
+  await store.migrate();
+  const ids = await runImport(store.db, demoImport(), config.argon2);
+  const ctx = await createContext(config, store);
+  const app = await buildApp(ctx, { logLevel: 'silent' });
+  await app.listen({ port, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    base: `${url}/v1`,
+    config,
+    ctx,
+    store,
+    env: fullEnv,
+    ids,
+    async stop() {
+      await app.close();
+      await store.close();
+      await release();
+      await pgdb?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON request helper: returns status, headers and parsed body. */
+export async function call(
+  url: string,
+  init: { method?: string; body?: unknown; token?: string; scheme?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token) headers.authorization = `${init.scheme ?? 'Bearer'} ${init.token}`;
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Logs in through `POST /v1.1/users/login` and returns the body. */
+export async function login(t: TestAssent, username: string, password: string) {
+  const res = await call(`${t.base}/v1.1/users/login`, { body: { username, password } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { User: any; Token: { access_token: string; refresh_token: string } };
+}

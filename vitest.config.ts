@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Files run in parallel (two cores); tests inside a file share one server and run in order.
+    fileParallelism: true,
+    maxWorkers: 2,
+    minWorkers: 1,
+  },
+});
