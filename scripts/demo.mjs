@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm run demo`: imports examples/demo.json into the embedded store (ASSENT_DATA_DIR, default
+// ./data), serves it, and prints the URL, the docs URL and the demo credentials. Ctrl-C stops it.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cli = path.join(root, 'bin', 'assent.js');
+const demoFile = path.join(root, 'examples', 'demo.json');
+const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+const host = env.HOST || '127.0.0.1';
+const port = env.PORT || '8080';
+const url = (env.ASSENT_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+
+const imported = spawnSync(process.execPath, [cli, 'import', demoFile], { env, encoding: 'utf8' });
+if (imported.status !== 0) {
+  process.stderr.write(imported.stderr || imported.stdout);
+  process.exit(imported.status ?? 1);
+}
+
+const server = spawn(process.execPath, [cli, 'serve'], { env, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill('SIGTERM'));
+server.on('exit', (code) => process.exit(code ?? 0));
+
+const deadline = Date.now() + 30_000;
+while (Date.now() < deadline) {
+  try {
+    if ((await fetch(`${url}/readyz`)).ok) break;
+  } catch {}
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+const demo = JSON.parse(readFileSync(demoFile, 'utf8'));
+const lines = [
+  '',
+  `Assent is serving the demo at ${url}`,
+  `  API base:  ${url}/v1`,
+  `  API docs:  ${url}/docs   (OpenAPI: ${url}/openapi.json)`,
+  `  Client ID: ${demo.clients[0].clientId}`,
+  '  Demo credentials:',
+];
+for (const org of demo.organisations) {
+  for (const a of org.admins ?? []) lines.push(`    admin of ${org.name}: ${a.username} / ${a.password}   (roles: ${a.roles.join(', ')})`);
+  for (const i of org.individuals ?? []) lines.push(`    individual of ${org.name}: ${i.username} / ${i.password}`);
+}
+lines.push('  Stop with Ctrl-C.', '');
+process.stdout.write(`${lines.join('\n')}\n`);
