@@ -4,6 +4,7 @@
  */
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
+import { ROTATION_CHANNEL } from '../identity/keys.js';
 import { buildApp } from '../server.js';
 import { serveAdminSocket } from './admin-socket.js';
 import { adminCommands } from './commands.js';
@@ -20,15 +21,9 @@ export async function serve(config: Config): Promise<void> {
   await store.migrate();
   const ctx = await createContext(config, store);
   const app = await buildApp(ctx);
-  const commands = adminCommands(config, store);
-  const closeSocket =
-    store.kind === 'pglite'
-      ? await serveAdminSocket(config.dataDir, async (command, payload) => {
-          const outcome = await commands(command, payload);
-          if (command === 'keys/rotate') await ctx.keys.reload(); // sign with the new key at once
-          return outcome;
-        })
-      : async () => {};
+  // A rotation by `assent keys rotate` in any process is announced by NOTIFY: sign with the new key at once.
+  const unlisten = await store.listen(ROTATION_CHANNEL, () => void ctx.keys.reload().catch((err) => app.log.error({ err }, 'key reload failed')));
+  const closeSocket = store.kind === 'pglite' ? await serveAdminSocket(config.dataDir, adminCommands(config, store)) : async () => {};
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ publicUrl: config.publicUrl, store: store.kind }, 'assent is serving');
 
@@ -40,6 +35,7 @@ export async function serve(config: Config): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
     await closeSocket();
+    await unlisten();
     await opened.close();
     clearTimeout(force);
     process.exit(0);

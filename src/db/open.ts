@@ -39,6 +39,11 @@ export interface Store {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Calls `onNotify` on each PostgreSQL NOTIFY on `channel` (from any process on PostgreSQL).
+   * @returns a function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Closes connections (and the PGlite instance). */
   close(): Promise<void>;
 }
@@ -76,6 +81,16 @@ export function openPostgres(url: string, poolSize = 20): Store {
     async ping() {
       await db.execute(sql`SELECT 1`);
     },
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {}); // a lost listener only delays reloads to the periodic one
+      await client.connect();
+      client.on('notification', (msg) => msg.channel === channel && onNotify());
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
     async close() {
       await pool.end();
     },
@@ -100,6 +115,9 @@ export async function openPglite(dir: string): Promise<Store> {
     },
     async ping() {
       await client.query('SELECT 1');
+    },
+    async listen(channel, onNotify) {
+      return client.listen(channel, onNotify);
     },
     async close() {
       await client.close();

@@ -43,7 +43,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store; keys: KeyRi
     config: { operation: 'keys.jwks' },
     schema: { tags: ['operations'], summary: 'JSON Web Key Set of the token signing keys', response: { 200: Jwks } },
     handler: async (_req, reply) => {
-      reply.header('Cache-Control', 'public, max-age=300');
+      // Short, so that verifiers pick up a rotated key soon; they should also refetch on an unknown kid.
+      reply.header('Cache-Control', 'public, max-age=60');
       return keys.jwks();
     },
   });

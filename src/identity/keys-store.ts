@@ -36,3 +36,8 @@ export async function retireActiveKeys(db: Executor, keepSeconds: number): Promi
 export async function insertKey(db: Executor, row: { kid: string; publicJwk: unknown; privateJwkSealed: string }): Promise<void> {
   await db.insert(signingKeys).values(row);
 }
+
+/** Announces a rotation to every process listening on the rotation channel. */
+export async function notifyRotation(db: Executor, kid: string): Promise<void> {
+  await db.execute(sql`SELECT pg_notify('assent_signing_keys', ${kid})`);
+}

@@ -15,6 +15,8 @@ import * as store from './keys-store.js';
 export const ALG = 'ES256';
 
 const SEAL_PURPOSE = 'signing-key';
+/** The NOTIFY channel on which a rotation is announced to every serving process. */
+export const ROTATION_CHANNEL = 'assent_signing_keys';
 /** How often a process re-reads the ring to pick up a rotation made elsewhere (milliseconds). */
 const RELOAD_MS = 30_000;
 
@@ -59,6 +61,7 @@ export async function rotateSigningKey(db: Executor, master: MasterKey, maxToken
   const row = await newKeyRow(master);
   await store.retireActiveKeys(db, maxTokenTtl);
   await store.insertKey(db, row);
+  await store.notifyRotation(db, row.kid);
   return row.kid;
 }
 

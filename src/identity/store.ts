@@ -81,8 +81,11 @@ export async function clientExists(db: Executor, clientId: string): Promise<bool
   return row !== undefined;
 }
 
-/** The first registered client (by registration time), or null. */
+/**
+ * The first registered client, or null. Clients registered by one import share `created_at`;
+ * their UUIDv7 IDs, generated in declaration order, break the tie.
+ */
 export async function firstClientId(db: Executor): Promise<string | null> {
-  const [row] = await db.select({ clientId: clients.clientId }).from(clients).orderBy(clients.createdAt, clients.clientId).limit(1);
+  const [row] = await db.select({ clientId: clients.clientId }).from(clients).orderBy(clients.createdAt, clients.id).limit(1);
   return row?.clientId ?? null;
 }
