@@ -46,7 +46,7 @@ CREATE TABLE "organisations" (
 	"policy_url" text DEFAULT '' NOT NULL,
 	"type_id" uuid,
 	"retention_enabled" boolean DEFAULT false NOT NULL,
-	"retention_period_seconds" integer DEFAULT 0 NOT NULL,
+	"retention_period_seconds" bigint DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "organisations_key_unique" UNIQUE("key")

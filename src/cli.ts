@@ -13,6 +13,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { SealError } from './crypto/master-key.js';
 import { DataDirLockedError } from './db/lock.js';
 import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
+import { safeErrorMessage } from './cli/errors.js';
 import { adminCommands } from './cli/commands.js';
 import { serve } from './cli/serve.js';
 import { embeddedStoreBusy, openStore } from './cli/store.js';
@@ -35,7 +36,11 @@ function fail(message: string, code: number): never {
 async function runAdmin(config: Config, command: string, payload: unknown): Promise<void> {
   let outcome: AdminOutcome;
   if (await embeddedStoreBusy(config)) {
-    outcome = await callAdminSocket(config.dataDir, command, payload);
+    outcome = await callAdminSocket(config.dataDir, command, payload).catch((err: NodeJS.ErrnoException) => ({
+      ok: false as const,
+      message: `the data directory ${config.dataDir} is held by a running server that does not answer on its admin socket (${err.code ?? err.message}); retry once it is up`,
+      exitCode: 1,
+    }));
   } else {
     const opened = await openStore(config);
     try {
@@ -98,6 +103,6 @@ export async function main(args: string[]): Promise<void> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') fail(`cannot reach the database (${code}): check DATABASE_URL`, 1);
     if (code === 'EADDRINUSE') fail(`the port is in use (${(err as Error).message})`, 1);
-    fail((err as Error).stack ?? String(err), 1);
+    fail(`unexpected error: ${safeErrorMessage(err)}`, 1);
   }
 }

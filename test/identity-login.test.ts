@@ -75,4 +75,11 @@ describe('SPEC 4.2 logins', () => {
       expect(res.body.Code).toBe(400);
     }
   });
+
+  it('a NUL character in the body is a 400, not a database error', async () => {
+    const res = await call(`${t.base}/v1.1/users/login`, { body: { username: 'alice\u0000@acme.example', password: 'x' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ Code: 400, error: 'invalid_request' });
+    expect(res.body.Message).toContain('NUL');
+  });
 });

@@ -6,6 +6,7 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { safeErrorMessage } from './errors.js';
 
 /** An admin command's outcome: the JSON to print, or an error message and exit code. */
 export type AdminOutcome = { ok: true; result: unknown } | { ok: false; message: string; exitCode: number };
@@ -43,7 +44,7 @@ export async function serveAdminSocket(dataDir: string, handler: AdminHandler): 
         const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
         outcome = await handler((req.url ?? '/').slice(1), body);
       } catch (err) {
-        outcome = { ok: false, message: (err as Error).message, exitCode: 1 };
+        outcome = { ok: false, message: safeErrorMessage(err), exitCode: 1 };
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(outcome));
     });

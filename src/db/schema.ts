@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   customType,
   index,
@@ -52,7 +53,7 @@ export const organisations = pgTable('organisations', {
   typeId: uuid('type_id').references(() => organisationTypes.id),
   retentionEnabled: boolean('retention_enabled').notNull().default(false),
   /** Data-retention period (seconds). */
-  retentionPeriodSeconds: integer('retention_period_seconds').notNull().default(0),
+  retentionPeriodSeconds: bigint('retention_period_seconds', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
   updatedAt: tz('updated_at').notNull().defaultNow(),
 });

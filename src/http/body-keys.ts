@@ -5,6 +5,7 @@
  * different cases is ambiguous and refused with a 400.
  */
 import type { FastifyInstance } from 'fastify';
+import { findNul } from '../util/nul.js';
 import { BadRequest } from './errors.js';
 
 interface JsonSchemaLike {
@@ -52,6 +53,9 @@ export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefi
  */
 export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
+    // U+0000 cannot be stored: a clear 400 now rather than a failed query later.
+    const nul = findNul(request.query, 'query') ?? findNul(request.body, 'body');
+    if (nul) throw new BadRequest(`Invalid request: ${nul} contains the NUL character`, 'invalid_request');
     const schema = request.routeOptions.schema?.body as JsonSchemaLike | undefined;
     if (schema && request.body && typeof request.body === 'object') {
       request.body = canonicaliseKeys(request.body, schema);

@@ -32,7 +32,7 @@ const Admin = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 200 })),
     email: Type.Optional(Type.String({ maxLength: 320 })),
     phone: Type.Optional(Type.String({ maxLength: 40 })),
-    roles: Type.Array(Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('dpo'), Type.Literal('developer')]), { minItems: 1 }),
+    roles: Type.Array(Type.Enum(['owner', 'admin', 'dpo', 'developer']), { minItems: 1 }),
   },
   closed,
 );

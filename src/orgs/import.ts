@@ -7,6 +7,7 @@ import type { Db } from '../db/open.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
+import { findNul } from '../util/nul.js';
 import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
 import * as store from './store.js';
 
@@ -49,10 +50,15 @@ export function validateImportFile(input: unknown): ImportFile {
     if (error.keyword === 'boolean') continue; // reported by its `additionalProperties` twin below
     if (error.keyword === 'additionalProperties') {
       for (const name of (error.params as { additionalProperties: string[] }).additionalProperties) problems.push(`${jsonPath(`${error.instancePath}/${name}`)}: unknown field`);
+    } else if (error.keyword === 'enum') {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      problems.push(`${jsonPath(error.instancePath)}: must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
     } else {
       problems.push(`${jsonPath(error.instancePath)}: ${error.message}`);
     }
   }
+  const nul = findNul(input, '$');
+  if (nul) problems.push(`${nul}: must not contain the NUL character`);
   if (problems.length) throw new ImportValidationError(problems);
   const file = input as ImportFile;
   duplicates(file.clients, (c) => c.clientId, '$.clients', problems);
