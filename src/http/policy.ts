@@ -36,6 +36,7 @@ export const ACCESS_POLICY = {
   'organizations.roles.list': { credential: 'any', who: 'any signed-in user or API key' },
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
+  'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

@@ -69,6 +69,20 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
     });
   }
 
+  app.post('/user/apikey/revoke', {
+    config: { operation: 'user.apikey.revoke' },
+    schema: {
+      tags: ['identity'],
+      summary: 'Revoke the signed-in user’s API keys (a new one is issued on the next login or GET /user)',
+      security: [{ bearer: [] }],
+      response: { 204: Type.Null(), ...errors(401) },
+    },
+    handler: async (req, reply) => {
+      await identity.revokeApiKeys(req.principal!.userId);
+      return reply.code(204).send(null);
+    },
+  });
+
   app.post('/users/logout', {
     config: oauth('users.logout'),
     schema: {

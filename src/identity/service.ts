@@ -128,6 +128,14 @@ export class IdentityService {
   }
 
   /**
+   * Revokes the user's API keys at once; the next login or `GET /user` hands out a new one.
+   * @param userId - the signed-in user.
+   */
+  async revokeApiKeys(userId: string): Promise<void> {
+    await sessions.revokeApiKeys(this.deps.db, userId);
+  }
+
+  /**
    * The User record of SPEC 2, with `APIKey` when asked.
    * @throws {Unauthorized} when the user no longer exists.
    */

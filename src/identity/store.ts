@@ -69,6 +69,16 @@ export async function insertApiKey(db: Executor, row: { id: string; userId: stri
   await db.insert(apiKeys).values(row);
 }
 
+/** Revokes every live API key of a user; returns how many. */
+export async function revokeApiKeys(db: Executor, userId: string): Promise<number> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length;
+}
+
 /** One primary-key lookup: is the API key live? */
 export async function isApiKeyLive(db: Executor, id: string): Promise<boolean> {
   const [row] = await db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id));
