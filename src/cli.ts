@@ -13,7 +13,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { SealError } from './crypto/master-key.js';
 import { DataDirLockedError } from './db/lock.js';
 import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
-import { safeErrorMessage } from './cli/errors.js';
+import { safeErrorMessage } from './util/errors.js';
 import { adminCommands } from './cli/commands.js';
 import { serve } from './cli/serve.js';
 import { embeddedStoreBusy, openStore } from './cli/store.js';

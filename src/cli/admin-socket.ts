@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { safeErrorMessage } from './errors.js';
+import { safeErrorMessage } from '../util/errors.js';
 
 /** An admin command's outcome: the JSON to print, or an error message and exit code. */
 export type AdminOutcome = { ok: true; result: unknown } | { ok: false; message: string; exitCode: number };

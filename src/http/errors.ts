@@ -4,6 +4,7 @@
  * `error`/`error_description` pair on token endpoints (RFC 6749 §5.2).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { safeErrorMessage } from '../util/errors.js';
 
 /** OAuth 2.0 error codes used by Assent (RFC 6749 §5.2). */
 export type OAuthErrorCode = 'invalid_request' | 'invalid_grant' | 'invalid_client' | 'unauthorized_client' | 'access_denied' | 'temporarily_unavailable';
@@ -123,7 +124,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
         : (STATUS_TEXT[status] ?? 'Bad request');
       return reply.code(status).type('application/json').send(errorBody(status, message, oauth));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    // Query errors carry their parameters (hashes, tokens): log the driver's message, not the query.
+    request.log.error({ err: { type: error.name, message: safeErrorMessage(error) } }, 'unhandled error');
     return reply.code(500).type('application/json').send(errorBody(500, 'Internal server error', oauth));
   });
   app.setNotFoundHandler((_request, reply) => {

@@ -11,6 +11,7 @@ import type { Principal } from '../http/auth.js';
 import * as users from '../users/store.js';
 import { presentUser } from '../users/present.js';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { ClientRegistry } from './clients.js';
 import * as sessions from './store.js';
 import * as throttle from './throttle.js';
 import { hashJti, InvalidTokenError, TokenType, type Tokens } from './tokens.js';
@@ -41,16 +42,18 @@ export function normaliseUsername(username: string): string {
 /** Signs users in and manages their sessions. */
 export class IdentityService {
   private dummyHash: Promise<string>;
+  private clients: ClientRegistry;
 
   constructor(private readonly deps: IdentityDeps) {
+    this.clients = new ClientRegistry(deps.db);
     // Verified against when the username is unknown, so that both failures cost one argon2id
     // verification and cannot be told apart by timing (ASVS 5.0 V6.3.8).
     this.dummyHash = hashPassword(randomUUID(), deps.config.argon2);
   }
 
   /**
-   * Checks a username and password: throttle, lookup, verification, re-hash when weaker than
-   * configured, `LastVisit`. Every failure is the same 401.
+   * Checks a username and password: throttle, lookup (one round trip), verification, re-hash when
+   * weaker than configured. Every failure is the same 401.
    *
    * @param username - as sent.
    * @param password - as sent.
@@ -63,17 +66,17 @@ export class IdentityService {
     const { db, config } = this.deps;
     const normalised = normaliseUsername(username);
     const keys = throttle.attemptKeys(normalised, ip);
-    await throttle.assertNotBlocked(db, keys);
-    const user = await users.findByUsername(db, normalised);
-    const hash = user?.passwordHash ?? (await this.dummyHash);
-    const ok = (await verifyPassword(hash, password)) && user?.passwordHash != null;
-    if (!ok || !user) {
+    const found = await sessions.loginLookup(db, normalised, keys.account, keys.ip);
+    throttle.assertNotBlocked(found.blockedUntil);
+    const hash = found.passwordHash ?? (await this.dummyHash);
+    const ok = (await verifyPassword(hash, password)) && found.passwordHash !== null;
+    if (!ok || !found.userId) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
       throw new Unauthorized(BAD_CREDENTIALS, 'invalid_grant');
     }
-    await throttle.recordSuccess(db, keys);
-    if (needsRehash(hash, config.argon2)) await users.setPasswordHash(db, user.id, await hashPassword(password, config.argon2));
-    return user.id;
+    if (found.accountHasFailures) await throttle.recordSuccess(db, keys);
+    if (needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.userId, await hashPassword(password, config.argon2));
+    return found.userId;
   }
 
   /**
@@ -84,21 +87,22 @@ export class IdentityService {
   async resolveClient(clientId: string | undefined): Promise<string> {
     const { db, config } = this.deps;
     const id = clientId ?? config.defaultClientId ?? (await sessions.firstClientId(db));
-    if (!id || !(await sessions.clientExists(db, id))) throw new BadRequest('Unknown client', 'invalid_client');
+    if (!id || !(await this.clients.has(id))) throw new BadRequest('Unknown client', 'invalid_client');
     return id;
   }
 
   /**
-   * Opens a session (token family) and mints its access and refresh tokens.
+   * Opens a session (token family), sets `LastVisit`, and mints the access and refresh tokens.
    * @param userId - the signed-in user.
    * @param clientId - a registered client.
+   * @returns the Token body and the new `LastVisit`.
    */
-  async openSession(userId: string, clientId: string): Promise<TokenBody> {
+  async openSession(userId: string, clientId: string): Promise<{ token: TokenBody; lastVisit: Date }> {
     const { db, config, tokens } = this.deps;
     const sid = randomUUID();
     const refresh = await tokens.sign(TokenType.refresh, { sub: userId, client_id: clientId, sid }, config.refreshTokenTtl);
-    await sessions.createFamily(db, { id: sid, userId, clientId }, hashJti(refresh.jti), new Date(refresh.exp * 1000));
-    return this.tokenBody(userId, clientId, sid, refresh.token);
+    const lastVisit = await sessions.openSession(db, { familyId: sid, userId, clientId, jtiHash: hashJti(refresh.jti), expiresAt: new Date(refresh.exp * 1000) });
+    return { token: await this.tokenBody(userId, clientId, sid, refresh.token), lastVisit };
   }
 
   private async tokenBody(userId: string, clientId: string, sid: string, refreshToken: string): Promise<TokenBody> {
@@ -116,12 +120,13 @@ export class IdentityService {
   /**
    * The user's live API key, minted (360 days by default) when there is none.
    * @param userId - the user.
+   * @param liveSealed - the sealed live key when the caller already read it (null: none), so it is not read again.
    * @returns the compact JWT.
    */
-  async apiKeyFor(userId: string): Promise<string> {
+  async apiKeyFor(userId: string, liveSealed?: string | null): Promise<string> {
     const { db, config, tokens, master } = this.deps;
-    const live = await sessions.findLiveApiKey(db, userId);
-    if (live) return master.open(live.tokenSealed, API_KEY_PURPOSE);
+    const sealed = liveSealed === undefined ? (await sessions.findLiveApiKey(db, userId))?.tokenSealed : liveSealed;
+    if (sealed) return master.open(sealed, API_KEY_PURPOSE);
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
     await sessions.insertApiKey(db, { id: key.jti, userId, tokenSealed: master.seal(key.token, API_KEY_PURPOSE), expiresAt: new Date(key.exp * 1000) });
     return key.token;
@@ -136,19 +141,15 @@ export class IdentityService {
   }
 
   /**
-   * The User record of SPEC 2, with `APIKey` when asked.
+   * The User record of SPEC 2, with `APIKey` when asked (one round trip, plus one write when a
+   * new API key must be minted).
    * @throws {Unauthorized} when the user no longer exists.
    */
   async userRecord(userId: string, withApiKey: boolean): Promise<UserBody> {
-    const { db, config } = this.deps;
-    const row = await users.findById(db, userId);
-    if (!row) throw new Unauthorized();
-    const [orgs, roles, apiKey] = await Promise.all([
-      users.subscribedOrgs(db, userId),
-      users.rolesOf(db, userId),
-      withApiKey ? this.apiKeyFor(userId) : Promise.resolve(undefined),
-    ]);
-    return presentUser(row, orgs, roles, config.publicUrl, apiKey);
+    const profile = await users.userProfile(this.deps.db, userId);
+    if (!profile) throw new Unauthorized();
+    const apiKey = withApiKey ? await this.apiKeyFor(userId, profile.apiKeySealed) : undefined;
+    return presentUser(profile.row, profile.orgs, profile.roles, this.deps.config.publicUrl, apiKey);
   }
 
   /**
@@ -158,11 +159,12 @@ export class IdentityService {
    */
   async login(input: { username: string; password: string; clientid?: string }, ip: string, admin: boolean): Promise<LoginResult> {
     const userId = await this.checkPassword(input.username, input.password, ip);
-    if (admin && (await users.rolesOf(this.deps.db, userId)).length === 0) throw new Forbidden('The user is not an organisation admin');
     const clientId = await this.resolveClient(input.clientid);
-    const token = await this.openSession(userId, clientId);
-    await users.touchLastVisit(this.deps.db, userId);
-    return { User: await this.userRecord(userId, true), Token: token };
+    const user = await this.userRecord(userId, true);
+    if (admin && (user.Roles ?? []).length === 0) throw new Forbidden('The user is not an organisation admin');
+    const { token, lastVisit } = await this.openSession(userId, clientId);
+    user.LastVisit = lastVisit.toISOString();
+    return { User: user, Token: token };
   }
 
   /**
@@ -209,7 +211,7 @@ export class IdentityService {
   }
 
   private async assertClient(sent: string, bound: string): Promise<void> {
-    if (!(await sessions.clientExists(this.deps.db, sent))) throw new BadRequest('Unknown client', 'invalid_client');
+    if (!(await this.clients.has(sent))) throw new BadRequest('Unknown client', 'invalid_client');
     // RFC 6749 §6: a refresh token is bound to the client it was issued to.
     if (sent !== bound) throw new BadRequest('The refresh token was not issued to this client', 'invalid_grant');
   }

@@ -3,12 +3,6 @@ import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { apiKeys, clients, refreshTokens, tokenFamilies } from '../db/schema.js';
 
-/** Opens a token family (a login session) with its first refresh token. */
-export async function createFamily(db: Executor, family: { id: string; userId: string; clientId: string }, jtiHash: Buffer, expiresAt: Date) {
-  await db.insert(tokenFamilies).values(family);
-  await db.insert(refreshTokens).values({ jtiHash, familyId: family.id, expiresAt });
-}
-
 /**
  * Consumes a refresh token and stores its successor in one statement, so that of two
  * concurrent rotations exactly one finds the row unconsumed (RFC 9700 §4.14.2).
@@ -98,4 +92,57 @@ export async function clientExists(db: Executor, clientId: string): Promise<bool
 export async function firstClientId(db: Executor): Promise<string | null> {
   const [row] = await db.select({ clientId: clients.clientId }).from(clients).orderBy(clients.createdAt, clients.id).limit(1);
   return row?.clientId ?? null;
+}
+
+/** What a login needs before checking the password, in one round trip. */
+export interface LoginLookup {
+  /** The user's ID, or null when the username is unknown. */
+  userId: string | null;
+  passwordHash: string | null;
+  /** Latest block end among the attempt's throttle keys, or null when none is blocked. */
+  blockedUntil: Date | null;
+  /** Whether the account key has failures on record (so a success must clear them). */
+  accountHasFailures: boolean;
+}
+
+/**
+ * Looks up a user by lower-case username together with the throttle state of the attempt.
+ * @param accountKey - `u:<username>`.
+ * @param ipKey - `ip:<address>`.
+ */
+export async function loginLookup(db: Executor, username: string, accountKey: string, ipKey: string): Promise<LoginLookup> {
+  const result = await db.execute(sql`
+    SELECT u.id AS user_id, u.password_hash,
+      (SELECT max(blocked_until) FROM login_throttle WHERE key IN (${accountKey}, ${ipKey}) AND blocked_until > now()) AS blocked_until,
+      EXISTS (SELECT 1 FROM login_throttle WHERE key = ${accountKey}) AS account_has_failures
+    FROM (SELECT 1) AS one LEFT JOIN users u ON u.username = ${username}`);
+  const row = rowsOf<{ user_id: string | null; password_hash: string | null; blocked_until: string | Date | null; account_has_failures: boolean }>(result)[0];
+  return {
+    userId: row?.user_id ?? null,
+    passwordHash: row?.password_hash ?? null,
+    blockedUntil: row?.blocked_until ? new Date(row.blocked_until) : null,
+    accountHasFailures: Boolean(row?.account_has_failures),
+  };
+}
+
+/**
+ * Opens a session in one statement: the token family, its first refresh token, and the user's
+ * `LastVisit` set to now.
+ * @returns the new `LastVisit`.
+ */
+export async function openSession(
+  db: Executor,
+  session: { familyId: string; userId: string; clientId: string; jtiHash: Buffer; expiresAt: Date },
+): Promise<Date> {
+  const result = await db.execute(sql`
+    WITH family AS (
+      INSERT INTO token_families (id, user_id, client_id) VALUES (${session.familyId}, ${session.userId}, ${session.clientId})
+      RETURNING id
+    ), refresh AS (
+      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
+      SELECT ${session.jtiHash}, id, ${session.expiresAt.toISOString()}::timestamptz FROM family
+    )
+    UPDATE users SET last_visit_at = now() WHERE id = ${session.userId} RETURNING last_visit_at`);
+  const row = rowsOf<{ last_visit_at: string | Date }>(result)[0];
+  return row ? new Date(row.last_visit_at) : new Date();
 }

@@ -1,18 +1,6 @@
 /** SQL of the failed-login counters. */
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
-import { loginThrottle } from '../db/schema.js';
-
-/** The latest block end among `keys`, or null when none is blocked now. */
-export async function blockedUntil(db: Executor, keys: string[]): Promise<Date | null> {
-  const rows = await db
-    .select({ blockedUntil: loginThrottle.blockedUntil })
-    .from(loginThrottle)
-    .where(sql`${inArray(loginThrottle.key, keys)} AND ${loginThrottle.blockedUntil} > now()`);
-  let latest: Date | null = null;
-  for (const row of rows) if (row.blockedUntil && (!latest || row.blockedUntil > latest)) latest = row.blockedUntil;
-  return latest;
-}
 
 /**
  * Counts one failure for `key`, restarting the count when the previous failure is older than

@@ -40,11 +40,11 @@ export function delayFor(failures: number, policy: ThrottlePolicy): number {
 
 /**
  * Refuses the attempt when the account or the IP is currently blocked.
- * @throws {TooManyRequests} with the seconds until the later block ends.
+ * @param blockedUntil - the later block end of the attempt's keys, or null (see `loginLookup`).
+ * @throws {TooManyRequests} with the seconds until that block ends.
  */
-export async function assertNotBlocked(db: Executor, keys: AttemptKeys): Promise<void> {
-  const until = await store.blockedUntil(db, [keys.account, keys.ip]);
-  if (until) throw new TooManyRequests((until.getTime() - Date.now()) / 1000);
+export function assertNotBlocked(blockedUntil: Date | null): void {
+  if (blockedUntil && blockedUntil.getTime() > Date.now()) throw new TooManyRequests((blockedUntil.getTime() - Date.now()) / 1000);
 }
 
 /** Records a failed attempt against both keys and blocks them as the policies say. */

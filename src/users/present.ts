@@ -2,7 +2,7 @@
 import type { UserBody } from '../http/schemas.js';
 import type { UserRow } from './store.js';
 
-/** An organisation the user is subscribed to, as `subscribedOrgs` returns it. */
+/** An organisation the user is subscribed to, as `userProfile` returns it. */
 export interface SubscribedOrg {
   orgId: string;
   name: string;

@@ -1,16 +1,10 @@
 /** SQL of users, their subscriptions and their roles. */
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
-import { organisations, organisationTypes, subscriptions, userRoles, users } from '../db/schema.js';
+import { users } from '../db/schema.js';
 
 /** A stored user. */
 export type UserRow = typeof users.$inferSelect;
-
-/** The user with this lower-case username, or null. */
-export async function findByUsername(db: Executor, username: string): Promise<Pick<UserRow, 'id' | 'passwordHash'> | null> {
-  const [row] = await db.select({ id: users.id, passwordHash: users.passwordHash }).from(users).where(eq(users.username, username));
-  return row ?? null;
-}
 
 /** The user with this ID, or null. */
 export async function findById(db: Executor, id: string): Promise<UserRow | null> {
@@ -23,12 +17,6 @@ export async function setPasswordHash(db: Executor, id: string, passwordHash: st
   await db.update(users).set({ passwordHash, updatedAt: sql`now()` }).where(eq(users.id, id));
 }
 
-/** Sets `LastVisit` to now and returns the updated row. */
-export async function touchLastVisit(db: Executor, id: string): Promise<UserRow | null> {
-  const [row] = await db.update(users).set({ lastVisitAt: sql`now()` }).where(eq(users.id, id)).returning();
-  return row ?? null;
-}
-
 /** Changes the profile fields a user may edit; returns the updated row. */
 export async function updateProfile(
   db: Executor,
@@ -39,29 +27,33 @@ export async function updateProfile(
   return row ?? null;
 }
 
-/** Organisations the user is subscribed to, with their type. */
-export async function subscribedOrgs(db: Executor, userId: string) {
-  return db
-    .select({
-      orgId: organisations.id,
-      name: organisations.name,
-      location: organisations.location,
-      type: sql<string>`coalesce(${organisationTypes.name}, '')`,
-      typeId: sql<string>`coalesce(${organisationTypes.id}::text, '')`,
-      eulaAccepted: subscriptions.eulaAccepted,
-    })
-    .from(subscriptions)
-    .innerJoin(organisations, eq(organisations.id, subscriptions.orgId))
-    .leftJoin(organisationTypes, eq(organisationTypes.id, organisations.typeId))
-    .where(eq(subscriptions.userId, userId))
-    .orderBy(organisations.id);
+/** A user with everything the SPEC 2 User record shows, read in one round trip. */
+export interface UserProfile {
+  row: UserRow;
+  orgs: Array<{ orgId: string; name: string; location: string; type: string; typeId: string; eulaAccepted: boolean }>;
+  roles: Array<{ roleId: number; orgId: string }>;
+  /** The newest live API key, still sealed, or null. */
+  apiKeySealed: string | null;
 }
 
-/** Admin roles the user holds, per organisation. */
-export async function rolesOf(db: Executor, userId: string): Promise<Array<{ roleId: number; orgId: string }>> {
-  return db
-    .select({ roleId: userRoles.roleId, orgId: userRoles.orgId })
-    .from(userRoles)
-    .where(eq(userRoles.userId, userId))
-    .orderBy(userRoles.orgId, userRoles.roleId);
+/** The user's row, subscriptions, roles and live API key, or null when there is no such user. */
+export async function userProfile(db: Executor, userId: string): Promise<UserProfile | null> {
+  const [found] = await db
+    .select({
+      row: users,
+      orgs: sql<unknown>`(SELECT coalesce(json_agg(json_build_object(
+          'orgId', o.id, 'name', o.name, 'location', o.location, 'type', coalesce(t.name, ''),
+          'typeId', coalesce(t.id::text, ''), 'eulaAccepted', s.eula_accepted) ORDER BY o.id), '[]'::json)
+        FROM subscriptions s JOIN organisations o ON o.id = s.org_id LEFT JOIN organisation_types t ON t.id = o.type_id
+        WHERE s.user_id = "users"."id")`,
+      roles: sql<unknown>`(SELECT coalesce(json_agg(json_build_object('roleId', r.role_id, 'orgId', r.org_id) ORDER BY r.org_id, r.role_id), '[]'::json)
+        FROM user_roles r WHERE r.user_id = "users"."id")`,
+      apiKeySealed: sql<string | null>`(SELECT k.token_sealed FROM api_keys k
+        WHERE k.user_id = "users"."id" AND k.revoked_at IS NULL AND k.expires_at > now() ORDER BY k.created_at DESC LIMIT 1)`,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!found) return null;
+  const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+  return { row: found.row, orgs: json(found.orgs), roles: json(found.roles), apiKeySealed: found.apiKeySealed };
 }

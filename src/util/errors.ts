@@ -1,4 +1,4 @@
-/** Messages for unexpected errors in CLI output: one line, and never a query's parameters. */
+/** Messages for unexpected errors in CLI output and logs: one line, and never a query's parameters. */
 
 /**
  * A one-line description of an unexpected error. Drizzle's query errors carry the SQL and its
