@@ -12,6 +12,7 @@ const TTL_MS = 60_000;
 /** Checks client IDs against the store, with a short positive cache. */
 export class ClientRegistry {
   private known = new Map<string, number>();
+  private first: { clientId: string; until: number } | undefined;
 
   constructor(private readonly db: Executor) {}
 
@@ -26,5 +27,13 @@ export class ClientRegistry {
     if (registered) this.known.set(clientId, Date.now() + TTL_MS);
     else this.known.delete(clientId);
     return registered;
+  }
+
+  /** The first registered client (see `firstClientId`), or null; cached like `has`. */
+  async firstClient(): Promise<string | null> {
+    if (this.first && this.first.until > Date.now()) return this.first.clientId;
+    const clientId = await store.firstClientId(this.db);
+    this.first = clientId ? { clientId, until: Date.now() + TTL_MS } : undefined;
+    return clientId;
   }
 }

@@ -85,8 +85,8 @@ export class IdentityService {
    * @throws {BadRequest} `invalid_client` when it is not registered.
    */
   async resolveClient(clientId: string | undefined): Promise<string> {
-    const { db, config } = this.deps;
-    const id = clientId ?? config.defaultClientId ?? (await sessions.firstClientId(db));
+    const { config } = this.deps;
+    const id = clientId ?? config.defaultClientId ?? (await this.clients.firstClient());
     if (!id || !(await this.clients.has(id))) throw new BadRequest('Unknown client', 'invalid_client');
     return id;
   }
