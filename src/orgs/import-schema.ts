@@ -22,31 +22,18 @@ const Purpose = Type.Object(
   closed,
 );
 
-const Password = Type.String({ minLength: 8, maxLength: 128 });
-const Username = Type.String({ minLength: 1, maxLength: 320 });
+/** The fields every user entry has, admin or individual. */
+const person = {
+  username: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 8, maxLength: 128 }),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+  phone: Type.Optional(Type.String({ maxLength: 40 })),
+};
 
-const Admin = Type.Object(
-  {
-    username: Username,
-    password: Password,
-    name: Type.Optional(Type.String({ maxLength: 200 })),
-    email: Type.Optional(Type.String({ maxLength: 320 })),
-    phone: Type.Optional(Type.String({ maxLength: 40 })),
-    roles: Type.Array(Type.Enum(['owner', 'admin', 'dpo', 'developer']), { minItems: 1 }),
-  },
-  closed,
-);
+const Admin = Type.Object({ ...person, roles: Type.Array(Type.Enum(['owner', 'admin', 'dpo', 'developer']), { minItems: 1 }) }, closed);
 
-const Individual = Type.Object(
-  {
-    username: Username,
-    password: Password,
-    name: Type.Optional(Type.String({ maxLength: 200 })),
-    email: Type.Optional(Type.String({ maxLength: 320 })),
-    phone: Type.Optional(Type.String({ maxLength: 40 })),
-  },
-  closed,
-);
+const Individual = Type.Object(person, closed);
 
 const Organisation = Type.Object(
   {
