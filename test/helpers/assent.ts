@@ -128,7 +128,7 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
     ids,
     async stop() {
       await app.close();
-      await store.close();
+      await store.close().catch(() => {}); // a test may have closed it already
       await release();
       await pgdb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
