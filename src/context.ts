@@ -8,6 +8,7 @@ import type { Store } from './db/open.js';
 import { KeyRing } from './identity/keys.js';
 import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
+import { PurposeService } from './purposes/service.js';
 import { UserService } from './users/service.js';
 
 /** Everything a request handler may need. */
@@ -19,6 +20,7 @@ export interface Context {
   tokens: Tokens;
   identity: IdentityService;
   users: UserService;
+  purposes: PurposeService;
 }
 
 /**
@@ -40,5 +42,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const tokens = new Tokens(keys, config.publicUrl);
   const identity = new IdentityService({ db: store.db, config, tokens, master });
   const users = new UserService(store.db, identity);
-  return { config, store, master, keys, tokens, identity, users };
+  const purposes = new PurposeService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes };
 }

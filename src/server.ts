@@ -15,6 +15,7 @@ import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
+import { purposeRoutes } from './purposes/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Options of `buildApp`. */
@@ -84,6 +85,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(identityRoutes, { identity: ctx.identity });
       await v1.register(orgRoutes);
       await v1.register(userRoutes, { users: ctx.users });
+      await v1.register(purposeRoutes, { purposes: ctx.purposes });
     },
     { prefix: '/v1' },
   );

@@ -10,7 +10,9 @@ import { decodeProtectedHeader } from 'jose';
 import type { Executor } from '../db/open.js';
 import * as sessions from '../identity/store.js';
 import { InvalidTokenError, TokenType, type Tokens } from '../identity/tokens.js';
-import { Unauthorized } from './errors.js';
+import { rolesInOrganisation } from '../orgs/store.js';
+import { isId } from '../util/ids.js';
+import { Forbidden, NotFound, Unauthorized } from './errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
 
 /** The authenticated caller. */
@@ -71,6 +73,20 @@ export async function authenticate(request: FastifyRequest, db: Executor, tokens
 }
 
 /**
+ * Checks that the caller holds one of `allowed` in the path's organisation.
+ * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
+ * @throws {Forbidden} when the caller holds none of the roles there.
+ */
+async function assertOrgRole(db: Executor, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
+  const orgId = (request.params as { organizationID?: string }).organizationID;
+  if (!isId(orgId)) throw new NotFound('Organisation not found');
+  const roles = await rolesInOrganisation(db, orgId, principal.userId);
+  if (roles === null) throw new NotFound('Organisation not found');
+  // Deny by default: a signed-in user of another organisation, or an individual, has no say here.
+  if (!roles.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
+}
+
+/**
  * Installs the guard: refuses at start-up any route without `config.operation`, and before each
  * handler authenticates the caller as the operation's policy row requires.
  */
@@ -91,5 +107,6 @@ export function installAuthGuard(app: FastifyInstance, db: Executor, tokens: Tok
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access') throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;
+    if ('orgRoles' in rule) await assertOrgRole(db, request, principal, rule.orgRoles);
   });
 }

@@ -11,6 +11,14 @@
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
  */
 
+import { Role, type RoleId } from '../users/roles.js';
+
+const { Owner, Admin, Dpo, Developer } = Role;
+/** Roles that may read an organisation's configuration. */
+const ORG_STAFF = [Owner, Admin, Dpo, Developer] as const;
+/** Roles that may change an organisation's configuration. */
+const ORG_MANAGERS = [Owner, Admin] as const;
+
 /** The credential an operation requires. */
 export type Credential = 'none' | 'any' | 'session';
 
@@ -20,6 +28,11 @@ export interface PolicyRule {
   credential: Credential;
   /** Who, in words, for the README and the OpenAPI description. */
   who: string;
+  /**
+   * When set, the caller must hold one of these roles (1 Admin, 2 Dpo, 3 Developer, 4 Owner) in
+   * the organisation of the path's `organizationID`; an unknown organisation is a 404.
+   */
+  orgRoles?: readonly RoleId[];
 }
 
 /** The access policy, by operation name. */
@@ -37,6 +50,11 @@ export const ACCESS_POLICY = {
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
+  'purposes.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'purposes.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'purposes.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'purposes.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'purposes.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

@@ -96,3 +96,17 @@ export async function setRoles(db: Executor, userId: string, orgId: string, role
 export async function subscribe(db: Executor, userId: string, orgId: string): Promise<void> {
   await db.insert(subscriptions).values({ userId, orgId }).onConflictDoNothing();
 }
+
+/**
+ * The roles `userId` holds in organisation `orgId`, or null when the organisation does not exist.
+ * @param orgId - a well-formed ID (see `isId`).
+ */
+export async function rolesInOrganisation(db: Executor, orgId: string, userId: string): Promise<number[] | null> {
+  const [row] = await db
+    .select({
+      roles: sql<number[]>`coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = ${organisations.id} AND r.user_id = ${userId}), '{}')`,
+    })
+    .from(organisations)
+    .where(eq(organisations.id, orgId));
+  return row ? row.roles.map(Number) : null;
+}

@@ -1,0 +1,73 @@
+/**
+ * Rules of an organisation's usage purposes (GDPR Art. 5(1)(b) purpose limitation; ISO/IEC TS
+ * 27560 "purpose"). A deleted purpose disappears from the configuration and from current
+ * consent records, but is never erased: consent evidence keeps referring to it (issue #3).
+ */
+import type { Db } from '../db/open.js';
+import { NotFound } from '../http/errors.js';
+import { isId } from '../util/ids.js';
+import { type OrganizationBody, presentOrganisation, presentPurpose, type PurposeBody } from './present.js';
+import * as store from './store.js';
+
+/** A purpose as a request describes it (body keys already canonicalised). */
+export interface PurposeInput {
+  name: string;
+  description?: string;
+  lawfulusage?: boolean;
+  policyurl?: string;
+}
+
+function fields(input: PurposeInput): store.PurposeFields {
+  return {
+    name: input.name.trim(),
+    description: input.description?.trim() ?? '',
+    lawfulUsage: input.lawfulusage ?? false,
+    policyUrl: input.policyurl?.trim() ?? '',
+  };
+}
+
+/** Manages purposes; the caller's right to do so is checked by the access policy. */
+export class PurposeService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Creates purposes and answers the organisation with all its live purposes.
+   * @param orgId - an existing organisation (checked by the guard).
+   * @throws {NotFound} when the organisation vanished meanwhile.
+   */
+  async create(orgId: string, items: PurposeInput[]): Promise<OrganizationBody> {
+    await store.insertPurposes(this.db, orgId, items.map(fields));
+    return this.organisation(orgId);
+  }
+
+  /** The organisation with its live purposes. @throws {NotFound} */
+  async organisation(orgId: string): Promise<OrganizationBody> {
+    const found = await store.findOrganisation(this.db, orgId);
+    if (!found) throw new NotFound('Organisation not found');
+    return presentOrganisation(found, await store.listPurposes(this.db, orgId));
+  }
+
+  /** Live purposes of the organisation. */
+  async list(orgId: string): Promise<PurposeBody[]> {
+    return (await store.listPurposes(this.db, orgId)).map(presentPurpose);
+  }
+
+  /** One live purpose. @throws {NotFound} when it is not a live purpose of this organisation. */
+  async get(orgId: string, purposeId: string): Promise<PurposeBody> {
+    const row = isId(purposeId) ? await store.findPurpose(this.db, orgId, purposeId) : null;
+    if (!row) throw new NotFound('Purpose not found');
+    return presentPurpose(row);
+  }
+
+  /** Replaces a purpose's fields. @throws {NotFound} */
+  async update(orgId: string, purposeId: string, input: PurposeInput): Promise<PurposeBody> {
+    const row = isId(purposeId) ? await store.updatePurpose(this.db, orgId, purposeId, fields(input)) : null;
+    if (!row) throw new NotFound('Purpose not found');
+    return presentPurpose(row);
+  }
+
+  /** Deletes a purpose (soft: evidence keeps it). @throws {NotFound} */
+  async delete(orgId: string, purposeId: string): Promise<void> {
+    if (!isId(purposeId) || !(await store.softDeletePurpose(this.db, orgId, purposeId))) throw new NotFound('Purpose not found');
+  }
+}
