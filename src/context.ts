@@ -9,6 +9,7 @@ import { KeyRing } from './identity/keys.js';
 import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
+import { RetentionService } from './retention/service.js';
 import { UserService } from './users/service.js';
 
 /** Everything a request handler may need. */
@@ -21,6 +22,7 @@ export interface Context {
   identity: IdentityService;
   users: UserService;
   purposes: PurposeService;
+  retention: RetentionService;
 }
 
 /**
@@ -43,5 +45,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const identity = new IdentityService({ db: store.db, config, tokens, master });
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes };
+  const retention = new RetentionService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention };
 }

@@ -16,6 +16,7 @@ import { SHARED_SCHEMAS } from './http/schemas.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
+import { retentionRoutes } from './retention/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Options of `buildApp`. */
@@ -86,6 +87,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(orgRoutes);
       await v1.register(userRoutes, { users: ctx.users });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
+      await v1.register(retentionRoutes, { retention: ctx.retention });
     },
     { prefix: '/v1' },
   );

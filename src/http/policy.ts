@@ -55,6 +55,8 @@ export const ACCESS_POLICY = {
   'purposes.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'purposes.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'purposes.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'retention.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'retention.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */
