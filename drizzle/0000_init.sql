@@ -17,7 +17,7 @@ CREATE TABLE "clients" (
 CREATE TABLE "data_attributes" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"org_id" uuid NOT NULL,
-	"purpose_id" uuid NOT NULL,
+	"purpose_id" uuid,
 	"key" text,
 	"name" text NOT NULL,
 	"deleted_at" timestamp with time zone,
@@ -50,6 +50,14 @@ CREATE TABLE "organisations" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "organisations_key_unique" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "purpose_attributes" (
+	"purpose_id" uuid NOT NULL,
+	"attribute_id" uuid NOT NULL,
+	"unlinked_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "purpose_attributes_purpose_id_attribute_id_pk" PRIMARY KEY("purpose_id","attribute_id")
 );
 --> statement-breakpoint
 CREATE TABLE "purposes" (
@@ -124,6 +132,8 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_user_id_users_id_fk" FOREIGN KEY
 ALTER TABLE "data_attributes" ADD CONSTRAINT "data_attributes_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "data_attributes" ADD CONSTRAINT "data_attributes_purpose_id_purposes_id_fk" FOREIGN KEY ("purpose_id") REFERENCES "public"."purposes"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "organisations" ADD CONSTRAINT "organisations_type_id_organisation_types_id_fk" FOREIGN KEY ("type_id") REFERENCES "public"."organisation_types"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "purpose_attributes" ADD CONSTRAINT "purpose_attributes_purpose_id_purposes_id_fk" FOREIGN KEY ("purpose_id") REFERENCES "public"."purposes"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "purpose_attributes" ADD CONSTRAINT "purpose_attributes_attribute_id_data_attributes_id_fk" FOREIGN KEY ("attribute_id") REFERENCES "public"."data_attributes"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "purposes" ADD CONSTRAINT "purposes_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_family_id_token_families_id_fk" FOREIGN KEY ("family_id") REFERENCES "public"."token_families"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -134,6 +144,7 @@ ALTER TABLE "user_roles" ADD CONSTRAINT "user_roles_org_id_organisations_id_fk" 
 CREATE INDEX "api_keys_user" ON "api_keys" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "data_attributes_purpose_key" ON "data_attributes" USING btree ("purpose_id","key");--> statement-breakpoint
 CREATE INDEX "data_attributes_org" ON "data_attributes" USING btree ("org_id");--> statement-breakpoint
+CREATE INDEX "purpose_attributes_attribute" ON "purpose_attributes" USING btree ("attribute_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "purposes_org_key" ON "purposes" USING btree ("org_id","key");--> statement-breakpoint
 CREATE INDEX "purposes_org" ON "purposes" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_family" ON "refresh_tokens" USING btree ("family_id");--> statement-breakpoint

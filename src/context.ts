@@ -10,6 +10,7 @@ import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
+import { TemplateService } from './templates/service.js';
 import { UserService } from './users/service.js';
 
 /** Everything a request handler may need. */
@@ -23,6 +24,7 @@ export interface Context {
   users: UserService;
   purposes: PurposeService;
   retention: RetentionService;
+  templates: TemplateService;
 }
 
 /**
@@ -46,5 +48,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention };
+  const templates = new TemplateService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates };
 }

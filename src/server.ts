@@ -17,6 +17,7 @@ import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
+import { templateRoutes } from './templates/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Options of `buildApp`. */
@@ -88,6 +89,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(userRoutes, { users: ctx.users });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
+      await v1.register(templateRoutes, { templates: ctx.templates });
     },
     { prefix: '/v1' },
   );

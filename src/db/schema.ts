@@ -78,7 +78,11 @@ export const purposes = pgTable(
   (t) => [uniqueIndex('purposes_org_key').on(t.orgId, t.key), index('purposes_org').on(t.orgId)],
 );
 
-/** Data attributes of a purpose ("templates" in the iGrant.io API family). */
+/**
+ * Data attributes ("templates" in the iGrant.io API family), linked to purposes through
+ * `purpose_attributes`. `purposeId` and `key` identify an attribute the import declared under a
+ * purpose (its idempotence key); attributes made through the API have neither.
+ */
 export const dataAttributes = pgTable(
   'data_attributes',
   {
@@ -86,15 +90,30 @@ export const dataAttributes = pgTable(
     orgId: uuid('org_id')
       .notNull()
       .references(() => organisations.id),
-    purposeId: uuid('purpose_id')
-      .notNull()
-      .references(() => purposes.id),
+    purposeId: uuid('purpose_id').references(() => purposes.id),
     key: text('key'),
     name: text('name').notNull(),
     deletedAt: tz('deleted_at'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('data_attributes_purpose_key').on(t.purposeId, t.key), index('data_attributes_org').on(t.orgId)],
+);
+
+/** Which data attributes a purpose covers (many to many). Links are never removed: evidence keeps them. */
+export const purposeAttributes = pgTable(
+  'purpose_attributes',
+  {
+    purposeId: uuid('purpose_id')
+      .notNull()
+      .references(() => purposes.id),
+    attributeId: uuid('attribute_id')
+      .notNull()
+      .references(() => dataAttributes.id),
+    /** When the link was removed by a template update; null while the purpose covers the attribute. */
+    unlinkedAt: tz('unlinked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.purposeId, t.attributeId] }), index('purpose_attributes_attribute').on(t.attributeId)],
 );
 
 /** Users: individuals and organisation admins alike. `username` is stored lower-cased. */

@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../db/open.js';
-import { clients, dataAttributes, organisations, organisationTypes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
+import { clients, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
 
 /** Registers a client, or finds it; returns its row ID. */
 export async function upsertClient(db: Executor, clientId: string): Promise<string> {
@@ -51,13 +51,17 @@ export async function upsertPurpose(
   return row!.id;
 }
 
-/** Creates, updates or restores a data attribute by (purpose, key); returns its ID. */
+/** Creates, updates or restores a data attribute by (purpose, key), linked to that purpose; returns its ID. */
 export async function upsertAttribute(db: Executor, attribute: { orgId: string; purposeId: string; key: string; name: string }): Promise<string> {
   const [row] = await db
     .insert(dataAttributes)
     .values({ id: uuidv7(), ...attribute })
     .onConflictDoUpdate({ target: [dataAttributes.purposeId, dataAttributes.key], set: { name: attribute.name, deletedAt: null } })
     .returning({ id: dataAttributes.id });
+  await db
+    .insert(purposeAttributes)
+    .values({ purposeId: attribute.purposeId, attributeId: row!.id })
+    .onConflictDoUpdate({ target: [purposeAttributes.purposeId, purposeAttributes.attributeId], set: { unlinkedAt: null } });
   return row!.id;
 }
 
