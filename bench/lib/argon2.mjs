@@ -1,0 +1,54 @@
+/**
+ * Step 1: the raw @node-rs/argon2 `verify` rate with the production parameters, in this process,
+ * at concurrency 2 and 4: the most logins per second the machine could do if a login cost nothing
+ * but its password check.
+ */
+import { Algorithm, hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { opts, USER } from './config.mjs';
+import { cpuSnapshot, cpuWindow } from './cpu.mjs';
+import { log, r1, r2 } from './util.mjs';
+
+async function verifyRate(phc, concurrency, seconds) {
+  let done = 0;
+  const cpu0 = cpuSnapshot(process.pid);
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        if (!(await argonVerify(phc, USER.password))) throw new Error('argon2 verify returned false');
+        done++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = cpuWindow(cpu0, cpuSnapshot(process.pid));
+  return {
+    concurrency,
+    seconds: r2(elapsed),
+    verifies: done,
+    perSecond: r1(done / elapsed),
+    msPerVerifyPerWorker: r1((elapsed * 1000 * concurrency) / done),
+    cpuCores: cpu && { bench: cpu.loadGenerator, otherProcesses: r2(Math.max(0, cpu.machineBusy - cpu.loadGenerator)), steal: cpu.steal },
+  };
+}
+
+export async function benchVerify(argon2) {
+  log(`argon2id verify: m=${argon2.memoryCost} KiB, t=${argon2.timeCost}, p=${argon2.parallelism}; UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`);
+  const phc = await argonHash(USER.password, { algorithm: Algorithm.Argon2id, ...argon2 });
+  await verifyRate(phc, 4, 1); // warm-up: thread pool and allocator
+  const runs = [];
+  for (const concurrency of [2, 4]) {
+    const run = await verifyRate(phc, concurrency, opts.verifySeconds);
+    log(`  concurrency ${concurrency}: ${run.perSecond} verifies/s (${run.verifies} in ${run.seconds}s)`);
+    runs.push(run);
+  }
+  const perCore = runs.map((r) => (r.cpuCores?.bench ? r.perSecond / r.cpuCores.bench : null)).filter((x) => x != null);
+  return {
+    params: argon2,
+    runs,
+    best: Math.max(...runs.map((r) => r.perSecond)),
+    // Verifies per CPU-second of this process: insensitive to other processes taking cores.
+    bestPerCoreSecond: perCore.length ? r1(Math.max(...perCore)) : null,
+  };
+}
