@@ -5,6 +5,7 @@
  * and defaults here are the source of that table.
  */
 import path from 'node:path';
+import type { Argon2Params } from './identity/passwords.js';
 
 /** Thrown when an environment variable holds a value Assent cannot use. */
 export class ConfigError extends Error {
@@ -48,7 +49,7 @@ export interface Config {
   /** Client ID that a login without `clientid` binds its tokens to; undefined means the first registered client. */
   defaultClientId: string | undefined;
   /** argon2id parameters for new hashes. ASVS 5.0 V11.4.2 minimum: m=19456 KiB, t=2, p=1. */
-  argon2: { memoryCost: number; timeCost: number; parallelism: number };
+  argon2: Argon2Params;
   /** Brute-force policy per account (username). */
   throttleAccount: ThrottlePolicy;
   /** Brute-force policy per client IP address. */

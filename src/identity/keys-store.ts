@@ -1,5 +1,5 @@
 /** SQL of the signing-key ring. */
-import { and, count, desc, gt, isNull, or, sql } from 'drizzle-orm';
+import { count, desc, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
 import { signingKeys } from '../db/schema.js';
 
@@ -29,7 +29,7 @@ export async function retireActiveKeys(db: Executor, keepSeconds: number): Promi
   await db
     .update(signingKeys)
     .set({ retiredAt: sql`now()`, expiresAt: sql`now() + make_interval(secs => ${keepSeconds})` })
-    .where(and(isNull(signingKeys.retiredAt)));
+    .where(isNull(signingKeys.retiredAt));
 }
 
 /** Stores a new active key. */

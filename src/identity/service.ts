@@ -120,13 +120,12 @@ export class IdentityService {
   /**
    * The user's live API key, minted (360 days by default) when there is none.
    * @param userId - the user.
-   * @param liveSealed - the sealed live key when the caller already read it (null: none), so it is not read again.
+   * @param liveSealed - the user's live key as stored (sealed), or null when there is none.
    * @returns the compact JWT.
    */
-  async apiKeyFor(userId: string, liveSealed?: string | null): Promise<string> {
+  private async apiKeyFor(userId: string, liveSealed: string | null): Promise<string> {
     const { db, config, tokens, master } = this.deps;
-    const sealed = liveSealed === undefined ? (await sessions.findLiveApiKey(db, userId))?.tokenSealed : liveSealed;
-    if (sealed) return master.open(sealed, API_KEY_PURPOSE);
+    if (liveSealed) return master.open(liveSealed, API_KEY_PURPOSE);
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
     await sessions.insertApiKey(db, { id: key.jti, userId, tokenSealed: master.seal(key.token, API_KEY_PURPOSE), expiresAt: new Date(key.exp * 1000) });
     return key.token;

@@ -1,5 +1,5 @@
 /** SQL of sessions: token families, refresh tokens and API keys. */
-import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { apiKeys, clients, refreshTokens, tokenFamilies } from '../db/schema.js';
 
@@ -45,17 +45,6 @@ export async function revokeFamily(db: Executor, familyId: string, reason: strin
 export async function isFamilyLive(db: Executor, familyId: string): Promise<boolean> {
   const [row] = await db.select({ revokedAt: tokenFamilies.revokedAt }).from(tokenFamilies).where(eq(tokenFamilies.id, familyId));
   return row !== undefined && row.revokedAt === null;
-}
-
-/** The newest unrevoked, unexpired API key of a user, still sealed, or null. */
-export async function findLiveApiKey(db: Executor, userId: string): Promise<{ id: string; tokenSealed: string } | null> {
-  const [row] = await db
-    .select({ id: apiKeys.id, tokenSealed: apiKeys.tokenSealed })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), gt(apiKeys.expiresAt, sql`now()`)))
-    .orderBy(desc(apiKeys.createdAt))
-    .limit(1);
-  return row ?? null;
 }
 
 /** Stores a new API key. */

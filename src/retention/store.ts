@@ -19,9 +19,10 @@ export async function readRetention(db: Executor, orgId: string): Promise<Retent
 
 /** Changes the setting; returns it, or null when there is no such organisation. */
 export async function writeRetention(db: Executor, orgId: string, change: Partial<{ enabled: boolean; periodSeconds: number }>): Promise<RetentionRow | null> {
-  const set: Partial<typeof organisations.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
-  if (change.enabled !== undefined) set.retentionEnabled = change.enabled;
-  if (change.periodSeconds !== undefined) set.retentionPeriodSeconds = change.periodSeconds;
-  const [row] = await db.update(organisations).set(set).where(eq(organisations.id, orgId)).returning(columns);
+  const [row] = await db
+    .update(organisations)
+    .set({ retentionEnabled: change.enabled, retentionPeriodSeconds: change.periodSeconds, updatedAt: sql`now()` })
+    .where(eq(organisations.id, orgId))
+    .returning(columns);
   return row ?? null;
 }

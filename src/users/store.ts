@@ -6,12 +6,6 @@ import { users } from '../db/schema.js';
 /** A stored user. */
 export type UserRow = typeof users.$inferSelect;
 
-/** The user with this ID, or null. */
-export async function findById(db: Executor, id: string): Promise<UserRow | null> {
-  const [row] = await db.select().from(users).where(eq(users.id, id));
-  return row ?? null;
-}
-
 /** Replaces the password hash (re-hash on login, or a password change). */
 export async function setPasswordHash(db: Executor, id: string, passwordHash: string): Promise<void> {
   await db.update(users).set({ passwordHash, updatedAt: sql`now()` }).where(eq(users.id, id));
