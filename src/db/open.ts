@@ -6,8 +6,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgDatabase, PgDialect, PgQueryResultHKT, PgSession } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -27,6 +27,47 @@ export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'exe
  */
 export function rowsOf<T>(result: unknown): T[] {
   return (result as { rows: T[] }).rows;
+}
+
+/**
+ * Memoises what `build` makes from a database handle (a prepared statement, typically), once per
+ * handle: statements are prepared against the root handle, never a transaction.
+ * @param build - makes the value from the handle.
+ * @returns a function giving the handle's value, built on first use.
+ */
+export function perDb<T>(build: (db: Db) => T): (db: Db) => T {
+  const cache = new WeakMap<Db, T>();
+  return (db) => {
+    let value = cache.get(db);
+    if (value === undefined) {
+      value = build(db);
+      cache.set(db, value);
+    }
+    return value;
+  };
+}
+
+/** A raw statement prepared with `sql.placeholder` parameters. */
+export interface PreparedRaw {
+  /**
+   * Runs the statement.
+   * @param values - one value per placeholder name.
+   * @returns the driver's result; read it with `rowsOf`.
+   */
+  execute(values: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * Prepares a raw SQL statement (a hot path the query builder cannot express). On PostgreSQL it is
+ * a named statement, parsed and planned once per pooled connection instead of on every call.
+ * @param db - the root handle (not a transaction).
+ * @param name - the statement name, unique in the process.
+ * @param query - SQL whose parameters are `sql.placeholder(name)`s.
+ */
+export function prepareRaw(db: Db, name: string, query: SQL): PreparedRaw {
+  // Drizzle's `db.execute` cannot name a statement; its session can (the same path `.prepare(name)` takes).
+  const { session, dialect } = db as unknown as { session: PgSession; dialect: PgDialect };
+  return session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
 }
 
 /** An open store. */

@@ -9,6 +9,7 @@ import { BadRequest, Forbidden, Unauthorized } from '../http/errors.js';
 import type { TokenBody, UserBody } from '../http/schemas.js';
 import type { Principal } from '../http/auth.js';
 import * as users from '../users/store.js';
+import type { UserProfile } from '../users/store.js';
 import { presentUser } from '../users/present.js';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import { ClientRegistry } from './clients.js';
@@ -58,25 +59,26 @@ export class IdentityService {
    * @param username - as sent.
    * @param password - as sent.
    * @param ip - client address, for the per-IP throttle.
-   * @returns the user's ID.
+   * @returns the user's profile, read by the same statement as the password hash.
    * @throws {TooManyRequests} when the account or IP is blocked (ASVS 5.0 V6.3.1).
    * @throws {Unauthorized} `invalid_grant` on a wrong username or password (RFC 6749 §5.2).
    */
-  async checkPassword(username: string, password: string, ip: string): Promise<string> {
+  async checkPassword(username: string, password: string, ip: string): Promise<UserProfile> {
     const { db, config } = this.deps;
     const normalised = normaliseUsername(username);
     const keys = throttle.attemptKeys(normalised, ip);
     const found = await sessions.loginLookup(db, normalised, keys.account, keys.ip);
     throttle.assertNotBlocked(found.blockedUntil);
-    const hash = found.passwordHash ?? (await this.dummyHash);
-    const ok = (await verifyPassword(hash, password)) && found.passwordHash !== null;
-    if (!ok || !found.userId) {
+    const stored = found.profile?.row.passwordHash ?? null;
+    const hash = stored ?? (await this.dummyHash);
+    const ok = (await verifyPassword(hash, password)) && stored !== null;
+    if (!ok || !found.profile) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
       throw new Unauthorized(BAD_CREDENTIALS, 'invalid_grant');
     }
     if (found.accountHasFailures) await throttle.recordSuccess(db, keys);
-    if (needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.userId, await hashPassword(password, config.argon2));
-    return found.userId;
+    if (needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.profile.row.id, await hashPassword(password, config.argon2));
+    return found.profile;
   }
 
   /**
@@ -147,7 +149,11 @@ export class IdentityService {
   async userRecord(userId: string, withApiKey: boolean): Promise<UserBody> {
     const profile = await users.userProfile(this.deps.db, userId);
     if (!profile) throw new Unauthorized();
-    const apiKey = withApiKey ? await this.apiKeyFor(userId, profile.apiKeySealed) : undefined;
+    return this.presentProfile(profile, withApiKey);
+  }
+
+  private async presentProfile(profile: UserProfile, withApiKey: boolean): Promise<UserBody> {
+    const apiKey = withApiKey ? await this.apiKeyFor(profile.row.id, profile.apiKeySealed) : undefined;
     return presentUser(profile.row, profile.orgs, profile.roles, this.deps.config.publicUrl, apiKey);
   }
 
@@ -157,9 +163,10 @@ export class IdentityService {
    * @throws {Unauthorized} | {TooManyRequests} | {BadRequest} | {Forbidden}
    */
   async login(input: { username: string; password: string; clientid?: string }, ip: string, admin: boolean): Promise<LoginResult> {
-    const userId = await this.checkPassword(input.username, input.password, ip);
+    const profile = await this.checkPassword(input.username, input.password, ip);
+    const userId = profile.row.id;
     const clientId = await this.resolveClient(input.clientid);
-    const user = await this.userRecord(userId, true);
+    const user = await this.presentProfile(profile, true);
     if (admin && (user.Roles ?? []).length === 0) throw new Forbidden('The user is not an organisation admin');
     const { token, lastVisit } = await this.openSession(userId, clientId);
     user.LastVisit = lastVisit.toISOString();

@@ -1,7 +1,8 @@
 /** SQL of sessions: token families, refresh tokens and API keys. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { type Executor, rowsOf } from '../db/open.js';
-import { apiKeys, clients, refreshTokens, tokenFamilies } from '../db/schema.js';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
+import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../db/schema.js';
+import { profileColumns, toProfile, type UserProfile } from '../users/store.js';
 
 /**
  * Consumes a refresh token and stores its successor in one statement, so that of two
@@ -83,55 +84,75 @@ export async function firstClientId(db: Executor): Promise<string | null> {
   return row?.clientId ?? null;
 }
 
-/** What a login needs before checking the password, in one round trip. */
+/** What a login needs, read in one round trip before the password is checked. */
 export interface LoginLookup {
-  /** The user's ID, or null when the username is unknown. */
-  userId: string | null;
-  passwordHash: string | null;
+  /** The user's whole profile (as `userProfile` reads it), or null when the username is unknown. */
+  profile: UserProfile | null;
   /** Latest block end among the attempt's throttle keys, or null when none is blocked. */
   blockedUntil: Date | null;
   /** Whether the account key has failures on record (so a success must clear them). */
   accountHasFailures: boolean;
 }
 
+const lookupStatement = perDb((db) =>
+  db
+    .select({
+      row: users,
+      ...profileColumns,
+      blockedUntil: sql<string | Date | null>`(SELECT max(blocked_until) FROM login_throttle
+        WHERE key IN (${sql.placeholder('accountKey')}, ${sql.placeholder('ipKey')}) AND blocked_until > now())`,
+      accountHasFailures: sql<boolean>`EXISTS (SELECT 1 FROM login_throttle WHERE key = ${sql.placeholder('accountKey')})`,
+    })
+    .from(users)
+    // The right join keeps one row (with a null user) for an unknown username, so both cases cost
+    // the same single statement and cannot be told apart by timing (ASVS 5.0 V6.3.8).
+    .rightJoin(sql`(SELECT 1) AS one`, eq(users.username, sql.placeholder('username')))
+    .prepare('login_lookup'),
+);
+
 /**
- * Looks up a user by lower-case username together with the throttle state of the attempt.
+ * Looks up a user by lower-case username together with the throttle state of the attempt and
+ * everything the login response shows (one prepared statement).
+ * @param username - normalised username.
  * @param accountKey - `u:<username>`.
  * @param ipKey - `ip:<address>`.
  */
-export async function loginLookup(db: Executor, username: string, accountKey: string, ipKey: string): Promise<LoginLookup> {
-  const result = await db.execute(sql`
-    SELECT u.id AS user_id, u.password_hash,
-      (SELECT max(blocked_until) FROM login_throttle WHERE key IN (${accountKey}, ${ipKey}) AND blocked_until > now()) AS blocked_until,
-      EXISTS (SELECT 1 FROM login_throttle WHERE key = ${accountKey}) AS account_has_failures
-    FROM (SELECT 1) AS one LEFT JOIN users u ON u.username = ${username}`);
-  const row = rowsOf<{ user_id: string | null; password_hash: string | null; blocked_until: string | Date | null; account_has_failures: boolean }>(result)[0];
+export async function loginLookup(db: Db, username: string, accountKey: string, ipKey: string): Promise<LoginLookup> {
+  const [row] = await lookupStatement(db).execute({ username, accountKey, ipKey });
   return {
-    userId: row?.user_id ?? null,
-    passwordHash: row?.password_hash ?? null,
-    blockedUntil: row?.blocked_until ? new Date(row.blocked_until) : null,
-    accountHasFailures: Boolean(row?.account_has_failures),
+    profile: row?.row ? toProfile({ row: row.row, orgs: row.orgs, roles: row.roles, apiKeySealed: row.apiKeySealed }) : null,
+    blockedUntil: row?.blockedUntil ? new Date(row.blockedUntil) : null,
+    accountHasFailures: Boolean(row?.accountHasFailures),
   };
 }
 
+const openSessionStatement = perDb((db) =>
+  prepareRaw(
+    db,
+    'open_session',
+    sql`
+    WITH family AS (
+      INSERT INTO token_families (id, user_id, client_id)
+      VALUES (${sql.placeholder('familyId')}, ${sql.placeholder('userId')}, ${sql.placeholder('clientId')})
+      RETURNING id
+    ), refresh AS (
+      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
+      SELECT ${sql.placeholder('jtiHash')}, id, ${sql.placeholder('expiresAt')}::timestamptz FROM family
+    )
+    UPDATE users SET last_visit_at = now() WHERE id = ${sql.placeholder('userId')} RETURNING last_visit_at`,
+  ),
+);
+
 /**
- * Opens a session in one statement: the token family, its first refresh token, and the user's
+ * Opens a session in one prepared statement: the token family, its first refresh token, and the user's
  * `LastVisit` set to now.
  * @returns the new `LastVisit`.
  */
 export async function openSession(
-  db: Executor,
+  db: Db,
   session: { familyId: string; userId: string; clientId: string; jtiHash: Buffer; expiresAt: Date },
 ): Promise<Date> {
-  const result = await db.execute(sql`
-    WITH family AS (
-      INSERT INTO token_families (id, user_id, client_id) VALUES (${session.familyId}, ${session.userId}, ${session.clientId})
-      RETURNING id
-    ), refresh AS (
-      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
-      SELECT ${session.jtiHash}, id, ${session.expiresAt.toISOString()}::timestamptz FROM family
-    )
-    UPDATE users SET last_visit_at = now() WHERE id = ${session.userId} RETURNING last_visit_at`);
+  const result = await openSessionStatement(db).execute({ ...session, expiresAt: session.expiresAt.toISOString() });
   const row = rowsOf<{ last_visit_at: string | Date }>(result)[0];
   return row ? new Date(row.last_visit_at) : new Date();
 }

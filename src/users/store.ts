@@ -1,6 +1,6 @@
 /** SQL of users, their subscriptions and their roles. */
 import { eq, sql } from 'drizzle-orm';
-import type { Executor } from '../db/open.js';
+import { type Db, type Executor, perDb } from '../db/open.js';
 import { users } from '../db/schema.js';
 
 /** A stored user. */
@@ -30,24 +30,44 @@ export interface UserProfile {
   apiKeySealed: string | null;
 }
 
-/** The user's row, subscriptions, roles and live API key, or null when there is no such user. */
-export async function userProfile(db: Executor, userId: string): Promise<UserProfile | null> {
-  const [found] = await db
-    .select({
-      row: users,
-      orgs: sql<unknown>`(SELECT coalesce(json_agg(json_build_object(
-          'orgId', o.id, 'name', o.name, 'location', o.location, 'type', coalesce(t.name, ''),
-          'typeId', coalesce(t.id::text, ''), 'eulaAccepted', s.eula_accepted) ORDER BY o.id), '[]'::json)
-        FROM subscriptions s JOIN organisations o ON o.id = s.org_id LEFT JOIN organisation_types t ON t.id = o.type_id
-        WHERE s.user_id = "users"."id")`,
-      roles: sql<unknown>`(SELECT coalesce(json_agg(json_build_object('roleId', r.role_id, 'orgId', r.org_id) ORDER BY r.org_id, r.role_id), '[]'::json)
-        FROM user_roles r WHERE r.user_id = "users"."id")`,
-      apiKeySealed: sql<string | null>`(SELECT k.token_sealed FROM api_keys k
-        WHERE k.user_id = "users"."id" AND k.revoked_at IS NULL AND k.expires_at > now() ORDER BY k.created_at DESC LIMIT 1)`,
-    })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (!found) return null;
+/**
+ * The columns of a `UserProfile` besides the row, as correlated subqueries on `"users"."id"`, so
+ * that any select over `users` can read a whole profile in the same round trip.
+ */
+export const profileColumns = {
+  orgs: sql<unknown>`(SELECT coalesce(json_agg(json_build_object(
+      'orgId', o.id, 'name', o.name, 'location', o.location, 'type', coalesce(t.name, ''),
+      'typeId', coalesce(t.id::text, ''), 'eulaAccepted', s.eula_accepted) ORDER BY o.id), '[]'::json)
+    FROM subscriptions s JOIN organisations o ON o.id = s.org_id LEFT JOIN organisation_types t ON t.id = o.type_id
+    WHERE s.user_id = "users"."id")`,
+  roles: sql<unknown>`(SELECT coalesce(json_agg(json_build_object('roleId', r.role_id, 'orgId', r.org_id) ORDER BY r.org_id, r.role_id), '[]'::json)
+    FROM user_roles r WHERE r.user_id = "users"."id")`,
+  apiKeySealed: sql<string | null>`(SELECT k.token_sealed FROM api_keys k
+    WHERE k.user_id = "users"."id" AND k.revoked_at IS NULL AND k.expires_at > now() ORDER BY k.created_at DESC LIMIT 1)`,
+};
+
+/**
+ * Builds a `UserProfile` from a row selected with `profileColumns` (PGlite parses JSON columns,
+ * node-postgres parses them too, but a driver that answers text is handled).
+ */
+export function toProfile(found: { row: UserRow; orgs: unknown; roles: unknown; apiKeySealed: string | null }): UserProfile {
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   return { row: found.row, orgs: json(found.orgs), roles: json(found.roles), apiKeySealed: found.apiKeySealed };
+}
+
+const profileById = perDb((db) =>
+  db
+    .select({ row: users, ...profileColumns })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('userId')))
+    .prepare('user_profile'),
+);
+
+/**
+ * The user's row, subscriptions, roles and live API key, or null when there is no such user
+ * (one prepared statement).
+ */
+export async function userProfile(db: Db, userId: string): Promise<UserProfile | null> {
+  const [found] = await profileById(db).execute({ userId });
+  return found ? toProfile(found) : null;
 }
