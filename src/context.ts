@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.js';
 import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { KeyRing } from './identity/keys.js';
 import { IdentityService } from './identity/service.js';
@@ -25,6 +26,7 @@ export interface Context {
   purposes: PurposeService;
   retention: RetentionService;
   templates: TemplateService;
+  consents: ConsentService;
 }
 
 /**
@@ -49,5 +51,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
   const templates = new TemplateService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates };
+  const consents = new ConsentService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents };
 }

@@ -2,10 +2,12 @@
  * Builds the Fastify application: schemas, OpenAPI, errors, the auth guard and every domain's
  * routes. Every SPEC endpoint lives under `{base}` = `/v1`; operational endpoints at the root.
  */
+import { consentRoutes } from './consent/routes.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
 import { healthRoutes } from './health/routes.js';
 import { installAuthGuard } from './http/auth.js';
@@ -90,6 +92,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
       await v1.register(templateRoutes, { templates: ctx.templates });
+      await v1.register(consentRoutes, { consents: ctx.consents });
     },
     { prefix: '/v1' },
   );

@@ -19,7 +19,7 @@ import * as schema from './schema.js';
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** A transaction handle or the database itself: store functions accept either. */
-export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+export type Executor = Pick<Db, 'select' | 'selectDistinctOn' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 /**
  * The rows of a raw `db.execute` result; PGlite and node-postgres both answer `{ rows }`.

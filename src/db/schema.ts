@@ -8,24 +8,17 @@
 import {
   bigint,
   boolean,
-  customType,
   index,
   integer,
   jsonb,
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { bytea, tz } from './columns.js';
 
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => Buffer.from(value),
-});
-
-const tz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const createdAt = () => tz('created_at').notNull().defaultNow();
 
 /** OAuth 2.0 clients allowed to refresh tokens (RFC 6749 §2). Registered by `assent import`. */
@@ -229,3 +222,5 @@ export const loginThrottle = pgTable('login_throttle', {
   blockedUntil: tz('blocked_until'),
 });
 
+
+export * from './schema-consent.js';

@@ -19,6 +19,11 @@ const ORG_STAFF = [Owner, Admin, Dpo, Developer] as const;
 /** Roles that may change an organisation's configuration. */
 const ORG_MANAGERS = [Owner, Admin] as const;
 
+/** Readers of an individual's consent record; `consent/access.ts` decides per request. */
+const SUBJECT_READ = 'the individual; an API key of the organisation\'s Owner, Admin or Developer; Owner, Admin or Dpo (checked by the consent service)';
+/** Writers of an individual's consent record; `consent/access.ts` decides per request. */
+const SUBJECT_WRITE = 'the individual; an API key of the organisation\'s Owner, Admin or Developer, for a subscribed individual (checked by the consent service)';
+
 /** The credential an operation requires. */
 export type Credential = 'none' | 'any' | 'session';
 
@@ -61,6 +66,20 @@ export const ACCESS_POLICY = {
   'templates.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'templates.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'templates.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'consents.list': { credential: 'any', who: SUBJECT_READ },
+  'consents.read': { credential: 'any', who: SUBJECT_READ },
+  'consents.purpose.read': { credential: 'any', who: SUBJECT_READ },
+  'consents.purpose.status.read': { credential: 'any', who: SUBJECT_READ },
+  'consents.purpose.update': { credential: 'any', who: SUBJECT_WRITE },
+  'consents.purpose.status.update': { credential: 'any', who: SUBJECT_WRITE },
+  'consents.attribute.update': { credential: 'any', who: SUBJECT_WRITE },
+  'consents.history.list': { credential: 'any', who: 'the individual, or the Dpo of the organisation (checked by the consent service)' },
+  'consents.history.at': { credential: 'any', who: 'the individual named by `userid`, or the Dpo of the organisation (checked by the consent service)' },
+  'consents.history.verify': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
+  'individuals.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'individuals.count': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'individuals.add': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'individuals.remove': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

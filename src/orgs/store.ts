@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../db/open.js';
-import { clients, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
+import { clients, consentRecords, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
 
 /** Registers a client, or finds it; returns its row ID. */
 export async function upsertClient(db: Executor, clientId: string): Promise<string> {
@@ -96,9 +96,20 @@ export async function setRoles(db: Executor, userId: string, orgId: string, role
   if (roleIds.length) await db.insert(userRoles).values(roleIds.map((roleId) => ({ userId, orgId, roleId })));
 }
 
-/** Subscribes a user to an organisation (no-op when already subscribed). */
-export async function subscribe(db: Executor, userId: string, orgId: string): Promise<void> {
-  await db.insert(subscriptions).values({ userId, orgId }).onConflictDoNothing();
+/**
+ * Subscribes a user to an organisation and gives them its consent record (issue #3: one record per
+ * organisation and individual). Both are no-ops when they exist; a record kept from an earlier
+ * subscription is reused, with its history.
+ * @returns whether the user was newly subscribed, and the consent record's ID.
+ */
+export async function subscribe(db: Executor, userId: string, orgId: string): Promise<{ subscribed: boolean; consentId: string }> {
+  const added = await db.insert(subscriptions).values({ userId, orgId }).onConflictDoNothing().returning({ userId: subscriptions.userId });
+  const [record] = await db
+    .insert(consentRecords)
+    .values({ id: uuidv7(), orgId, userId })
+    .onConflictDoUpdate({ target: [consentRecords.orgId, consentRecords.userId], set: { orgId: sql`excluded.org_id` } })
+    .returning({ id: consentRecords.id });
+  return { subscribed: added.length > 0, consentId: record!.id };
 }
 
 /**

@@ -1,0 +1,82 @@
+/** TypeBox schemas of the consent resources (SPEC 2; NOTES.md "Responses"). */
+import { type Static, Type } from 'typebox';
+
+const Status = Type.Object({
+  Consent: Type.String({ description: 'Allow, Disallow or AskMe (an AskMe that ran out reads Disallow)' }),
+  Consented: Type.String({ description: 'the same value as Consent; every deployed client reads this key' }),
+  TimeStamp: Type.String({ description: 'RFC 3339: when the value was chosen (the record creation for a default)' }),
+  Days: Type.Integer({ description: 'days given with the choice; 0 = no time limit' }),
+  Remaining: Type.Integer({ description: 'days left: Days minus whole days elapsed, never below 0' }),
+});
+
+/** SPEC 2 AttributeConsent. */
+export const AttributeConsent = Type.Object({
+  ID: Type.String({ description: 'the data attribute (template) ID' }),
+  Description: Type.String({ description: 'the attribute name' }),
+  Value: Type.String({ description: "the individual's data value; Assent holds none, so always \"\"" }),
+  Status,
+});
+
+const PurposeRef = Type.Object({
+  ID: Type.String(),
+  Name: Type.String(),
+  Description: Type.String(),
+  LawfulUsage: Type.Boolean(),
+  PolicyURL: Type.String(),
+});
+
+const DataRetention = Type.Object({
+  Expiry: Type.String({ description: 'RFC 3339: latest consent to the purpose plus the retention period; "" when none applies' }),
+});
+
+/** SPEC 2 ConsentsAndPurpose; `DataRetention` is left out of the get-by-ID answer. */
+export const ConsentsAndPurpose = Type.Object({
+  Purpose: PurposeRef,
+  Count: Type.Object({ Total: Type.Integer(), Consented: Type.Integer() }),
+  Consents: Type.Array(AttributeConsent),
+  DataRetention: Type.Optional(DataRetention),
+});
+/** One purpose of a consent record. */
+export type ConsentsAndPurposeBody = Static<typeof ConsentsAndPurpose>;
+
+/** SPEC 2 User consents record. */
+export const ConsentRecordBody = Type.Object({
+  ID: Type.String({ description: 'the consent record ID (consentID)' }),
+  OrgID: Type.String(),
+  UserID: Type.String(),
+  ConsentsAndPurposes: Type.Array(ConsentsAndPurpose),
+});
+/** A consent record body. */
+export type ConsentRecordBody = Static<typeof ConsentRecordBody>;
+
+/** SPEC 2 Purpose consents record; `ID` is the purpose's ID (NOTES.md). */
+export const PurposeConsentsBody = Type.Object({
+  ID: Type.String({ description: 'the purpose ID' }),
+  ConsentID: Type.String(),
+  OrgID: Type.String(),
+  UserID: Type.String(),
+  DataRetention,
+  Consents: ConsentsAndPurpose,
+});
+
+/** SPEC 2 Attribute-consent update result. */
+export const UpdateResultBody = Type.Object({
+  ID: Type.String({ description: 'the consent record ID' }),
+  OrgID: Type.String(),
+  UserID: Type.String(),
+  Purposes: Type.Array(
+    Type.Object({
+      ID: Type.String(),
+      AllowAll: Type.Boolean({ description: 'true when every attribute of the purpose is Allow' }),
+      Consents: Type.Array(
+        Type.Object({
+          Status: Type.Object({ Consented: Type.String(), TimeStamp: Type.String(), Days: Type.Integer() }),
+          Value: Type.String(),
+          TemplateID: Type.String({ description: 'the attribute ID' }),
+        }),
+      ),
+    }),
+  ),
+});
+/** An update result body. */
+export type UpdateResultBody = Static<typeof UpdateResultBody>;

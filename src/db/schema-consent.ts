@@ -1,0 +1,105 @@
+/**
+ * Consent records, attribute consents and their evidence (issue #3; SPEC 2 "User consents
+ * record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bytea, tz } from './columns.js';
+import { dataAttributes, organisations, purposes, users } from './schema.js';
+
+
+/**
+ * One consent record per (organisation, individual), created at the first subscription and kept
+ * after an unsubscription, so that its evidence outlives it. Its ID is the `consentID` of the paths.
+ */
+export const consentRecords = pgTable(
+  'consent_records',
+  {
+    id: uuid('id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('consent_records_org_user').on(t.orgId, t.userId)],
+);
+
+/**
+ * The current value of one attribute of one purpose in one consent record. No row means nobody
+ * decided yet: the value then follows the purpose's lawful basis (NOTES.md "Defaults").
+ * `expiresAt` is set for an AskMe with days (the decision time plus `days`).
+ */
+export const attributeConsents = pgTable(
+  'attribute_consents',
+  {
+    recordId: uuid('record_id')
+      .notNull()
+      .references(() => consentRecords.id),
+    purposeId: uuid('purpose_id')
+      .notNull()
+      .references(() => purposes.id),
+    attributeId: uuid('attribute_id')
+      .notNull()
+      .references(() => dataAttributes.id),
+    /** The individual, denormalised so that consented-user pages run on one index in user order. */
+    userId: uuid('user_id').notNull(),
+    /** `Allow`, `Disallow` or `AskMe`. */
+    value: text('value').notNull(),
+    /** Days given with the choice (0 = no time limit). */
+    days: integer('days').notNull().default(0),
+    decidedAt: tz('decided_at').notNull(),
+    expiresAt: tz('expires_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.recordId, t.purposeId, t.attributeId] }),
+    // Consented-user pages of an attribute or a purpose: a keyset in user order over consenting rows only.
+    index('attribute_consents_consenting').on(t.purposeId, t.attributeId, t.userId).where(sql`value <> 'Disallow'`),
+    index('attribute_consents_purpose_user').on(t.purposeId, t.userId).where(sql`value <> 'Disallow'`),
+    // Lawful-basis purposes count everyone but those who said Disallow.
+    index('attribute_consents_disallowed').on(t.purposeId, t.userId).where(sql`value = 'Disallow'`),
+    // The AskMe expiry sweep.
+    index('attribute_consents_expiry').on(t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
+  ],
+);
+
+/**
+ * The consent history: one immutable event per change, hash-chained per organisation. `contentHash`
+ * is the SHA-256 of the event's RFC 8785 canonical JSON; `link` = SHA-256(`prevLink` ‖ `contentHash`).
+ */
+export const consentEvents = pgTable(
+  'consent_events',
+  {
+    orgId: uuid('org_id').notNull(),
+    /** Position in the organisation's chain, from 1. */
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    id: uuid('id').notNull().unique(),
+    recordId: uuid('record_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    purposeId: uuid('purpose_id').notNull(),
+    attributeId: uuid('attribute_id').notNull(),
+    oldValue: text('old_value').notNull(),
+    newValue: text('new_value').notNull(),
+    oldDays: integer('old_days').notNull(),
+    newDays: integer('new_days').notNull(),
+    occurredAt: tz('occurred_at').notNull(),
+    /** Who acted: `{type: "individual" | "apiKey" | "admin" | "system", userId?, apiKeyId?}`. */
+    actor: jsonb('actor').notNull(),
+    /** Through what: `{endpoint, userAgent}`. */
+    channel: jsonb('channel').notNull(),
+    requestId: text('request_id').notNull(),
+    contentHash: bytea('content_hash').notNull(),
+    prevLink: bytea('prev_link').notNull(),
+    link: bytea('link').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.seq] }), index('consent_events_record').on(t.recordId, t.occurredAt)],
+);
+
+/** The head of each organisation's event chain; its row lock orders the appends. */
+export const consentChainHeads = pgTable('consent_chain_heads', {
+  orgId: uuid('org_id').primaryKey(),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  link: bytea('link').notNull(),
+});

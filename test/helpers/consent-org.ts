@@ -1,0 +1,91 @@
+/** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
+import { runImport } from '../../src/orgs/import.js';
+import { call, login, type TestAssent } from './assent.js';
+
+/** IDs and credentials of the consent test organisation ("shop"). */
+export interface ConsentOrg {
+  orgId: string;
+  otherOrgId: string;
+  marketing: { id: string; email: string; phone: string };
+  delivery: { id: string; address: string };
+  empty: string;
+  users: Record<string, string>;
+  /** Access tokens by person. */
+  tokens: Record<string, string>;
+  /** API keys by person. */
+  apiKeys: Record<string, string>;
+}
+
+/** Imports "shop" and "other" and signs everyone in. */
+export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
+  const people = {
+    owner: 'shop-owner@shop.example',
+    admin: 'shop-admin@shop.example',
+    dpo: 'shop-dpo@shop.example',
+    developer: 'shop-dev@shop.example',
+    carol: 'carol@shop.example',
+    dave: 'dave@shop.example',
+    mallory: 'mallory@other.example',
+  } as const;
+  const pw = 'consent-test-passphrase';
+  const ids = await runImport(
+    t.store.db,
+    {
+      organisations: [
+        {
+          key: 'shop',
+          name: 'Shop',
+          purposes: [
+            { key: 'marketing', name: 'Marketing', lawfulUsage: false, attributes: [{ key: 'email', name: 'Email' }, { key: 'phone', name: 'Phone' }] },
+            { key: 'delivery', name: 'Delivery', lawfulUsage: true, attributes: [{ key: 'address', name: 'Address' }] },
+            { key: 'empty', name: 'Empty', lawfulUsage: false },
+          ],
+          admins: [
+            { username: people.owner, password: pw, roles: ['owner'] },
+            { username: people.admin, password: pw, roles: ['admin'] },
+            { username: people.dpo, password: pw, roles: ['dpo'] },
+            { username: people.developer, password: pw, roles: ['developer'] },
+          ],
+          individuals: [
+            { username: people.carol, password: pw, name: 'Carol' },
+            { username: people.dave, password: pw, name: 'Dave' },
+          ],
+        },
+        { key: 'other', name: 'Other', admins: [{ username: people.mallory, password: pw, roles: ['owner', 'admin', 'developer'] }] },
+      ],
+    },
+    t.config.argon2,
+  );
+  const shop = ids.organisations.shop!;
+  const tokens: Record<string, string> = {};
+  const apiKeys: Record<string, string> = {};
+  const users: Record<string, string> = {};
+  for (const [who, username] of Object.entries(people)) {
+    const body = await login(t, username, pw);
+    tokens[who] = body.Token.access_token;
+    apiKeys[who] = (body.User as { APIKey: string }).APIKey;
+    users[who] = (body.User as { ID: string }).ID;
+  }
+  return {
+    orgId: shop.id,
+    otherOrgId: ids.organisations.other!.id,
+    marketing: { id: shop.purposes.marketing!.id, email: shop.purposes.marketing!.attributes.email!, phone: shop.purposes.marketing!.attributes.phone! },
+    delivery: { id: shop.purposes.delivery!.id, address: shop.purposes.delivery!.attributes.address! },
+    empty: shop.purposes.empty!.id,
+    users,
+    tokens,
+    apiKeys,
+  };
+}
+
+/** The consents base of a user: `{base}/organizations/{org}/users/{user}/consents`. */
+export function consentsUrl(t: TestAssent, org: ConsentOrg, user: string): string {
+  return `${t.base}/organizations/${org.orgId}/users/${org.users[user] ?? user}/consents`;
+}
+
+/** The consent record ID of a user, read through the API with their own token. */
+export async function consentIdOf(t: TestAssent, org: ConsentOrg, user: string): Promise<string> {
+  const res = await call(consentsUrl(t, org, user), { token: org.tokens[user] });
+  if (res.status !== 200) throw new Error(`consents of ${user}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.ID as string;
+}
