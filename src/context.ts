@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.js';
 import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+import { HistoryService } from './consent/history.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { KeyRing } from './identity/keys.js';
@@ -27,6 +28,7 @@ export interface Context {
   retention: RetentionService;
   templates: TemplateService;
   consents: ConsentService;
+  history: HistoryService;
 }
 
 /**
@@ -52,5 +54,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const retention = new RetentionService(store.db);
   const templates = new TemplateService(store.db);
   const consents = new ConsentService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents };
+  const history = new HistoryService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history };
 }

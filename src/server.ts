@@ -2,11 +2,11 @@
  * Builds the Fastify application: schemas, OpenAPI, errors, the auth guard and every domain's
  * routes. Every SPEC endpoint lives under `{base}` = `/v1`; operational endpoints at the root.
  */
-import { consentRoutes } from './consent/routes.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { historyRoutes } from './consent/history-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
 import { healthRoutes } from './health/routes.js';
@@ -93,6 +93,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(retentionRoutes, { retention: ctx.retention });
       await v1.register(templateRoutes, { templates: ctx.templates });
       await v1.register(consentRoutes, { consents: ctx.consents });
+      await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
     },
     { prefix: '/v1' },
   );

@@ -1,0 +1,94 @@
+/**
+ * Routes of the consent history (issue #3 "Evidence"), under `{base}`:
+ * - `GET /organizations/{organizationID}/users/{userID}/consents/history` (newest first, paginated)
+ * - `GET /organizations/{organizationID}/consents/history?at=<RFC 3339>&userid=<ID>`
+ * - `GET /organizations/{organizationID}/consents/history/verify`
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
+import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { errors } from '../http/schemas.js';
+import { type HistoryService, parseInstant } from './history.js';
+import { ConsentsAndPurpose } from './schemas.js';
+import type { ConsentService } from './service.js';
+
+const Event = Type.Object({
+  ID: Type.String(),
+  Seq: Type.Integer({ description: 'position in the organisation’s chain, from 1' }),
+  ConsentID: Type.String(),
+  UserID: Type.String(),
+  PurposeID: Type.String(),
+  AttributeID: Type.String(),
+  OldValue: Type.String(),
+  NewValue: Type.String(),
+  OldDays: Type.Integer({ description: 'days' }),
+  NewDays: Type.Integer({ description: 'days' }),
+  TimeStamp: Type.String({ description: 'RFC 3339' }),
+  Actor: Type.Object({ Type: Type.String({ description: 'individual, apiKey or system' }), UserID: Type.String(), APIKeyID: Type.String() }),
+  Channel: Type.Object({ Endpoint: Type.String(), UserAgent: Type.String() }),
+  RequestID: Type.String(),
+  Hash: Type.String({ description: 'hex SHA-256 of the event’s RFC 8785 canonical JSON' }),
+  PrevLink: Type.String({ description: 'hex link of the previous event (64 zeros before the first)' }),
+  Link: Type.String({ description: 'hex SHA-256(PrevLink ‖ Hash)' }),
+});
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const tags = ['consent history'];
+const security = [{ bearer: [] }];
+
+/** @param opts - the consent and history services and the public URL. */
+export const historyRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService; history: HistoryService; publicUrl: string }> = async (
+  app,
+  { consents, history, publicUrl },
+) => {
+  app.get('/organizations/:organizationID/users/:userID/consents/history', {
+    config: { operation: 'consents.history.list' },
+    schema: {
+      tags, security, summary: 'An individual’s consent events, newest first', params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
+      querystring: Type.Object({
+        ...PageQuery,
+        purposeid: Type.Optional(Type.String({ maxLength: 100 })),
+        from: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
+        to: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
+      }),
+      response: { 200: Type.Object({ Events: Type.Array(Event), Links }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const from = req.query.from === undefined ? undefined : parseInstant(req.query.from, 'from');
+      const to = req.query.to === undefined ? undefined : parseInstant(req.query.to, 'to');
+      const { record } = await consents.open(req.principal as Principal, { orgId: req.params.organizationID, userId: req.params.userID }, 'history');
+      const page = await history.page(record, { purposeId: req.query.purposeid, from, to, startId: req.query.startid }, limit);
+      return { Events: page.events, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+
+  app.get('/organizations/:organizationID/consents/history', {
+    config: { operation: 'consents.history.at' },
+    schema: {
+      tags, security, summary: 'What an individual’s consent record was at an instant', params: OrgParams,
+      querystring: Type.Object({ at: Type.String({ maxLength: 40, description: 'RFC 3339' }), userid: Type.String({ maxLength: 100 }) }),
+      response: {
+        200: Type.Object({ ID: Type.String(), OrgID: Type.String(), UserID: Type.String(), At: Type.String(), ConsentsAndPurposes: Type.Array(ConsentsAndPurpose) }),
+        ...errors(400, 401, 403, 404),
+      },
+    },
+    handler: async (req) => {
+      const at = parseInstant(req.query.at, 'at');
+      const { record } = await consents.open(req.principal as Principal, { orgId: req.params.organizationID, userId: req.query.userid }, 'history');
+      return history.recordAt(record, at);
+    },
+  });
+
+  app.get('/organizations/:organizationID/consents/history/verify', {
+    config: { operation: 'consents.history.verify' },
+    schema: {
+      tags, security, summary: 'Recompute the organisation’s event chain and report the first broken link', params: OrgParams,
+      response: {
+        200: Type.Object({ Valid: Type.Boolean(), Events: Type.Integer(), FirstBrokenSeq: Type.Union([Type.Integer(), Type.Null()]), Reason: Type.String() }),
+        ...errors(401, 403, 404),
+      },
+    },
+    handler: (req) => history.verify(req.params.organizationID),
+  });
+};

@@ -1,0 +1,114 @@
+/**
+ * Reading the consent history (issue #3 "Evidence"): an individual's events, newest first; the
+ * record as it was at an instant; and the verification of an organisation's chain.
+ */
+import type { Db } from '../db/open.js';
+import { BadRequest, NotFound } from '../http/errors.js';
+import { isId } from '../util/ids.js';
+import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './evidence.js';
+import * as evidence from './evidence-store.js';
+import { presentPurpose, type PurposeState } from './present.js';
+import type { RecordRow } from './store.js';
+import { type ConsentValue, defaultConsent } from './values.js';
+
+/** Events read per round trip while verifying (count). */
+const VERIFY_BATCH = 2000;
+
+/** An event as the history endpoints show it. */
+export function presentEvent(e: SealedEvent) {
+  return {
+    ID: e.id,
+    Seq: e.seq,
+    ConsentID: e.recordId,
+    UserID: e.userId,
+    PurposeID: e.purposeId,
+    AttributeID: e.attributeId,
+    OldValue: e.oldValue,
+    NewValue: e.newValue,
+    OldDays: e.oldDays,
+    NewDays: e.newDays,
+    TimeStamp: e.occurredAt,
+    Actor: { Type: e.actor.type, UserID: e.actor.userId ?? '', APIKeyID: e.actor.apiKeyId ?? '' },
+    Channel: { Endpoint: e.channel.endpoint, UserAgent: e.channel.userAgent },
+    RequestID: e.requestId,
+    Hash: e.contentHash.toString('hex'),
+    PrevLink: e.prevLink.toString('hex'),
+    Link: e.link.toString('hex'),
+  };
+}
+
+/**
+ * Parses an RFC 3339 instant from a query.
+ * @param name - the parameter, for the message.
+ * @throws {BadRequest} when it is not one.
+ */
+export function parseInstant(raw: string, name: string): Date {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(ms)) throw new BadRequest(`${name} must be an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z`);
+  return new Date(ms);
+}
+
+/** The consent history of organisations. */
+export class HistoryService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * One page of an individual's events, newest first.
+   * @param filter.beforeSeq - exclusive cursor (the `startid` of the page).
+   * @returns the events and, when more exist, the cursor of the next page.
+   */
+  async page(record: RecordRow, filter: { purposeId?: string; from?: Date; to?: Date; startId?: string }, limit: number) {
+    if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined };
+    const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
+    if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) throw new BadRequest('startid must be the Seq of an event');
+    const rows = await evidence.historyPage(this.db, { orgId: record.orgId, userId: record.userId, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
+    const events = rows.slice(0, limit);
+    return { events: events.map(presentEvent), next: rows.length > limit ? String(events.at(-1)!.seq) : undefined };
+  }
+
+  /**
+   * The record as it was at `at`: the purposes and attributes configured then, each with its last
+   * event at or before `at`, else its default.
+   */
+  async recordAt(record: RecordRow, at: Date) {
+    if (at.getTime() < record.createdAt.getTime()) throw new NotFound('The consent record did not exist at that time');
+    const [config, events] = await Promise.all([evidence.configurationAt(this.db, record.orgId, at), evidence.stateAt(this.db, record.id, at)]);
+    const last = new Map(events.map((e) => [`${e.purposeId}/${e.attributeId}`, e]));
+    const states = new Map<string, PurposeState>();
+    for (const c of config) {
+      let state = states.get(c.purpose_id);
+      if (!state) {
+        state = { purpose: { id: c.purpose_id, name: c.purpose_name, description: c.purpose_description, lawfulUsage: c.lawful_usage, policyUrl: c.policy_url }, attributes: [] };
+        states.set(c.purpose_id, state);
+      }
+      const e = last.get(`${c.purpose_id}/${c.attribute_id}`);
+      const consent = e ? { value: e.value as ConsentValue, days: e.days, decidedAt: e.decidedAt, isDefault: false } : defaultConsent(c.lawful_usage, record.createdAt);
+      state.attributes.push({ id: c.attribute_id, name: c.attribute_name, consent });
+    }
+    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, At: at.toISOString(), ConsentsAndPurposes: [...states.values()].map((s) => presentPurpose(s, at)) };
+  }
+
+  /**
+   * Recomputes the organisation's chain from its first event, in batches, and checks that the head
+   * names the last event (so a deleted tail is found too).
+   */
+  async verify(orgId: string): Promise<VerifyReport> {
+    let prev: Buffer = GENESIS_LINK;
+    let seq = 0;
+    for (;;) {
+      const batch = await evidence.eventsAfter(this.db, orgId, seq, VERIFY_BATCH);
+      for (const event of batch) {
+        const reason = checkEvent(event, seq + 1, prev);
+        if (reason) return { Valid: false, Events: seq, FirstBrokenSeq: seq + 1, Reason: reason };
+        seq = event.seq;
+        prev = event.link;
+      }
+      if (batch.length < VERIFY_BATCH) break;
+    }
+    const head = await evidence.chainHead(this.db, orgId);
+    if ((head?.seq ?? 0) !== seq || !(head?.link ?? GENESIS_LINK).equals(prev)) {
+      return { Valid: false, Events: seq, FirstBrokenSeq: seq + 1, Reason: `the chain head names event ${head?.seq ?? 0}, but the last event found is ${seq}` };
+    }
+    return { Valid: true, Events: seq, FirstBrokenSeq: null, Reason: '' };
+  }
+}
