@@ -7,6 +7,7 @@ import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
 import { HistoryService } from './consent/history.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
+import { IndividualService } from './individuals/service.js';
 import { KeyRing } from './identity/keys.js';
 import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
@@ -29,6 +30,7 @@ export interface Context {
   templates: TemplateService;
   consents: ConsentService;
   history: HistoryService;
+  individuals: IndividualService;
 }
 
 /**
@@ -55,5 +57,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const templates = new TemplateService(store.db);
   const consents = new ConsentService(store.db);
   const history = new HistoryService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history };
+  const individuals = new IndividualService(store.db, config);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals };
 }

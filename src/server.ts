@@ -15,6 +15,7 @@ import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { installErrorHandlers } from './http/errors.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { individualRoutes } from './individuals/routes.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
       await v1.register(templateRoutes, { templates: ctx.templates });
+      await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
     },

@@ -1,7 +1,7 @@
 /** SQL of consent records and their current attribute consents. */
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
-import { attributeConsents, consentRecords, dataAttributes, purposeAttributes, purposes, subscriptions } from '../db/schema.js';
+import { attributeConsents, consentRecords, dataAttributes, purposeAttributes, purposes } from '../db/schema.js';
 import type { ConsentValue } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -21,7 +21,8 @@ export async function findRecord(db: Executor, orgId: string, userId: string): P
       orgId: consentRecords.orgId,
       userId: consentRecords.userId,
       createdAt: consentRecords.createdAt,
-      subscribed: sql<boolean>`EXISTS (SELECT 1 FROM ${subscriptions} s WHERE s.org_id = ${consentRecords.orgId} AND s.user_id = ${consentRecords.userId})`,
+      // Spelled out: Drizzle renders a lone table's columns unqualified, which the subquery would capture.
+      subscribed: sql<boolean>`EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = "consent_records"."org_id" AND s.user_id = "consent_records"."user_id")`,
     })
     .from(consentRecords)
     .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));

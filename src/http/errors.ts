@@ -56,6 +56,13 @@ export class NotFound extends HttpError {
   }
 }
 
+/** 409: the request conflicts with what exists (e.g. a username already taken). */
+export class Conflict extends HttpError {
+  constructor(message = 'Conflict') {
+    super(409, message);
+  }
+}
+
 /** 429: throttled; `Retry-After` in whole seconds (RFC 9110 §10.2.3). */
 export class TooManyRequests extends HttpError {
   /** @param retryAfterSeconds - seconds until a new attempt is accepted (rounded up, at least 1). */

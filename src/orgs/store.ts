@@ -119,7 +119,7 @@ export async function subscribe(db: Executor, userId: string, orgId: string): Pr
 export async function rolesInOrganisation(db: Executor, orgId: string, userId: string): Promise<number[] | null> {
   const [row] = await db
     .select({
-      roles: sql<number[]>`coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = ${organisations.id} AND r.user_id = ${userId}), '{}')`,
+      roles: sql<number[]>`coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = "organisations"."id" AND r.user_id = ${userId}), '{}')`,
     })
     .from(organisations)
     .where(eq(organisations.id, orgId));

@@ -12,3 +12,13 @@ export function safeErrorMessage(err: unknown): string {
   const firstLine = source.message.split('\n')[0] ?? '';
   return firstLine.startsWith('Failed query:') ? 'a database query failed' : firstLine;
 }
+
+/**
+ * Whether a database error is a unique-constraint violation (SQLSTATE 23505), on either driver,
+ * wrapped by Drizzle or not.
+ * @param err - anything thrown.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  return code(err) === '23505' || code((err as { cause?: unknown })?.cause) === '23505';
+}

@@ -1,0 +1,73 @@
+/**
+ * Routes of an organisation's individuals, under `{base}`:
+ * - `GET /organizations/{organizationID}/users` (keyset pages by user ID)
+ * - `GET /organizations/{organizationID}/users/count`
+ * - `POST /organizations/{organizationID}/users` (create an individual, or subscribe one by ID)
+ * - `DELETE /organizations/{organizationID}/users/{userID}` (unsubscribe; the consent record stays)
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { errors } from '../http/schemas.js';
+import type { IndividualService } from './service.js';
+
+const Individual = Type.Object({ ID: Type.String(), Name: Type.String(), Phone: Type.String(), Email: Type.String() });
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const tags = ['individuals'];
+const security = [{ bearer: [] }];
+const AddBody = Type.Object({
+  userid: Type.Optional(Type.String({ maxLength: 100, description: 'an existing user to subscribe (instead of username)' })),
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'a new user to create (instead of userid)' })),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  phone: Type.Optional(Type.String({ maxLength: 40 })),
+  password: Type.Optional(Type.String({ minLength: 8, maxLength: 128, description: 'absent: the new user cannot sign in with a password' })),
+});
+
+/** @param opts - the individual service and the public URL. */
+export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: IndividualService; publicUrl: string }> = async (app, { individuals, publicUrl }) => {
+  app.get('/organizations/:organizationID/users', {
+    config: { operation: 'individuals.list' },
+    schema: {
+      tags, security, summary: 'List the organisation’s subscribed users by ID', params: OrgParams, querystring: Type.Object(PageQuery),
+      response: { 200: Type.Object({ Users: Type.Array(Individual), Links }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const page = await individuals.page(req.params.organizationID, req.query.startid, limit);
+      return { Users: page.users, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+
+  app.get('/organizations/:organizationID/users/count', {
+    config: { operation: 'individuals.count' },
+    schema: { tags, security, summary: 'Count the subscribed users', params: OrgParams, response: { 200: Type.Object({ SubscribeUserCount: Type.Integer() }), ...errors(401, 403, 404) } },
+    handler: async (req) => ({ SubscribeUserCount: await individuals.count(req.params.organizationID) }),
+  });
+
+  app.post('/organizations/:organizationID/users', {
+    config: { operation: 'individuals.add' },
+    schema: {
+      tags, security, summary: 'Create an individual, or subscribe an existing user by ID (201 when new, 200 when already subscribed)', params: OrgParams,
+      body: AddBody,
+      response: {
+        200: Type.Object({ User: Individual, ConsentID: Type.String() }),
+        201: Type.Object({ User: Individual, ConsentID: Type.String() }),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    },
+    handler: async (req, reply) => {
+      const added = await individuals.add(req.params.organizationID, req.body);
+      return reply.code(added.created ? 201 : 200).send({ User: added.user, ConsentID: added.consentId });
+    },
+  });
+
+  app.delete('/organizations/:organizationID/users/:userID', {
+    config: { operation: 'individuals.remove' },
+    schema: { tags, security, summary: 'Unsubscribe a user (the consent record and its history are kept)', params: Type.Object({ organizationID: Type.String(), userID: Type.String() }), response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    handler: async (req, reply) => {
+      await individuals.remove(req.params.organizationID, req.params.userID);
+      return reply.code(204).send(null);
+    },
+  });
+};

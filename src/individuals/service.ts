@@ -1,0 +1,103 @@
+/**
+ * The rules of an organisation's individuals (issue #3 "Individuals"): listing, counting,
+ * creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
+ * consent record; unsubscribing keeps it, with its history (evidence outlives the relation).
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import { normaliseUsername } from '../identity/service.js';
+import { hashPassword } from '../identity/passwords.js';
+import { subscribe } from '../orgs/store.js';
+import { isUniqueViolation } from '../util/errors.js';
+import { isId } from '../util/ids.js';
+import * as store from './store.js';
+
+/** An individual as the API shows them. */
+export interface IndividualBody {
+  ID: string;
+  Name: string;
+  Email: string;
+  Phone: string;
+}
+
+/** What `POST /organizations/{organizationID}/users` takes: an existing user's ID, or a new user. */
+export interface AddIndividual {
+  userid?: string;
+  username?: string;
+  name?: string;
+  email?: string;
+  phone?: string;
+  password?: string;
+}
+
+const present = (row: store.IndividualRow): IndividualBody => ({ ID: row.id, Name: row.name, Email: row.email, Phone: row.phone });
+
+/** An organisation's individuals. */
+export class IndividualService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+  ) {}
+
+  /**
+   * One page of subscribed users by ID.
+   * @param startId - exclusive; a malformed one starts nowhere (empty page).
+   * @returns the users and the next page's start when more exist.
+   */
+  async page(orgId: string, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
+    if (startId !== undefined && !isId(startId)) return { users: [] };
+    const rows = await store.subscribersPage(this.db, orgId, startId, limit + 1);
+    const users = rows.slice(0, limit).map(present);
+    return { users, next: rows.length > limit ? users.at(-1)!.ID : undefined };
+  }
+
+  /** How many users are subscribed (count). */
+  count(orgId: string): Promise<number> {
+    return store.countSubscribers(this.db, orgId);
+  }
+
+  /**
+   * Subscribes an existing user (by `userid`) or creates one (by `username`), with a consent record.
+   * @returns the user, their consent record ID, and whether anything was created or subscribed.
+   * @throws {BadRequest} unless exactly one of `userid` and `username` is given; {NotFound} for an
+   *   unknown `userid`; {Conflict} when `username` is taken.
+   */
+  async add(orgId: string, input: AddIndividual): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+    if ((input.userid === undefined) === (input.username === undefined)) throw new BadRequest('Send either userid (an existing user) or username (a new user)');
+    if (input.userid !== undefined) {
+      const user = isId(input.userid) ? await store.findUser(this.db, input.userid) : null;
+      if (!user) throw new NotFound('User not found');
+      const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
+      return { user: present(user), consentId, created: subscribed };
+    }
+    const username = normaliseUsername(input.username!);
+    // Passwords are hashed before the transaction: argon2id must not hold a connection.
+    const passwordHash = input.password ? await hashPassword(input.password.normalize('NFKC'), this.config.argon2) : null;
+    try {
+      return await this.create(orgId, username, input, passwordHash);
+    } catch (err) {
+      // Two concurrent creations of one username: the loser gets the same answer as a later one.
+      if (isUniqueViolation(err)) throw new Conflict('A user with this username exists; subscribe them by userid');
+      throw err;
+    }
+  }
+
+  private create(orgId: string, username: string, input: { name?: string; email?: string; phone?: string }, passwordHash: string | null) {
+    return this.db.transaction(async (tx) => {
+      // Enrolling an existing account by username would let any organisation claim anyone: it needs the user's ID.
+      if (await store.usernameTaken(tx, username)) throw new Conflict('A user with this username exists; subscribe them by userid');
+      const user = await store.createUser(tx, { username, name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash });
+      const { consentId } = await subscribe(tx, user.id, orgId);
+      return { user: present(user), consentId, created: true };
+    });
+  }
+
+  /**
+   * Unsubscribes a user; the consent record and its history are kept.
+   * @throws {NotFound} when the user is not subscribed.
+   */
+  async remove(orgId: string, userId: string): Promise<void> {
+    if (!isId(userId) || !(await store.unsubscribe(this.db, orgId, userId))) throw new NotFound('User not subscribed to this organisation');
+  }
+}

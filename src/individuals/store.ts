@@ -1,0 +1,62 @@
+/** SQL of an organisation's individuals: its subscriptions, in user-ID order. */
+import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import type { Executor } from '../db/open.js';
+import { subscriptions, users } from '../db/schema.js';
+
+/** An individual as the listings show them. */
+export interface IndividualRow {
+  id: string;
+  name: string;
+  email: string;
+  phone: string;
+}
+
+const columns = { id: users.id, name: users.name, email: users.email, phone: users.phone };
+
+/**
+ * One page of the organisation's subscribed users, by user ID, after `afterId` (a keyset on the
+ * `subscriptions_org_user` index: each page costs O(limit) at any depth).
+ */
+export async function subscribersPage(db: Executor, orgId: string, afterId: string | undefined, limit: number): Promise<IndividualRow[]> {
+  return db
+    .select(columns)
+    .from(subscriptions)
+    .innerJoin(users, eq(users.id, subscriptions.userId))
+    .where(and(eq(subscriptions.orgId, orgId), afterId ? gt(subscriptions.userId, afterId) : undefined))
+    .orderBy(asc(subscriptions.userId))
+    .limit(limit);
+}
+
+/** How many users are subscribed to the organisation (count). */
+export async function countSubscribers(db: Executor, orgId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.orgId, orgId));
+  return Number(row?.n ?? 0);
+}
+
+/** A user by ID, or null. */
+export async function findUser(db: Executor, id: string): Promise<IndividualRow | null> {
+  const [row] = await db.select(columns).from(users).where(eq(users.id, id));
+  return row ?? null;
+}
+
+/** Whether a (lower-case) username is taken. */
+export async function usernameTaken(db: Executor, username: string): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.username, username));
+  return row !== undefined;
+}
+
+/** Creates a user; returns it. */
+export async function createUser(
+  db: Executor,
+  user: { username: string; name: string; email: string; phone: string; passwordHash: string | null },
+): Promise<IndividualRow> {
+  const [row] = await db.insert(users).values({ id: uuidv7(), ...user }).returning(columns);
+  return row!;
+}
+
+/** Ends a subscription; the consent record and its history stay. @returns whether there was one. */
+export async function unsubscribe(db: Executor, orgId: string, userId: string): Promise<boolean> {
+  const rows = await db.delete(subscriptions).where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId))).returning({ userId: subscriptions.userId });
+  return rows.length > 0;
+}
