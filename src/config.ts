@@ -54,6 +54,8 @@ export interface Config {
   throttleAccount: ThrottlePolicy;
   /** Brute-force policy per client IP address. */
   throttleIp: ThrottlePolicy;
+  /** How often expired AskMe consents are turned into Disallow events (seconds). */
+  askMeSweepSeconds: number;
   /** Fastify `trustProxy`: true when behind a reverse proxy that sets X-Forwarded-For. */
   trustProxy: boolean;
   /** pino log level. */
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelaySeconds: 60,
       windowSeconds: lockSeconds,
     },
+    askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',
     logLevel: env.LOG_LEVEL || 'info',
   };

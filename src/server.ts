@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { historyRoutes } from './consent/history-routes.js';
 import { consentRoutes } from './consent/routes.js';
+import { scheduleSweep } from './consent/sweep.js';
 import type { Context } from './context.js';
 import { healthRoutes } from './health/routes.js';
 import { installAuthGuard } from './http/auth.js';
@@ -81,6 +82,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   installBodyKeyCanonicalisation(app);
   installAuthGuard(app, ctx.store.db, ctx.tokens);
+  scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });

@@ -74,6 +74,21 @@ describe('changing consents (SPEC 4.3)', () => {
     expect(read.body.Consents.Count.Consented).toBe(2);
   });
 
+  it('DataRetention.Expiry is the latest consent to the purpose plus the retention period, once retention is enabled', async () => {
+    const retention = `${t.base}/organizations/${org.orgId}/data-retention`;
+    expect((await call(retention, { token: org.tokens.owner, body: { RetentionPeriod: 86400 } })).status).toBe(200);
+    const disabled = await call(purposeUrl('carol', carolRecord, org.marketing.id), { token: org.tokens.carol });
+    expect(disabled.body.DataRetention).toEqual({ Expiry: '' });
+    expect((await call(`${retention}/enable`, { method: 'POST', token: org.tokens.owner })).status).toBe(200);
+    const read = await call(purposeUrl('carol', carolRecord, org.marketing.id), { token: org.tokens.carol });
+    const latest = Math.max(...read.body.Consents.Consents.map((c: any) => Date.parse(c.Status.TimeStamp)));
+    expect(read.body.DataRetention.Expiry).toBe(new Date(latest + 86400_000).toISOString());
+    // A purpose nobody consented to has no expiry even with retention on.
+    const dave = await call(consentsUrl(t, org, 'dave'), { token: org.tokens.dave });
+    expect(dave.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === org.marketing.id).DataRetention).toEqual({ Expiry: '' });
+    expect((await call(`${retention}/disable`, { method: 'POST', token: org.tokens.owner })).status).toBe(200);
+  });
+
   it('PATCH on a purpose sets the listed attributes and answers the update result with AllowAll', async () => {
     const res = await call(purposeUrl('carol', carolRecord, org.marketing.id), {
       method: 'PATCH', token: org.tokens.carol, body: { consentattributes: [{ attributeid: org.marketing.phone }], consented: 'Allow' },

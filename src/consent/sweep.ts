@@ -1,0 +1,102 @@
+/**
+ * The AskMe expiry sweep (issue #3 "Evidence"; NOTES.md "AskMe with days"): an AskMe whose days
+ * ran out already reads Disallow; the sweep makes that stored and recorded, with one `system` event
+ * per expired attribute, so the history shows when the consent lapsed. Safe to run from several
+ * processes at once: each record is re-checked under its lock.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/open.js';
+import { safeErrorMessage } from '../util/errors.js';
+import { attributeConsents, consentRecords } from '../db/schema.js';
+import { seal } from './evidence.js';
+import { appendEvents, lockChainHead } from './evidence-store.js';
+import { lockRecord } from './store.js';
+
+/** Records handled per sweep round (count). */
+const BATCH = 500;
+
+const expired = (now: Date) => and(eq(attributeConsents.value, 'AskMe'), lte(attributeConsents.expiresAt, now));
+
+async function expiredRecords(db: Db, now: Date): Promise<Array<{ recordId: string; orgId: string }>> {
+  return db
+    .selectDistinct({ recordId: attributeConsents.recordId, orgId: consentRecords.orgId })
+    .from(attributeConsents)
+    .innerJoin(consentRecords, eq(consentRecords.id, attributeConsents.recordId))
+    .where(expired(now))
+    .limit(BATCH);
+}
+
+/**
+ * Turns one record's expired AskMe consents into Disallow and appends their events.
+ * @returns how many attributes lapsed (count).
+ */
+async function sweepRecord(db: Db, record: { recordId: string; orgId: string }, now: Date, requestId: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await lockRecord(tx, record.recordId);
+    // Re-read under the lock: another process, or the individual, may have changed them meanwhile.
+    const lapsed = await tx.select().from(attributeConsents).where(and(eq(attributeConsents.recordId, record.recordId), expired(now)));
+    if (lapsed.length === 0) return 0;
+    await tx
+      .update(attributeConsents)
+      .set({ value: 'Disallow', days: 0, decidedAt: sql`${attributeConsents.expiresAt}`, expiresAt: null })
+      .where(and(eq(attributeConsents.recordId, record.recordId), expired(now)));
+    const contents = lapsed.map((row) => ({
+      id: uuidv7(),
+      orgId: record.orgId,
+      recordId: record.recordId,
+      userId: row.userId,
+      purposeId: row.purposeId,
+      attributeId: row.attributeId,
+      oldValue: 'AskMe' as const,
+      newValue: 'Disallow' as const,
+      oldDays: row.days,
+      newDays: 0,
+      occurredAt: now.toISOString(),
+      actor: { type: 'system' as const },
+      channel: { endpoint: 'askme-expiry-sweep', userAgent: '' },
+      requestId,
+    }));
+    await appendEvents(tx, record.orgId, seal(await lockChainHead(tx, record.orgId), contents));
+    return lapsed.length;
+  });
+}
+
+/**
+ * Runs one sweep over every expired AskMe.
+ * @param now - the instant that decides expiry.
+ * @returns how many attributes lapsed (count).
+ */
+export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<number> {
+  const requestId = `sweep-${randomUUID()}`;
+  let total = 0;
+  for (;;) {
+    const records = await expiredRecords(db, now);
+    for (const record of records) total += await sweepRecord(db, record, now, requestId);
+    if (records.length < BATCH) return total;
+  }
+}
+
+/**
+ * Runs the sweep every `seconds` while the app is up (first run after one period), and stops it on
+ * close. A failed round is logged (one line, no query parameters) and the next one retries.
+ * @param seconds - the period (seconds).
+ */
+export function scheduleSweep(app: FastifyInstance, db: Db, seconds: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => {
+      running = sweepExpiredAskMe(db)
+        .then((n) => n > 0 && app.log.info({ lapsed: n }, 'AskMe consents lapsed'))
+        .catch((err) => app.log.error({ err: safeErrorMessage(err) }, 'AskMe expiry sweep failed'));
+    }, seconds * 1000);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
+}
