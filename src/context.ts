@@ -5,6 +5,7 @@
 import type { Config } from './config.js';
 import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
 import { HistoryService } from './consent/history.js';
+import { ListingService } from './consent/listing.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
@@ -31,6 +32,7 @@ export interface Context {
   consents: ConsentService;
   history: HistoryService;
   individuals: IndividualService;
+  listings: ListingService;
 }
 
 /**
@@ -58,5 +60,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const consents = new ConsentService(store.db);
   const history = new HistoryService(store.db);
   const individuals = new IndividualService(store.db, config);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals };
+  const listings = new ListingService(store.db);
+  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings };
 }

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { historyRoutes } from './consent/history-routes.js';
+import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import { scheduleSweep } from './consent/sweep.js';
 import type { Context } from './context.js';
@@ -97,6 +98,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(templateRoutes, { templates: ctx.templates });
       await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
+      await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
     },
     { prefix: '/v1' },

@@ -76,6 +76,8 @@ export const ACCESS_POLICY = {
   'consents.history.list': { credential: 'any', who: 'the individual, or the Dpo of the organisation (checked by the consent service)' },
   'consents.history.at': { credential: 'any', who: 'the individual named by `userid`, or the Dpo of the organisation (checked by the consent service)' },
   'consents.history.verify': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
+  'consented.attribute.users': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'consented.purpose.users': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'individuals.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'individuals.count': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'individuals.add': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
