@@ -1,6 +1,6 @@
 /** SQL of consent records and their current attribute consents. */
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Executor } from '../db/open.js';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { type Executor, rowsOf } from '../db/open.js';
 import { attributeConsents, consentRecords, dataAttributes, purposeAttributes, purposes } from '../db/schema.js';
 import type { ConsentValue } from './values.js';
 
@@ -71,7 +71,7 @@ export async function readConsents(db: Executor, orgId: string, recordId: string
     )
     .where(and(eq(purposes.orgId, orgId), isNull(purposes.deletedAt), purposeId ? eq(purposes.id, purposeId) : undefined))
     .orderBy(asc(purposes.createdAt), asc(purposes.id), asc(purposeAttributes.createdAt), asc(dataAttributes.id));
-  // A link to a deleted attribute leaves a purpose row with a null attribute; keep it only as the purpose's marker.
+  // A purpose with no live attribute yields one row with a null attribute: the purpose's marker.
   return rows.map((r) => ({ ...r, value: r.value as ConsentValue | null }));
 }
 
@@ -81,8 +81,8 @@ export async function readConsents(db: Executor, orgId: string, recordId: string
  * @returns false when the record does not exist.
  */
 export async function lockRecord(tx: Executor, recordId: string): Promise<boolean> {
-  const rows = await tx.execute(sql`SELECT id FROM consent_records WHERE id = ${recordId} FOR UPDATE`);
-  return (rows as unknown as { rows: unknown[] }).rows.length > 0;
+  const result = await tx.execute(sql`SELECT id FROM consent_records WHERE id = ${recordId} FOR UPDATE`);
+  return rowsOf(result).length > 0;
 }
 
 /** A consent to store. */
@@ -107,12 +107,4 @@ export async function writeConsents(tx: Executor, rows: ConsentWrite[]): Promise
       target: [attributeConsents.recordId, attributeConsents.purposeId, attributeConsents.attributeId],
       set: { value: sql`excluded.value`, days: sql`excluded.days`, decidedAt: sql`excluded.decided_at`, expiresAt: sql`excluded.expires_at` },
     });
-}
-
-/** The stored consents of some attributes of one purpose in one record. */
-export async function storedConsents(tx: Executor, recordId: string, purposeId: string, attributeIds: string[]) {
-  return tx
-    .select({ attributeId: attributeConsents.attributeId, value: attributeConsents.value, days: attributeConsents.days, decidedAt: attributeConsents.decidedAt })
-    .from(attributeConsents)
-    .where(and(eq(attributeConsents.recordId, recordId), eq(attributeConsents.purposeId, purposeId), inArray(attributeConsents.attributeId, attributeIds)));
 }
