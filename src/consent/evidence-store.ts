@@ -2,7 +2,9 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentChainHeads, consentEvents } from '../db/schema.js';
-import { GENESIS_LINK, type SealedEvent } from './evidence.js';
+import { v7 as uuidv7 } from 'uuid';
+import { type EventDraft, GENESIS_LINK, type SealedEvent, seal } from './evidence.js';
+import type { ConsentRow } from './store.js';
 import type { ConsentValue } from './values.js';
 
 /**
@@ -10,7 +12,7 @@ import type { ConsentValue } from './values.js';
  * on first use), so appends are numbered and linked one after the other.
  * @returns the seq and link of the last event.
  */
-export async function lockChainHead(tx: Executor, orgId: string): Promise<{ seq: number; link: Buffer }> {
+async function lockChainHead(tx: Executor, orgId: string): Promise<{ seq: number; link: Buffer }> {
   const [head] = await tx
     .insert(consentChainHeads)
     .values({ orgId, seq: 0, link: GENESIS_LINK })
@@ -19,10 +21,16 @@ export async function lockChainHead(tx: Executor, orgId: string): Promise<{ seq:
   return head!;
 }
 
-/** Appends sealed events and moves the head to the last one. */
-export async function appendEvents(tx: Executor, orgId: string, events: SealedEvent[]): Promise<void> {
-  const last = events.at(-1);
-  if (!last) return;
+/**
+ * Appends events to the organisation's chain: locks its head, gives each event an ID, numbers and
+ * seals them after the head (see `seal`), stores them and moves the head to the last one. Call it
+ * last in the transaction, so the head stays locked only until the commit.
+ * @param drafts - the events in order, without ID, organisation and seq.
+ */
+export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
+  if (drafts.length === 0) return;
+  const events = seal(await lockChainHead(tx, orgId), drafts.map((d) => ({ ...d, id: uuidv7(), orgId })));
+  const last = events.at(-1)!;
   await tx.insert(consentEvents).values(events.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt) })));
   await tx.update(consentChainHeads).set({ seq: last.seq, link: last.link }).where(eq(consentChainHeads.orgId, orgId));
 }
@@ -127,20 +135,12 @@ export async function stateAt(db: Executor, recordId: string, at: Date) {
  */
 export async function configurationAt(db: Executor, orgId: string, at: Date) {
   const result = await db.execute(sql`
-    SELECT p.id AS purpose_id, p.name AS purpose_name, p.description AS purpose_description,
-           p.lawful_usage, p.policy_url, a.id AS attribute_id, a.name AS attribute_name
+    SELECT p.id AS "purposeId", p.name AS "purposeName", p.description AS "purposeDescription",
+           p.lawful_usage AS "lawfulUsage", p.policy_url AS "policyUrl", a.id AS "attributeId", a.name AS "attributeName"
     FROM purposes p
     JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.created_at <= ${at} AND (pa.unlinked_at IS NULL OR pa.unlinked_at > ${at})
     JOIN data_attributes a ON a.id = pa.attribute_id AND a.created_at <= ${at} AND (a.deleted_at IS NULL OR a.deleted_at > ${at})
     WHERE p.org_id = ${orgId} AND p.created_at <= ${at} AND (p.deleted_at IS NULL OR p.deleted_at > ${at})
     ORDER BY p.created_at, p.id, pa.created_at, a.id`);
-  return rowsOf<{
-    purpose_id: string;
-    purpose_name: string;
-    purpose_description: string;
-    lawful_usage: boolean;
-    policy_url: string;
-    attribute_id: string;
-    attribute_name: string;
-  }>(result);
+  return rowsOf<Omit<ConsentRow, 'value' | 'days' | 'decidedAt'> & { attributeId: string; attributeName: string }>(result);
 }

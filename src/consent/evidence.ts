@@ -51,6 +51,9 @@ export interface EventContent {
   requestId: string;
 }
 
+/** An event as a change describes it, before the chain gives it an ID, organisation and seq. */
+export type EventDraft = Omit<EventContent, 'id' | 'orgId' | 'seq'>;
+
 /**
  * SHA-256 of the event's canonical JSON (RFC 8785).
  * @param content - the event.

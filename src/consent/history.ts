@@ -4,12 +4,13 @@
  */
 import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';
+import { keysetPage } from '../http/pagination.js';
 import { isId } from '../util/ids.js';
 import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './evidence.js';
 import * as evidence from './evidence-store.js';
-import { presentPurpose, type PurposeState } from './present.js';
+import { presentPurpose, toPurposeStates } from './present.js';
 import type { RecordRow } from './store.js';
-import { type ConsentValue, defaultConsent } from './values.js';
+import type { ConsentValue } from './values.js';
 
 /** Events read per round trip while verifying (count). */
 const VERIFY_BATCH = 2000;
@@ -62,8 +63,8 @@ export class HistoryService {
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
     if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) throw new BadRequest('startid must be the Seq of an event');
     const rows = await evidence.historyPage(this.db, { orgId: record.orgId, userId: record.userId, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
-    const events = rows.slice(0, limit);
-    return { events: events.map(presentEvent), next: rows.length > limit ? String(events.at(-1)!.seq) : undefined };
+    const page = keysetPage(rows, limit, (e) => String(e.seq));
+    return { events: page.items.map(presentEvent), next: page.next };
   }
 
   /**
@@ -74,18 +75,12 @@ export class HistoryService {
     if (at.getTime() < record.createdAt.getTime()) throw new NotFound('The consent record did not exist at that time');
     const [config, events] = await Promise.all([evidence.configurationAt(this.db, record.orgId, at), evidence.stateAt(this.db, record.id, at)]);
     const last = new Map(events.map((e) => [`${e.purposeId}/${e.attributeId}`, e]));
-    const states = new Map<string, PurposeState>();
-    for (const c of config) {
-      let state = states.get(c.purpose_id);
-      if (!state) {
-        state = { purpose: { id: c.purpose_id, name: c.purpose_name, description: c.purpose_description, lawfulUsage: c.lawful_usage, policyUrl: c.policy_url }, attributes: [] };
-        states.set(c.purpose_id, state);
-      }
-      const e = last.get(`${c.purpose_id}/${c.attribute_id}`);
-      const consent = e ? { value: e.value as ConsentValue, days: e.days, decidedAt: e.decidedAt, isDefault: false } : defaultConsent(c.lawful_usage, record.createdAt);
-      state.attributes.push({ id: c.attribute_id, name: c.attribute_name, consent });
-    }
-    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, At: at.toISOString(), ConsentsAndPurposes: [...states.values()].map((s) => presentPurpose(s, at)) };
+    const rows = config.map((c) => {
+      const e = last.get(`${c.purposeId}/${c.attributeId}`);
+      return { ...c, value: (e?.value ?? null) as ConsentValue | null, days: e?.days ?? null, decidedAt: e?.decidedAt ?? null };
+    });
+    const states = toPurposeStates(rows, record.createdAt);
+    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, At: at.toISOString(), ConsentsAndPurposes: states.map((s) => presentPurpose(s, at)) };
   }
 
   /**

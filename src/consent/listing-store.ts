@@ -3,8 +3,9 @@
  * order over an index, so a page costs O(limit) at any depth: never an offset, never a query per user.
  * Only users subscribed now are listed.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
+import { dataAttributes, purposeAttributes } from '../db/schema.js';
 import type { IndividualRow } from '../individuals/store.js';
 
 /** What a page asks for. */
@@ -18,6 +19,17 @@ export interface ListingQuery {
   after: string | undefined;
   /** Rows to read (count). */
   limit: number;
+}
+
+/** The IDs of the purpose's live data attributes (links not removed, attributes not deleted), in link order. */
+export async function liveAttributeIds(db: Executor, purposeId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: dataAttributes.id })
+    .from(purposeAttributes)
+    .innerJoin(dataAttributes, and(eq(dataAttributes.id, purposeAttributes.attributeId), isNull(dataAttributes.deletedAt)))
+    .where(and(eq(purposeAttributes.purposeId, purposeId), isNull(purposeAttributes.unlinkedAt)))
+    .orderBy(asc(purposeAttributes.createdAt), asc(dataAttributes.id));
+  return rows.map((r) => r.id);
 }
 
 /** A stored consent that does not count at `now()`: Disallow, or an AskMe that ran out. */

@@ -4,10 +4,11 @@
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';
-import type { IndividualBody } from '../individuals/service.js';
+import { keysetPage } from '../http/pagination.js';
+import { type IndividualBody, presentIndividual } from '../individuals/service.js';
+import { findPurpose } from '../purposes/store.js';
 import { isId } from '../util/ids.js';
-import { consentedUsers } from './listing-store.js';
-import { readConsents } from './store.js';
+import { consentedUsers, liveAttributeIds } from './listing-store.js';
 
 /** Consented-user pages. */
 export class ListingService {
@@ -21,22 +22,20 @@ export class ListingService {
    * @throws {NotFound} when the purpose is not the organisation's, or the attribute not the purpose's.
    */
   async page(orgId: string, purposeId: string, attributeId: string | undefined, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
-    if (!isId(purposeId)) throw new NotFound('Purpose not found');
-    // The purpose's live configuration: a nil record ID reads it without any individual's consents.
-    const rows = await readConsents(this.db, orgId, '00000000-0000-0000-0000-000000000000', purposeId);
-    if (rows.length === 0) throw new NotFound('Purpose not found');
-    const attributes = rows.flatMap((r) => (r.attributeId ? [r.attributeId] : []));
+    const purpose = isId(purposeId) ? await findPurpose(this.db, orgId, purposeId) : null;
+    if (!purpose) throw new NotFound('Purpose not found');
+    const attributes = await liveAttributeIds(this.db, purposeId);
     if (attributeId !== undefined && !attributes.includes(attributeId)) throw new NotFound('Attribute not found in this purpose');
     if (startId !== undefined && !isId(startId)) return { users: [] };
     const found = await consentedUsers(this.db, {
       orgId,
       purposeId,
       attributeIds: attributeId ? [attributeId] : attributes,
-      lawfulUsage: rows[0]!.lawfulUsage,
+      lawfulUsage: purpose.lawfulUsage,
       after: startId,
       limit: limit + 1,
     });
-    const users = found.slice(0, limit).map((u) => ({ ID: u.id, Name: u.name, Phone: u.phone, Email: u.email }));
-    return { users, next: found.length > limit ? users.at(-1)!.ID : undefined };
+    const page = keysetPage(found, limit, (u) => u.id);
+    return { users: page.items.map(presentIndividual), next: page.next };
   }
 }

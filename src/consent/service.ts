@@ -3,15 +3,14 @@
  * Every change is applied under the record's row lock and appends its evidence in the same
  * transaction (see `evidence.ts`).
  */
-import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
 import { readRetention } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, type Access } from './access.js';
-import { type Actor, type Channel, seal } from './evidence.js';
-import { appendEvents, lockChainHead } from './evidence-store.js';
+import type { Actor, Channel } from './evidence.js';
+import { appendEvents } from './evidence-store.js';
 import { presentPurpose, purposeStatus, type PurposeState, toPurposeStates } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
@@ -92,7 +91,7 @@ export class ConsentService {
   /**
    * Applies changes to one purpose of a record: under the record's lock, checks that each
    * attribute belongs to the purpose, stores the values and appends one event per attribute.
-   * @param changes - by attribute; `null` attributeIds means every attribute of the purpose.
+   * @param changes - by attribute, or `{all}`: every attribute of the purpose to one value with Days 0.
    * @throws {NotFound} for an unknown purpose or an attribute that is not the purpose's.
    */
   async apply(record: store.RecordRow, actor: Actor, meta: RequestMeta, purposeId: string, changes: Change[] | { all: ConsentValue }): Promise<void> {
@@ -107,8 +106,6 @@ export class ConsentService {
         const current = state.attributes.find((a) => a.id === c.attributeId);
         if (!current) throw new NotFound('Attribute not found in this purpose');
         return {
-          id: uuidv7(),
-          orgId: record.orgId,
           recordId: record.id,
           userId: record.userId,
           purposeId,
@@ -127,8 +124,7 @@ export class ConsentService {
         tx,
         list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) })),
       );
-      const head = await lockChainHead(tx, record.orgId);
-      await appendEvents(tx, record.orgId, seal(head, contents));
+      await appendEvents(tx, record.orgId, contents);
     });
   }
 

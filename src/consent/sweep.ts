@@ -6,13 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
-import { v7 as uuidv7 } from 'uuid';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/open.js';
 import { safeErrorMessage } from '../util/errors.js';
 import { attributeConsents, consentRecords } from '../db/schema.js';
-import { seal } from './evidence.js';
-import { appendEvents, lockChainHead } from './evidence-store.js';
+import { appendEvents } from './evidence-store.js';
 import { lockRecord } from './store.js';
 
 /** Records handled per sweep round (count). */
@@ -44,8 +42,6 @@ async function sweepRecord(db: Db, record: { recordId: string; orgId: string }, 
       .set({ value: 'Disallow', days: 0, decidedAt: sql`${attributeConsents.expiresAt}`, expiresAt: null })
       .where(and(eq(attributeConsents.recordId, record.recordId), expired(now)));
     const contents = lapsed.map((row) => ({
-      id: uuidv7(),
-      orgId: record.orgId,
       recordId: record.recordId,
       userId: row.userId,
       purposeId: row.purposeId,
@@ -59,7 +55,7 @@ async function sweepRecord(db: Db, record: { recordId: string; orgId: string }, 
       channel: { endpoint: 'askme-expiry-sweep', userAgent: '' },
       requestId,
     }));
-    await appendEvents(tx, record.orgId, seal(await lockChainHead(tx, record.orgId), contents));
+    await appendEvents(tx, record.orgId, contents);
     return lapsed.length;
   });
 }

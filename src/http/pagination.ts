@@ -56,3 +56,16 @@ export function pageLinks(publicUrl: string, requestUrl: string, limit: number, 
   }
   return links;
 }
+
+/**
+ * Splits a keyset read of `limit + 1` rows into the page and the start of the next one: the extra
+ * row only tells that another page exists.
+ * @param rows - at most `limit + 1` rows, in page order.
+ * @param limit - the page size (count).
+ * @param keyOf - the cursor (`startid`) of a row.
+ * @returns the page's rows and, when another page exists, the key of its last row.
+ */
+export function keysetPage<T>(rows: T[], limit: number, keyOf: (row: T) => string): { items: T[]; next?: string } {
+  const items = rows.slice(0, limit);
+  return rows.length > limit ? { items, next: keyOf(items.at(-1)!) } : { items };
+}

@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import { keysetPage } from '../http/pagination.js';
 import { normaliseUsername } from '../identity/service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { subscribe } from '../orgs/store.js';
@@ -31,7 +32,13 @@ export interface AddIndividual {
   password?: string;
 }
 
-const present = (row: store.IndividualRow): IndividualBody => ({ ID: row.id, Name: row.name, Email: row.email, Phone: row.phone });
+/**
+ * The API shape of a stored individual.
+ * @param row - the user's row.
+ */
+export function presentIndividual(row: store.IndividualRow): IndividualBody {
+  return { ID: row.id, Name: row.name, Email: row.email, Phone: row.phone };
+}
 
 /** An organisation's individuals. */
 export class IndividualService {
@@ -47,9 +54,8 @@ export class IndividualService {
    */
   async page(orgId: string, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { users: [] };
-    const rows = await store.subscribersPage(this.db, orgId, startId, limit + 1);
-    const users = rows.slice(0, limit).map(present);
-    return { users, next: rows.length > limit ? users.at(-1)!.ID : undefined };
+    const page = keysetPage(await store.subscribersPage(this.db, orgId, startId, limit + 1), limit, (u) => u.id);
+    return { users: page.items.map(presentIndividual), next: page.next };
   }
 
   /** How many users are subscribed (count). */
@@ -69,7 +75,7 @@ export class IndividualService {
       const user = isId(input.userid) ? await store.findUser(this.db, input.userid) : null;
       if (!user) throw new NotFound('User not found');
       const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
-      return { user: present(user), consentId, created: subscribed };
+      return { user: presentIndividual(user), consentId, created: subscribed };
     }
     const username = normaliseUsername(input.username!);
     // Passwords are hashed before the transaction: argon2id must not hold a connection.
@@ -89,7 +95,7 @@ export class IndividualService {
       if (await store.usernameTaken(tx, username)) throw new Conflict('A user with this username exists; subscribe them by userid');
       const user = await store.createUser(tx, { username, name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash });
       const { consentId } = await subscribe(tx, user.id, orgId);
-      return { user: present(user), consentId, created: true };
+      return { user: presentIndividual(user), consentId, created: true };
     });
   }
 
