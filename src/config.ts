@@ -58,6 +58,20 @@ export interface Config {
   askMeSweepSeconds: number;
   /** Fastify `trustProxy`: true when behind a reverse proxy that sets X-Forwarded-For. */
   trustProxy: boolean;
+  /** `smtp://` or `smtps://` URL of the mail relay; undefined writes mails to `<dataDir>/outbox`. */
+  smtpUrl: string | undefined;
+  /** RFC 5322 `From` of every mail Assent sends. */
+  mailFrom: string;
+  /** Hosts a webhook may reach over plain http and at private or loopback addresses (development, tests). */
+  webhookAllowHttpHosts: string[];
+  /** Lease of one batch of a background job before another worker takes it over (seconds). */
+  jobLeaseSeconds: number;
+  /** Individuals claimed per batch of a special consent request (count). */
+  notifyBatchSize: number;
+  /** Retries of a failed webhook delivery after its first attempt (count). */
+  webhookRetries: number;
+  /** Delay before the first webhook retry, doubled for each further one (seconds). */
+  webhookRetryDelaySeconds: number;
   /** pino log level. */
   logLevel: string;
 }
@@ -70,6 +84,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
     throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function smtpUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  return raw;
 }
 
 /**
@@ -135,6 +155,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
+    webhookAllowHttpHosts: (env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
+    notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
+    webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
+    webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

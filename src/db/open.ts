@@ -81,6 +81,13 @@ export interface Store {
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /**
+   * Runs raw SQL outside Drizzle, for libraries that bring their own SQL (the pg-boss job queue).
+   * Without `values` the text may hold several statements; the last one's rows are answered.
+   * @param text - SQL with `$1`… parameters.
+   * @param values - parameter values.
+   */
+  raw(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
    * Calls `onNotify` on each PostgreSQL NOTIFY on `channel` (from any process on PostgreSQL).
    * @returns a function that stops listening.
    */
@@ -122,6 +129,7 @@ export function openPostgres(url: string, poolSize = 20): Store {
     async ping() {
       await db.execute(sql`SELECT 1`);
     },
+    raw: (text, values) => pool.query(text, values),
     async listen(channel, onNotify) {
       const client = new pg.Client({ connectionString: url });
       client.on('error', () => {}); // a lost listener only delays reloads to the periodic one
@@ -157,6 +165,12 @@ export async function openPglite(dir: string): Promise<Store> {
     async ping() {
       await client.query('SELECT 1');
     },
+    async raw(text, values) {
+      if (values && values.length > 0) return client.query(text, values);
+      // PGlite's extended protocol takes one statement; a parameterless script goes through exec.
+      const results = await client.exec(text);
+      return results.at(-1) ?? { rows: [] };
+    },
     async listen(channel, onNotify) {
       return client.listen(channel, onNotify);
     },
@@ -164,4 +178,21 @@ export async function openPglite(dir: string): Promise<Store> {
       await client.close();
     },
   };
+}
+
+/** A pg-boss `db` option: raw SQL on a given connection or transaction. */
+export interface RawExecutor {
+  /** Runs one statement. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Raw SQL inside a Drizzle transaction, so that a library (pg-boss) can write in the same
+ * transaction as Assent: both commit, or neither does. Both drivers' transaction sessions hold a
+ * client whose `query(text, values)` answers `{ rows }` (a pg PoolClient, a PGlite Transaction).
+ * @param tx - the transaction handle given by `db.transaction`.
+ */
+export function rawIn(tx: Executor): RawExecutor {
+  const { client } = (tx as unknown as { session: { client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } } }).session;
+  return { executeSql: (text, values) => client.query(text, values) };
 }

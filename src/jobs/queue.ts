@@ -1,0 +1,68 @@
+/**
+ * The durable job queue: pg-boss (PostgreSQL `SKIP LOCKED` queues with leases, retries and
+ * exponential backoff), in the schema `pgboss` of the same database. On the embedded store it
+ * runs on PGlite through the store's raw-SQL adapter, so the same queue code serves both.
+ *
+ * A job that a crashed process held is taken over when its lease (`ASSENT_JOB_LEASE_SECONDS`)
+ * expires: pg-boss's maintenance, every second here, fails it and its retry runs elsewhere.
+ */
+import PgBoss from 'pg-boss';
+import type { Store } from '../db/open.js';
+
+/** The queues and what their jobs carry. */
+export const QUEUES = {
+  /** One batch of a special consent request: `{jobId, batch}`. */
+  consentRequestBatch: 'consent-request-batch',
+  /** One failed webhook or mail delivery to retry: `{jobId, userId}`. */
+  consentRequestRetry: 'consent-request-retry',
+} as const;
+
+/** Timing of the queues. */
+export interface QueueOptions {
+  /** Lease of one job (seconds). */
+  leaseSeconds: number;
+  /** Retries of a failed delivery (count). */
+  deliveryRetries: number;
+  /** First retry delay of a delivery, doubled each time (seconds). */
+  deliveryRetryDelaySeconds: number;
+}
+
+/** A started queue. */
+export type Queue = PgBoss;
+
+/**
+ * Starts pg-boss on the store: creates or migrates its schema and the queues.
+ * @param store - the open store.
+ * @param opts - timings.
+ * @param onError - receives errors of pg-boss's background work (logged by the caller).
+ * @throws the database's error when the schema cannot be created.
+ */
+export async function startQueue(store: Store, opts: QueueOptions, onError: (err: Error) => void): Promise<Queue> {
+  const boss = new PgBoss({
+    db: { executeSql: (text: string, values?: unknown[]) => store.raw(text, values) as Promise<{ rows: never[] }> },
+    schema: 'pgboss',
+    maintenanceIntervalSeconds: 1,
+    monitorStateIntervalSeconds: 60,
+  });
+  boss.on('error', onError);
+  await boss.start();
+  const definitions = [
+    // A batch that fails (the database went away) is retried; its last failure marks the request failed.
+    { name: QUEUES.consentRequestBatch, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
+    // The retry job's own first run is the first retry, so pg-boss retries it one time fewer.
+    { name: QUEUES.consentRequestRetry, retryLimit: Math.max(opts.deliveryRetries - 1, 0), retryDelay: opts.deliveryRetryDelaySeconds, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
+  ];
+  for (const queue of definitions) {
+    await boss.createQueue(queue.name, queue); // a no-op when it exists...
+    await boss.updateQueue(queue.name, queue); // ...so the current settings are applied here
+  }
+  return boss;
+}
+
+/**
+ * Stops the queue: no new work is fetched; running handlers get `graceSeconds` to finish.
+ * @param graceSeconds - seconds.
+ */
+export async function stopQueue(boss: Queue, graceSeconds = 10): Promise<void> {
+  await boss.stop({ graceful: true, wait: true, timeout: graceSeconds * 1000 });
+}

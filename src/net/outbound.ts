@@ -1,0 +1,144 @@
+/**
+ * Requests Assent makes to URLs that an organisation admin configured (webhooks; later the
+ * federation issue's IdP endpoints). Server-side request forgery is the threat (OWASP ASVS 5.0
+ * V1.3.6, V13.2.4): an admin must not be able to make Assent reach its own network. So every request
+ * - goes only to the configured URL's host;
+ * - resolves that host once, checks every address against loopback, private, link-local and the
+ *   other special-use ranges, and connects only to an address it checked (the DNS lookup result is
+ *   handed to the socket, so a second lookup cannot rebind the name);
+ * - follows no redirects, times out after 5 s, and reads at most 1 MiB of the answer, which it
+ *   never passes on to the caller.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Why an outbound request did not get an answer. */
+export class OutboundError extends Error {
+  override name = 'OutboundError';
+  /**
+   * @param message - our words, safe to store and show (never the remote body).
+   * @param kind - `blocked` (policy refused the URL or address), `timeout`, `network`.
+   */
+  constructor(
+    message: string,
+    readonly kind: 'blocked' | 'timeout' | 'network',
+  ) {
+    super(message);
+  }
+}
+
+/** What the operator allows. */
+export interface OutboundPolicy {
+  /** Hosts (lower case) that may be reached over plain http and at non-public addresses. */
+  allowHttpHosts: readonly string[];
+  /** Whole-request time limit (milliseconds); 5000 unless a caller needs less. */
+  timeoutMs?: number;
+}
+
+/** The answer to an outbound request: its status only; the body is read (≤ 1 MiB) and dropped. */
+export interface OutboundAnswer {
+  status: number;
+}
+
+/** Largest answer body read (bytes); the rest is cut off. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/**
+ * True when `address` is a public unicast address: not loopback, private (RFC 1918, RFC 4193),
+ * link-local, carrier-grade NAT, multicast, reserved, documentation or another special-use range.
+ * @param address - an IPv4 or IPv6 literal.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === 'unicast';
+}
+
+/**
+ * Checks a configured URL against the policy without contacting it (used when it is saved).
+ * @returns a reason to refuse it, or null when it is acceptable.
+ */
+export function urlProblem(raw: string, policy: OutboundPolicy): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials';
+  const allowed = policy.allowHttpHosts.includes(url.hostname.toLowerCase());
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) return 'must be an https URL';
+  return null;
+}
+
+function guardedLookup(allowed: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      // Every address must pass: one private answer among public ones could still be chosen.
+      const bad = allowed ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      if (bad || addresses.length === 0) {
+        return callback(new OutboundError(`${hostname} resolves to a non-public address`, 'blocked') as NodeJS.ErrnoException, '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
+
+/**
+ * POSTs `body` to `url` under the policy.
+ * @param url - the configured URL.
+ * @param body - the request body (bytes or UTF-8 text).
+ * @param headers - request headers; `Content-Length` is set here.
+ * @returns the answer's status; any status is an answer (the caller decides what success is).
+ * @throws {OutboundError} when the policy refuses the URL or address, on timeout, or on a network error.
+ */
+export function postOutbound(url: string, body: string, headers: Record<string, string>, policy: OutboundPolicy): Promise<OutboundAnswer> {
+  const problem = urlProblem(url, policy);
+  if (problem) return Promise.reject(new OutboundError(`URL ${problem}`, 'blocked'));
+  const target = new URL(url);
+  const allowed = policy.allowHttpHosts.includes(target.hostname.toLowerCase());
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(target, {
+      method: 'POST',
+      agent: agents[target.protocol as 'http:' | 'https:'],
+      lookup: guardedLookup(allowed),
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      timeout: policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    });
+    const timer = setTimeout(() => req.destroy(new OutboundError('no answer within the time limit', 'timeout')), policy.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    req.on('timeout', () => req.destroy(new OutboundError('no answer within the time limit', 'timeout')));
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err instanceof OutboundError ? err : new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network'));
+    });
+    req.on('response', (res) => {
+      let read = 0;
+      // A redirect is an answer like any other: Location is never followed.
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_ANSWER_BYTES) res.destroy();
+      });
+      const done = () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0 });
+      };
+      res.on('end', done);
+      res.on('close', done);
+    });
+    req.end(body);
+  });
+}
