@@ -9,6 +9,7 @@ import { ListingService } from './consent/listing.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
 import { KeyRing } from './identity/keys.js';
 import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
@@ -22,6 +23,8 @@ export interface Context {
   config: Config;
   store: Store;
   master: MasterKey;
+  /** Outgoing mail (SMTP_URL, or the outbox); the HTTP app closes it on shutdown. */
+  mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
   identity: IdentityService;
@@ -61,5 +64,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const history = new HistoryService(store.db);
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db);
-  return { config, store, master, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings };
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+  return { config, store, master, mailer, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings };
 }

@@ -18,6 +18,8 @@ import { installErrorHandlers } from './http/errors.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
+import { notificationRoutes } from './notifications/routes.js';
+import { startNotifications } from './notifications/start.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
@@ -84,6 +86,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   installBodyKeyCanonicalisation(app);
   installAuthGuard(app, ctx.store.db, ctx.tokens);
   scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
+  const notifications = await startNotifications(app, ctx);
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
@@ -100,6 +103,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
+      await v1.register(notificationRoutes, { notifications, publicUrl: ctx.config.publicUrl });
     },
     { prefix: '/v1' },
   );

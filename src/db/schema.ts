@@ -121,6 +121,13 @@ export const users = pgTable('users', {
   clientToken: text('client_token').notNull().default(''),
   clientType: integer('client_type').notNull().default(0),
   imageId: text('image_id').notNull().default(''),
+  /** An anonymous user (SPEC 4.4): no password, no e-mail, until upgraded to a full account. */
+  anonymous: boolean('anonymous').notNull().default(false),
+  /**
+   * When the account was deleted (GDPR Art. 17): the row stays as a tombstone without personal
+   * data, so that the consent history keeps naming the individual by this ID, a pseudonym.
+   */
+  deletedAt: tz('deleted_at'),
   createdAt: createdAt(),
   updatedAt: tz('updated_at').notNull().defaultNow(),
 });
@@ -224,3 +231,5 @@ export const loginThrottle = pgTable('login_throttle', {
 
 
 export * from './schema-consent.js';
+export * from './schema-notifications.js';
+export * from './schema-users.js';

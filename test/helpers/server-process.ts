@@ -31,6 +31,10 @@ export interface ServedAssent {
   output(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   terminate(): Promise<number | null>;
+  /** Kills the server with SIGKILL (a crash) and waits until it is gone. */
+  kill(): Promise<void>;
+  /** Starts `assent serve` again on the same store and port; waits for readiness. */
+  restart(timeoutMs?: number): Promise<void>;
   /** Kills the server if still running and removes the store. */
   cleanup(): Promise<void>;
 }
@@ -65,56 +69,82 @@ async function freshStoreEnv() {
   return { env, port, dataDir, pgdb };
 }
 
-/**
- * Imports `importFile` into a fresh store with the CLI, then starts `assent serve` on it and waits
- * for GET /readyz.
- */
-export async function serveFresh(importFile: string): Promise<ServedAssent> {
-  if (!existsSync(path.join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
-  const { env, port, dataDir, pgdb } = await freshStoreEnv();
-  const imported = await runCli(['import', importFile], env);
-  if (imported.code !== 0) throw new Error(`assent import failed (${imported.code}): ${imported.stderr}`);
+/** A spawned `assent serve`. */
+interface Spawned {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output(): string;
+}
 
+function spawnServe(env: NodeJS.ProcessEnv): Spawned {
   const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+/** Waits for GET /readyz; rejects when the process exits first or after `timeoutMs`. */
+async function waitReady(served: Spawned, url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (served.child.exitCode !== null) throw new Error(`assent serve exited with ${served.child.exitCode}: ${served.output()}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) return;
+    if (Date.now() > deadline) throw new Error(`assent serve not ready after ${timeoutMs / 1000} s: ${served.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Imports `importFile` into a fresh store with the CLI, then starts `assent serve` on it and waits
+ * for GET /readyz.
+ * @param extraEnv - settings for the server (and the import).
+ */
+export async function serveFresh(importFile: string, extraEnv: Record<string, string> = {}): Promise<ServedAssent> {
+  if (!existsSync(path.join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
+  const { env: baseEnv, port, dataDir, pgdb } = await freshStoreEnv();
+  const env = { ...baseEnv, ...extraEnv };
+  const imported = await runCli(['import', importFile], env);
+  if (imported.code !== 0) throw new Error(`assent import failed (${imported.code}): ${imported.stderr}`);
   const url = `http://127.0.0.1:${port}`;
+  let current = spawnServe(env);
 
   const cleanup = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
+    if (current.child.exitCode === null && current.child.signalCode === null) {
+      current.child.kill('SIGKILL');
+      await current.exited;
     }
     await pgdb?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await cleanup();
-      throw new Error(`assent serve exited with ${child.exitCode}: ${output}`);
-    }
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await cleanup();
-      throw new Error(`assent serve not ready after 30 s: ${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitReady(current, url);
+  } catch (err) {
+    await cleanup();
+    throw err;
   }
 
   return {
     url,
     base: `${url}/v1`,
     env,
-    child,
-    output: () => output,
+    get child() {
+      return current.child;
+    },
+    output: () => current.output(),
     async terminate() {
-      child.kill('SIGTERM');
-      return exited;
+      current.child.kill('SIGTERM');
+      return current.exited;
+    },
+    async kill() {
+      current.child.kill('SIGKILL');
+      await current.exited;
+    },
+    async restart(timeoutMs = 30_000) {
+      current = spawnServe(env);
+      await waitReady(current, url, timeoutMs);
     },
     cleanup,
   };

@@ -1,0 +1,100 @@
+/**
+ * Notifications of the special consent request (SPEC 4.3, the 202 operation; issue #3): each
+ * organisation's transports, the request jobs, one delivery row per (job, individual), which is
+ * the idempotency key that keeps an individual from being notified twice, and the webhook log.
+ */
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { tz } from './columns.js';
+import { organisations, purposes } from './schema.js';
+
+/**
+ * An organisation's notification transports. The webhook secret is sealed under the master key
+ * (purpose `webhook-secret`); the receiver holds it to check `Assent-Signature`.
+ */
+export const notificationTransports = pgTable('notification_transports', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => organisations.id),
+  emailEnabled: boolean('email_enabled').notNull().default(false),
+  webhookUrl: text('webhook_url'),
+  webhookSecretSealed: text('webhook_secret_sealed'),
+  updatedAt: tz('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * One special consent request: asks every subscribed individual who holds a Disallow for any of
+ * `attributeIds` to reconsider. Scanned in keyset batches of individuals (`cursor` = last user ID
+ * claimed); `batchSeq` is the number of batches claimed so far.
+ */
+export const consentRequestJobs = pgTable(
+  'consent_request_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    purposeId: uuid('purpose_id')
+      .notNull()
+      .references(() => purposes.id),
+    attributeIds: jsonb('attribute_ids').$type<string[]>().notNull(),
+    /** Who asked: `{userId, apiKeyId?}`. */
+    requestedBy: jsonb('requested_by').notNull(),
+    /** `queued`, `running`, `completed` or `failed`. */
+    state: text('state').notNull(),
+    batchSeq: integer('batch_seq').notNull().default(0),
+    cursor: uuid('cursor'),
+    scanDone: boolean('scan_done').notNull().default(false),
+    notified: integer('notified').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    error: text('error'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    startedAt: tz('started_at'),
+    finishedAt: tz('finished_at'),
+  },
+  (t) => [index('consent_request_jobs_org').on(t.orgId, t.createdAt)],
+);
+
+/**
+ * One notification of one individual by one job: its primary key is the idempotency key. `state`
+ * is `pending` (claimed, not yet sent), `retrying`, `sent`, `failed` or `skipped` (no transport
+ * reaches the individual).
+ */
+export const consentRequestDeliveries = pgTable(
+  'consent_request_deliveries',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => consentRequestJobs.id),
+    userId: uuid('user_id').notNull(),
+    batch: integer('batch').notNull(),
+    /** `webhook`, `email`, or `none` when skipped. */
+    transport: text('transport').notNull(),
+    state: text('state').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.userId] }), index('consent_request_deliveries_batch').on(t.jobId, t.batch)],
+);
+
+/** The webhook delivery log: one row per attempt (UUIDv7 IDs, so ID order is time order); never the signature. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    orgId: uuid('org_id').notNull(),
+    jobId: uuid('job_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    url: text('url').notNull(),
+    attempt: integer('attempt').notNull(),
+    /** HTTP status of the answer; null when none came (refused, timed out). */
+    status: integer('status'),
+    /** Why it failed, in our words (never the remote body); null on success. */
+    error: text('error'),
+    /** milliseconds */
+    durationMs: integer('duration_ms').notNull(),
+    at: tz('at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_attempts_org_id').on(t.orgId, t.id)],
+);

@@ -1,0 +1,112 @@
+/**
+ * Routes of the special consent request and its notification transports, under `{base}`:
+ * - `POST /organizations/{organizationID}/purposes/{purposeID}/attributes/consent` (SPEC 4.3): 202 + Location
+ * - `GET /organizations/{organizationID}/jobs/{jobID}`: the job's state and counts
+ * - `GET|PUT /organizations/{organizationID}/notification-transports`
+ * - `GET /organizations/{organizationID}/notification-transports/webhook/attempts`: the delivery log
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
+import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { errors } from '../http/schemas.js';
+import type { NotificationService } from './service.js';
+
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const security = [{ bearer: [] }];
+
+const TransportsBody = Type.Object({
+  Email: Type.Object({
+    Enabled: Type.Boolean({ description: 'mail individuals who have an e-mail address when no webhook is set' }),
+    Delivery: Type.String({ description: '`smtp` (SMTP_URL) or `outbox` (files in ASSENT_DATA_DIR/outbox)' }),
+  }),
+  Webhook: Type.Object({
+    Enabled: Type.Boolean(),
+    URL: Type.String(),
+    Secret: Type.Optional(Type.String({ description: 'HMAC-SHA256 signing secret; answered only when it was just generated' })),
+  }),
+});
+const TransportsInput = Type.Object({
+  email: Type.Optional(Type.Object({ enabled: Type.Boolean() })),
+  webhook: Type.Optional(Type.Union([Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }), Type.Null()])),
+  rotatesecret: Type.Optional(Type.Boolean()),
+});
+const JobBody = Type.Object({
+  ID: Type.String(),
+  Type: Type.String({ description: '`consent-request`' }),
+  State: Type.String({ description: '`queued`, `running`, `completed` or `failed`' }),
+  PurposeID: Type.String(),
+  AttributeIDs: Type.Array(Type.String()),
+  Notified: Type.Integer({ description: 'individuals notified (count)' }),
+  Skipped: Type.Integer({ description: 'individuals no transport reaches (count)' }),
+  Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
+  Error: Type.String({ description: 'why the job failed; "" otherwise' }),
+  CreatedAt: Type.String({ description: 'RFC 3339' }),
+  StartedAt: Type.String({ description: 'RFC 3339, or ""' }),
+  FinishedAt: Type.String({ description: 'RFC 3339, or ""' }),
+});
+const AttemptBody = Type.Object({
+  ID: Type.String(),
+  JobID: Type.String(),
+  UserID: Type.String(),
+  URL: Type.String(),
+  Attempt: Type.Integer({ description: '1 for the first try' }),
+  Status: Type.Integer({ description: 'HTTP status of the answer; 0 when none came' }),
+  Error: Type.String({ description: 'why it failed; "" on success' }),
+  DurationMs: Type.Integer({ description: 'milliseconds' }),
+  At: Type.String({ description: 'RFC 3339' }),
+});
+
+/** @param opts.notifications - the notification service; opts.publicUrl - for absolute URLs. */
+export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: NotificationService; publicUrl: string }> = async (app, { notifications, publicUrl }) => {
+  app.post('/organizations/:organizationID/purposes/:purposeID/attributes/consent', {
+    config: { operation: 'consent.request.create' },
+    schema: {
+      tags: ['consents'],
+      security,
+      summary: 'Special consent request: notify every subscribed individual who disallows any of the attributes',
+      description: 'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual.',
+      params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
+      body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
+      response: { 202: Type.Null(), ...errors(400, 401, 403, 404, 409) },
+    },
+    // SPEC 4.3: the body is optional; a request without one asks about every attribute.
+    preValidation: async (req) => {
+      if (req.body === undefined || req.body === null) req.body = {};
+    },
+    handler: async (req, reply) => {
+      const { organizationID, purposeID } = req.params;
+      const jobId = await notifications.request(req.principal as Principal, organizationID, purposeID, req.body.attributeids);
+      return reply.code(202).header('location', `${publicUrl}/v1/organizations/${organizationID}/jobs/${jobId}`).send(null);
+    },
+  });
+
+  app.get('/organizations/:organizationID/jobs/:jobID', {
+    config: { operation: 'jobs.read' },
+    schema: { tags: ['jobs'], security, summary: 'A background job: state, counts and times', params: Type.Object({ ...OrgParams.properties, jobID: Type.String() }), response: { 200: JobBody, ...errors(401, 403, 404) } },
+    handler: async (req) => notifications.job(req.params.organizationID, req.params.jobID),
+  });
+
+  app.get('/organizations/:organizationID/notification-transports', {
+    config: { operation: 'notifications.transports.read' },
+    schema: { tags: ['notifications'], security, summary: 'The organisation’s notification transports (the webhook secret is never shown)', params: OrgParams, response: { 200: TransportsBody, ...errors(401, 403, 404) } },
+    handler: async (req) => notifications.transports(req.params.organizationID),
+  });
+
+  app.put('/organizations/:organizationID/notification-transports', {
+    config: { operation: 'notifications.transports.update' },
+    schema: { tags: ['notifications'], security, summary: 'Set the e-mail and webhook transports; absent fields keep their setting, `webhook: null` removes it', params: OrgParams, body: TransportsInput, response: { 200: TransportsBody, ...errors(400, 401, 403, 404) } },
+    handler: async (req) => notifications.updateTransports(req.params.organizationID, req.body),
+  });
+
+  app.get('/organizations/:organizationID/notification-transports/webhook/attempts', {
+    config: { operation: 'notifications.webhook.attempts' },
+    schema: { tags: ['notifications'], security, summary: 'The webhook delivery log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Attempts: Type.Array(AttemptBody), Links }), ...errors(400, 401, 403, 404) } },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const page = await notifications.attempts(req.params.organizationID, req.query.startid, limit);
+      const Attempts = page.items.map((a) => ({ ID: a.id, JobID: a.jobId, UserID: a.userId, URL: a.url, Attempt: a.attempt, Status: a.status ?? 0, Error: a.error ?? '', DurationMs: a.durationMs, At: a.at.toISOString() }));
+      return { Attempts, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+};

@@ -1,0 +1,159 @@
+/**
+ * The rules of the special consent request (SPEC 4.3, the 202 operation; issue #3) and of the
+ * organisation's notification transports.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../db/open.js';
+import { rawIn } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
+import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import { keysetPage } from '../http/pagination.js';
+import { QUEUES, type Queue } from '../jobs/queue.js';
+import { urlProblem } from '../net/outbound.js';
+import { liveAttributeIds } from '../consent/listing-store.js';
+import { findPurpose } from '../purposes/store.js';
+import { isId } from '../util/ids.js';
+import { queueJobId } from './ids.js';
+import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
+import * as store from './store.js';
+
+/** The transports as shown to admins; the secret only when it was just generated. */
+export interface TransportsView {
+  Email: { Enabled: boolean; Delivery: 'smtp' | 'outbox' };
+  Webhook: { Enabled: boolean; URL: string; Secret?: string };
+}
+
+/** A change of transports; an absent field keeps its setting. */
+export interface TransportsInput {
+  email?: { enabled: boolean };
+  /** `null` removes the webhook. */
+  webhook?: { url: string } | null;
+  /** Generate a new webhook secret even though the URL is unchanged. */
+  rotatesecret?: boolean;
+}
+
+/** A job as shown at `GET .../jobs/{jobID}`. */
+export interface JobView {
+  ID: string;
+  Type: 'consent-request';
+  State: string;
+  PurposeID: string;
+  AttributeIDs: string[];
+  Notified: number;
+  Skipped: number;
+  Failed: number;
+  Error: string;
+  CreatedAt: string;
+  StartedAt: string;
+  FinishedAt: string;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : '');
+
+/** Transports, requests, jobs and the webhook log of organisations. */
+export class NotificationService {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+    private readonly setup: NotificationSetup,
+  ) {}
+
+  /** The organisation's transports. */
+  async transports(orgId: string): Promise<TransportsView> {
+    const row = await store.readTransports(this.db, orgId);
+    return this.view(row);
+  }
+
+  /**
+   * Changes the organisation's transports. Setting a webhook URL (or `rotatesecret`) generates a
+   * new signing secret, answered once in `Webhook.Secret` and stored sealed.
+   * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host).
+   */
+  async updateTransports(orgId: string, input: TransportsInput): Promise<TransportsView> {
+    const row = await store.readTransports(this.db, orgId);
+    let webhookUrl = row?.webhookUrl ?? null;
+    let sealed = row?.webhookSecretSealed ?? null;
+    let secret: string | undefined;
+    if (input.webhook === null) [webhookUrl, sealed] = [null, null];
+    else if (input.webhook !== undefined) {
+      const problem = urlProblem(input.webhook.url, this.setup.policy);
+      if (problem) throw new BadRequest(`webhook.url ${problem}`);
+      if (input.webhook.url !== webhookUrl || !sealed) secret = newSecret();
+      webhookUrl = input.webhook.url;
+    }
+    if (input.rotatesecret && webhookUrl) secret = newSecret();
+    if (secret) sealed = this.setup.master.seal(secret, WEBHOOK_SECRET_PURPOSE);
+    const next = { orgId, emailEnabled: input.email?.enabled ?? row?.emailEnabled ?? false, webhookUrl, webhookSecretSealed: sealed };
+    await store.writeTransports(this.db, next);
+    const view = this.view({ ...next, updatedAt: new Date() });
+    if (secret) view.Webhook.Secret = secret;
+    return view;
+  }
+
+  /**
+   * Starts a special consent request: one job, queued in the same transaction as its row.
+   * @param attributeIds - the purpose's attributes to ask about; undefined means all of them.
+   * @returns the job's ID.
+   * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
+   * @throws {BadRequest} when the purpose has no attributes to ask about.
+   * @throws {Conflict} when the organisation has no transport that could deliver anything.
+   */
+  async request(principal: Principal, orgId: string, purposeId: string, attributeIds: string[] | undefined): Promise<string> {
+    const purpose = isId(purposeId) ? await findPurpose(this.db, orgId, purposeId) : null;
+    if (!purpose) throw new NotFound('Purpose not found');
+    const live = await liveAttributeIds(this.db, purposeId);
+    const wanted = attributeIds === undefined ? live : [...new Set(attributeIds)];
+    const unknown = wanted.find((id) => !live.includes(id));
+    if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
+    if (wanted.length === 0) throw new BadRequest('The purpose has no data attributes to ask about');
+    const { transports } = await this.setup.transports(orgId);
+    if (!transports.webhook && !transports.email) {
+      throw new Conflict('The organisation has no notification transport: configure a webhook or e-mail at /notification-transports');
+    }
+    const id = randomUUID();
+    await this.db.transaction(async (tx) => {
+      const requestedBy = { userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) };
+      await store.insertJob(tx, { id, orgId, purposeId, attributeIds: wanted, requestedBy });
+      await this.queue.send(QUEUES.consentRequestBatch, { jobId: id, batch: 1 }, { id: queueJobId(id, 'batch.1'), db: rawIn(tx) });
+    });
+    return id;
+  }
+
+  /** A job of the organisation. @throws {NotFound} when it is not one. */
+  async job(orgId: string, jobId: string): Promise<JobView> {
+    const row = isId(jobId) ? await store.findJob(this.db, orgId, jobId) : null;
+    if (!row) throw new NotFound('Job not found');
+    return {
+      ID: row.id,
+      Type: 'consent-request',
+      State: row.state,
+      PurposeID: row.purposeId,
+      AttributeIDs: row.attributeIds,
+      Notified: row.notified,
+      Skipped: row.skipped,
+      Failed: row.failed,
+      Error: row.error ?? '',
+      CreatedAt: iso(row.createdAt),
+      StartedAt: iso(row.startedAt),
+      FinishedAt: iso(row.finishedAt),
+    };
+  }
+
+  /** One page of the webhook log, newest first. @param startId - exclusive; a malformed one gives an empty page. */
+  async attempts(orgId: string, startId: string | undefined, limit: number): Promise<{ items: store.AttemptRow[]; next?: string }> {
+    if (startId !== undefined && !isId(startId)) return { items: [] };
+    return keysetPage(await store.attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
+  }
+
+  private view(row: store.TransportRow | null): TransportsView {
+    return {
+      Email: { Enabled: row?.emailEnabled ?? false, Delivery: this.setup.mailer.kind },
+      Webhook: { Enabled: Boolean(row?.webhookUrl), URL: row?.webhookUrl ?? '' },
+    };
+  }
+}
+
+/** A webhook signing secret: 256 random bits. */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

@@ -1,0 +1,195 @@
+/**
+ * SQL of the special consent request (issue #3): transports, jobs, delivery rows, the webhook log.
+ */
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { type Executor, rowsOf } from '../db/open.js';
+import { consentRequestJobs, notificationTransports, webhookAttempts } from '../db/schema.js';
+
+/** An organisation's transports as stored. */
+export type TransportRow = typeof notificationTransports.$inferSelect;
+/** A job as stored. */
+export type JobRow = typeof consentRequestJobs.$inferSelect;
+/** A webhook log row as stored. */
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+/** The organisation's transports, or null when none were ever configured. */
+export async function readTransports(db: Executor, orgId: string): Promise<TransportRow | null> {
+  const [row] = await db.select().from(notificationTransports).where(eq(notificationTransports.orgId, orgId));
+  return row ?? null;
+}
+
+/** Creates or replaces the organisation's transports. */
+export async function writeTransports(db: Executor, row: Omit<TransportRow, 'updatedAt'>): Promise<void> {
+  const { orgId, ...fields } = row;
+  await db
+    .insert(notificationTransports)
+    .values(row)
+    .onConflictDoUpdate({ target: notificationTransports.orgId, set: { ...fields, updatedAt: sql`now()` } });
+}
+
+/** Inserts a queued job. */
+export async function insertJob(db: Executor, job: Pick<JobRow, 'id' | 'orgId' | 'purposeId' | 'attributeIds' | 'requestedBy'>): Promise<void> {
+  await db.insert(consentRequestJobs).values({ ...job, state: 'queued' });
+}
+
+/** A job of the organisation, or null. */
+export async function findJob(db: Executor, orgId: string, jobId: string): Promise<JobRow | null> {
+  const [row] = await db.select().from(consentRequestJobs).where(and(eq(consentRequestJobs.id, jobId), eq(consentRequestJobs.orgId, orgId)));
+  return row ?? null;
+}
+
+/** The job under its row lock (inside a transaction), or null. */
+export async function lockJob(tx: Executor, jobId: string): Promise<JobRow | null> {
+  const [row] = await tx.select().from(consentRequestJobs).where(eq(consentRequestJobs.id, jobId)).for('update');
+  return row ?? null;
+}
+
+/** One individual to notify. */
+export interface Recipient {
+  userId: string;
+  email: string;
+}
+
+/**
+ * The next `limit` subscribed individuals after `after` (user-ID order) for whom at least one of
+ * `attributeIds` does not count as consented: a stored Disallow, an AskMe that ran out, or, for a
+ * consent-based purpose, no decision at all (the default is then Disallow; NOTES.md "Defaults").
+ * A keyset over `subscriptions_org_user`, one index probe per individual scanned.
+ */
+export async function nextRecipients(
+  db: Executor,
+  q: { orgId: string; purposeId: string; attributeIds: string[]; lawfulUsage: boolean; after: string | null; limit: number },
+): Promise<Recipient[]> {
+  const after = q.after === null ? sql`` : sql`AND s.user_id > ${q.after}`;
+  const ids = sql`c.attribute_id IN ${q.attributeIds}`;
+  const condition = q.lawfulUsage
+    ? sql`EXISTS (SELECT 1 FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND ${ids}
+          AND (c.value = 'Disallow' OR (c.value = 'AskMe' AND c.expires_at <= now())))`
+    : sql`(SELECT count(*) FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND ${ids}
+          AND c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())) < ${q.attributeIds.length}`;
+  const result = await db.execute(sql`
+    SELECT s.user_id AS "userId", u.email FROM subscriptions s JOIN users u ON u.id = s.user_id
+    WHERE s.org_id = ${q.orgId} ${after} AND ${condition}
+    ORDER BY s.user_id LIMIT ${q.limit}`);
+  return rowsOf<Recipient>(result);
+}
+
+/** A delivery row to claim. */
+export interface Claim {
+  userId: string;
+  transport: 'webhook' | 'email' | 'none';
+}
+
+/**
+ * Claims a batch: inserts its delivery rows (`skipped` for transport `none`, else `pending`) and
+ * moves the job's cursor. The (job, individual) key makes a second claim of anyone a no-op.
+ * @returns how many rows were skipped (count).
+ */
+export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], scanDone: boolean): Promise<number> {
+  let skipped = 0;
+  if (claims.length > 0) {
+    const result = await tx.execute(sql`
+      INSERT INTO consent_request_deliveries (job_id, user_id, batch, transport, state)
+      SELECT ${jobId}, u, ${batch}, t, CASE WHEN t = 'none' THEN 'skipped' ELSE 'pending' END
+      FROM unnest(${`{${claims.map((c) => c.userId).join(',')}}`}::uuid[], ${`{${claims.map((c) => c.transport).join(',')}}`}::text[]) AS x(u, t)
+      ON CONFLICT DO NOTHING RETURNING state`);
+    skipped = rowsOf<{ state: string }>(result).filter((r) => r.state === 'skipped').length;
+  }
+  const cursor = claims.at(-1)?.userId;
+  await tx.execute(sql`
+    UPDATE consent_request_jobs SET batch_seq = ${batch}, scan_done = ${scanDone}, skipped = skipped + ${skipped},
+      cursor = COALESCE(${cursor ?? null}::uuid, cursor), state = 'running', started_at = COALESCE(started_at, now())
+    WHERE id = ${jobId}`);
+  return skipped;
+}
+
+/** A delivery waiting to be sent. */
+export interface PendingDelivery {
+  userId: string;
+  transport: 'webhook' | 'email';
+  email: string;
+  attempts: number;
+}
+
+/** The deliveries of a batch still `pending` (none after a completed run; some after a crash). */
+export async function pendingOfBatch(db: Executor, jobId: string, batch: number): Promise<PendingDelivery[]> {
+  const result = await db.execute(sql`
+    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
+    WHERE d.job_id = ${jobId} AND d.batch = ${batch} AND d.state = 'pending'`);
+  return rowsOf<PendingDelivery>(result);
+}
+
+/** One delivery awaiting a retry, or null when it is no longer `retrying`. */
+export async function retryingDelivery(db: Executor, jobId: string, userId: string): Promise<PendingDelivery | null> {
+  const result = await db.execute(sql`
+    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
+    WHERE d.job_id = ${jobId} AND d.user_id = ${userId} AND d.state = 'retrying'`);
+  return rowsOf<PendingDelivery>(result)[0] ?? null;
+}
+
+/**
+ * Moves deliveries from one of `from` states to `to`, and adds the number actually moved to the
+ * job's counter of `to` (so a repeated call counts nobody twice).
+ * @param to - `sent`, `retrying` or `failed`.
+ * @param error - the reason stored with a failure, or null.
+ * @returns how many rows moved (count).
+ */
+export async function settle(db: Executor, jobId: string, userIds: string[], from: string[], to: 'sent' | 'retrying' | 'failed', error: string | null): Promise<number> {
+  if (userIds.length === 0) return 0;
+  const counter = to === 'sent' ? sql`notified = notified + m.n` : to === 'failed' ? sql`failed = failed + m.n` : sql`notified = notified`;
+  const result = await db.execute(sql`
+    WITH moved AS (
+      UPDATE consent_request_deliveries SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
+      WHERE job_id = ${jobId} AND user_id = ANY(${`{${userIds.join(',')}}`}::uuid[]) AND state IN ${from}
+      RETURNING 1),
+    m AS (SELECT count(*)::int AS n FROM moved)
+    UPDATE consent_request_jobs SET ${counter} FROM m WHERE id = ${jobId} RETURNING m.n`);
+  return rowsOf<{ n: number }>(result)[0]?.n ?? 0;
+}
+
+/** Marks the job completed when its scan is done and no delivery is pending or retrying. */
+export async function completeIfDone(db: Executor, jobId: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE consent_request_jobs SET state = 'completed', finished_at = now()
+    WHERE id = ${jobId} AND state = 'running' AND scan_done
+      AND NOT EXISTS (SELECT 1 FROM consent_request_deliveries WHERE job_id = ${jobId} AND state IN ('pending', 'retrying'))`);
+}
+
+/** Marks the job failed, with the reason, unless it already ended. */
+export async function failJob(db: Executor, jobId: string, error: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE consent_request_jobs SET state = 'failed', error = ${error}, finished_at = now()
+    WHERE id = ${jobId} AND state IN ('queued', 'running')`);
+}
+
+/** Appends webhook log rows. */
+export async function logAttempts(db: Executor, rows: (typeof webhookAttempts.$inferInsert)[]): Promise<void> {
+  if (rows.length > 0) await db.insert(webhookAttempts).values(rows);
+}
+
+/** One page of the organisation's webhook log, newest first (UUIDv7 IDs are time-ordered). */
+export async function attemptsPage(db: Executor, orgId: string, before: string | undefined, limit: number): Promise<AttemptRow[]> {
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(before === undefined ? eq(webhookAttempts.orgId, orgId) : and(eq(webhookAttempts.orgId, orgId), lt(webhookAttempts.id, before)))
+    .orderBy(desc(webhookAttempts.id))
+    .limit(limit);
+}
+
+/** A job by ID alone (the worker's view), or null. */
+export async function findJobById(db: Executor, jobId: string): Promise<JobRow | null> {
+  const [row] = await db.select().from(consentRequestJobs).where(eq(consentRequestJobs.id, jobId));
+  return row ?? null;
+}
+
+/** The names the notification text needs: the organisation's, the purpose's and its attributes'. */
+export async function namesFor(db: Executor, orgId: string, purposeId: string, attributeIds: string[]): Promise<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }> {
+  const result = await db.execute(sql`
+    SELECT o.name AS "orgName", p.name AS "purposeName", p.lawful_usage AS "lawfulUsage",
+      COALESCE((SELECT json_agg(a.name ORDER BY a.name) FROM data_attributes a WHERE a.id IN ${attributeIds}), '[]'::json) AS "attributeNames"
+    FROM organisations o JOIN purposes p ON p.org_id = o.id WHERE o.id = ${orgId} AND p.id = ${purposeId}`);
+  const row = rowsOf<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }>(result)[0];
+  if (!row) throw new Error('the request names an organisation or purpose that is gone');
+  return row;
+}

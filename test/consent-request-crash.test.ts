@@ -1,0 +1,67 @@
+/**
+ * A special consent request survives a crash: the real `assent serve` is killed (SIGKILL) in the
+ * middle of a job and started again on the same store; the job finishes, every individual is
+ * notified, and nobody under two idempotency keys. Deliveries in flight at the kill are sent again
+ * with the same key (a receiver de-duplicates on it); the job counts each individual once.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { call } from './helpers/assent.js';
+import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
+import { type ServedAssent, serveFresh } from './helpers/server-process.js';
+
+/** Individuals added to the demo organisation (alice is already subscribed). */
+const ADDED = 150;
+const BATCH = 20;
+
+let s: ServedAssent;
+let hook: Receiver;
+
+beforeAll(async () => {
+  hook = await startReceiver();
+  s = await serveFresh('examples/demo.json', {
+    ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1',
+    ASSENT_NOTIFY_BATCH_SIZE: String(BATCH),
+    ASSENT_JOB_LEASE_SECONDS: '2',
+  });
+});
+afterAll(async () => {
+  await s?.cleanup();
+  await hook?.close();
+});
+
+it('killing the process mid-job and starting it again finishes the job without notifying anyone under two keys', async () => {
+  const signIn = await call(`${s.base}/v1.1/users/login`, { body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' } });
+  const token = signIn.body.Token.access_token as string;
+  const orgId = signIn.body.User.Roles[0].OrgID as string;
+  const orgUrl = `${s.base}/organizations/${orgId}`;
+  const purposes = (await call(`${orgUrl}/purposes`, { token })).body.Purposes;
+  const marketing = purposes.find((p: any) => p.Name === 'Marketing').ID as string;
+  for (let i = 0; i < ADDED; i++) {
+    expect((await call(`${orgUrl}/users`, { body: { username: `person${i}@acme.example` }, token })).status).toBe(201);
+  }
+  expect((await call(`${orgUrl}/notification-transports`, { method: 'PUT', body: { webhook: { url: hook.url } }, token })).status).toBe(200);
+
+  hook.delayMs = 25; // slow enough that the kill lands mid-job
+  const res = await call(`${orgUrl}/purposes/${marketing}/attributes/consent`, { method: 'POST', body: {}, token });
+  expect(res.status).toBe(202);
+  const location = res.headers.get('location')!;
+  await waitFor(async () => hook.received.length, (n) => n >= 40, 30_000);
+  await s.kill();
+  const atKill = hook.received.length;
+  expect(atKill).toBeLessThan(ADDED); // the job was interrupted, not finished
+
+  // On the embedded store the dead process's data-directory lock goes stale after 15 s.
+  await waitFor(
+    () => s.restart().then(() => true, () => false),
+    (ok) => ok,
+    60_000,
+  );
+  const job = await waitFor(() => call(location, { token }), (r) => r.body?.State === 'completed', 60_000);
+  const keys = new Set(hook.received.map((r) => String(r.headers['idempotency-key'])));
+  const users = new Set(hook.received.map((r) => r.body.userId));
+  expect(job.body).toMatchObject({ State: 'completed', Notified: ADDED + 1, Skipped: 0, Failed: 0 });
+  expect(users.size).toBe(ADDED + 1); // everyone, alice included
+  expect(keys.size).toBe(ADDED + 1); // one key per individual
+  // Sent again: only what was in flight at the kill (at most one settle chunk per batch worker).
+  expect(hook.received.length - keys.size).toBeLessThanOrEqual(2 * BATCH);
+}, 150_000);
