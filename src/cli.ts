@@ -5,6 +5,7 @@
  *   assent migrate        apply database migrations
  *   assent import FILE    create or update organisations, clients and users from FILE; prints key → ID JSON
  *   assent keys rotate    start signing with a new key; old keys stay in the JWKS until their tokens expire
+ *   assent user delete ID delete an account (GDPR Art. 17); its consent history stays under the ID as a pseudonym
  *
  * Exit codes: 0 success, 1 failure, 2 usage or configuration error.
  */
@@ -23,6 +24,7 @@ const USAGE = `usage: assent <command>
   migrate        apply database migrations
   import FILE    create or update what FILE declares; prints the IDs as JSON
   keys rotate    sign new tokens with a fresh key
+  user delete ID delete a user's account (personal data, image, credentials); the consent history stays, pseudonymised
 `;
 
 class UsageError extends Error {}
@@ -87,6 +89,9 @@ export async function main(args: string[]): Promise<void> {
       case 'keys':
         if (rest[0] !== 'rotate') throw new UsageError('keys takes one subcommand: rotate');
         return await runAdmin(config, 'keys/rotate', null);
+      case 'user':
+        if (rest[0] !== 'delete' || !rest[1] || rest.length > 2) throw new UsageError('usage: assent user delete ID');
+        return await runAdmin(config, 'user/delete', { id: rest[1] });
       case undefined:
       case 'help':
       case '--help':

@@ -68,6 +68,8 @@ export interface Config {
   jobLeaseSeconds: number;
   /** Individuals claimed per batch of a special consent request (count). */
   notifyBatchSize: number;
+  /** Anonymous users an organisation may create per window (SPEC 4.4; ASVS 5.0 V2.4.1). */
+  anonymousLimit: { max: number; windowSeconds: number };
   /** Retries of a failed webhook delivery after its first attempt (count). */
   webhookRetries: number;
   /** Delay before the first webhook retry, doubled for each further one (seconds). */
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowHttpHosts: (env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
+    anonymousLimit: { max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000), windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600) },
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
     webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
     logLevel: env.LOG_LEVEL || 'info',

@@ -4,6 +4,8 @@
  */
 import type { Config } from './config.js';
 import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+import { AccountService } from './accounts/service.js';
+import { AnonymousService } from './anonymous/service.js';
 import { HistoryService } from './consent/history.js';
 import { ListingService } from './consent/listing.js';
 import { ConsentService } from './consent/service.js';
@@ -36,6 +38,8 @@ export interface Context {
   history: HistoryService;
   individuals: IndividualService;
   listings: ListingService;
+  anonymous: AnonymousService;
+  accounts: AccountService;
 }
 
 /**
@@ -65,5 +69,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
-  return { config, store, master, mailer, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings };
+  const anonymous = new AnonymousService(store.db, config);
+  const accounts = new AccountService(store.db);
+  return { config, store, master, mailer, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
 }

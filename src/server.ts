@@ -6,6 +6,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { accountRoutes } from './accounts/routes.js';
+import { anonymousRoutes } from './anonymous/routes.js';
 import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
@@ -104,6 +106,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
       await v1.register(notificationRoutes, { notifications, publicUrl: ctx.config.publicUrl });
+      await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
+      await v1.register(accountRoutes, { accounts: ctx.accounts });
     },
     { prefix: '/v1' },
   );

@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
 import { maxTokenTtl } from '../context.js';
+import { AccountService } from '../accounts/service.js';
+import { NotFound } from '../http/errors.js';
 import { rotateSigningKey } from '../identity/keys.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';
@@ -29,6 +31,14 @@ export function adminCommands(config: Config, store: Store): AdminHandler {
         const kid = await rotateSigningKey(store.db, loadMasterKey(config.secret, config.dataDir), maxTokenTtl(config));
         return { ok: true, result: { kid } };
       }
+      case 'user/delete':
+        try {
+          await new AccountService(store.db).delete(String((payload as { id?: unknown })?.id ?? ''));
+          return { ok: true, result: { deleted: (payload as { id: string }).id } };
+        } catch (err) {
+          if (err instanceof NotFound) return { ok: false, message: `no user with ID ${String((payload as { id?: unknown })?.id).slice(0, 64)}`, exitCode: 1 };
+          throw err;
+        }
       case 'migrate':
         await store.migrate();
         return { ok: true, result: { migrated: true } };

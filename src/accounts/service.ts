@@ -1,0 +1,29 @@
+/**
+ * Account deletion (GDPR Art. 17 "right to erasure"; issue #4), by the user (`POST {base}/users/unregister`)
+ * or by an operator (`assent user delete ID`). Personal data and credentials are deleted; the
+ * consent history is kept (GDPR Art. 7(1) and 17(3)(e): the organisation must still be able to
+ * prove consent) and names the individual only by the random user ID, which nothing links back
+ * to a person any more. The history's hash chain is untouched, so its verification still passes.
+ */
+import type { Db } from '../db/open.js';
+import { NotFound } from '../http/errors.js';
+import { isId } from '../util/ids.js';
+import * as store from './store.js';
+
+/** Deletes accounts. */
+export class AccountService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Deletes the account `userId` in one transaction.
+   * @throws {NotFound} when there is no such live account (never existed, or already deleted).
+   */
+  async delete(userId: string): Promise<void> {
+    if (!isId(userId)) throw new NotFound('User not found');
+    await this.db.transaction(async (tx) => {
+      const oldUsername = await store.scrubUser(tx, userId);
+      if (oldUsername === null) throw new NotFound('User not found');
+      await store.deleteUserData(tx, userId, oldUsername);
+    });
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Anonymous users (SPEC 4.4 "Add anonymous user"; NOTES.md "Anonymous user"; issue #4): an app
+ * records consents before the person has an account. The user is subscribed to the organisation
+ * with a consent record at once; the organisation's API key acts for it (see `consent/access.ts`).
+ * Later it can be upgraded in place to a full account, keeping its ID and so its consent history.
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { Conflict, NotFound } from '../http/errors.js';
+import type { UserBody } from '../http/schemas.js';
+import { hashPassword } from '../identity/passwords.js';
+import { normaliseUsername } from '../identity/service.js';
+import { subscribe } from '../orgs/store.js';
+import { enforce } from '../ratelimit/limit.js';
+import { presentUser } from '../users/present.js';
+import { userProfile } from '../users/store.js';
+import { isUniqueViolation } from '../util/errors.js';
+import { isId } from '../util/ids.js';
+import { v7 as uuidv7 } from 'uuid';
+import * as store from './store.js';
+
+/** What an upgrade sets. */
+export interface UpgradeInput {
+  username: string;
+  name?: string;
+  email?: string;
+  phone?: string;
+  /** Absent: the account signs in only through the organisation (its API key) until a password is set. */
+  password?: string;
+}
+
+/** Anonymous users of organisations. */
+export class AnonymousService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+  ) {}
+
+  /**
+   * Creates an anonymous user subscribed to `orgId`, with its consent record.
+   * @returns the bare SPEC 2 User.
+   * @throws {TooManyRequests} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
+   */
+  async create(orgId: string): Promise<UserBody> {
+    // Anti-automation (ASVS 5.0 V2.4.1): a leaked API key must not mint users without bound.
+    await enforce(this.db, `anon:${orgId}`, this.config.anonymousLimit);
+    const id = uuidv7();
+    await this.db.transaction(async (tx) => {
+      await store.insertAnonymous(tx, id);
+      await subscribe(tx, id, orgId);
+    });
+    return this.present(id);
+  }
+
+  /**
+   * Upgrades an anonymous subscriber of `orgId` to a full account with the same ID.
+   * @throws {NotFound} when `userId` is not an anonymous user subscribed to the organisation.
+   * @throws {Conflict} when the username is taken.
+   */
+  async upgrade(orgId: string, userId: string, input: UpgradeInput): Promise<UserBody> {
+    if (!isId(userId)) throw new NotFound('Anonymous user not found in this organisation');
+    // Hashed before the transaction: argon2id must not hold a connection.
+    const passwordHash = input.password ? await hashPassword(input.password.normalize('NFKC'), this.config.argon2) : null;
+    const fields = { username: normaliseUsername(input.username), name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash };
+    try {
+      await this.db.transaction(async (tx) => {
+        if (!(await store.lockAnonymousSubscriber(tx, orgId, userId))) throw new NotFound('Anonymous user not found in this organisation');
+        await store.upgrade(tx, userId, fields);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new Conflict('A user with this username exists');
+      throw err;
+    }
+    return this.present(userId);
+  }
+
+  private async present(userId: string): Promise<UserBody> {
+    const profile = (await userProfile(this.db, userId))!;
+    return presentUser(profile.row, profile.orgs, profile.roles, this.config.publicUrl);
+  }
+}
