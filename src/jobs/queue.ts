@@ -42,7 +42,6 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
     db: { executeSql: (text: string, values?: unknown[]) => store.raw(text, values) as Promise<{ rows: never[] }> },
     schema: 'pgboss',
     maintenanceIntervalSeconds: 1,
-    monitorStateIntervalSeconds: 60,
   });
   boss.on('error', onError);
   await boss.start();
@@ -63,6 +62,6 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
  * Stops the queue: no new work is fetched; running handlers get `graceSeconds` to finish.
  * @param graceSeconds - seconds.
  */
-export async function stopQueue(boss: Queue, graceSeconds = 10): Promise<void> {
+export async function stopQueue(boss: Queue, graceSeconds = 5): Promise<void> {
   await boss.stop({ graceful: true, wait: true, timeout: graceSeconds * 1000 });
 }

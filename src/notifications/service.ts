@@ -56,6 +56,8 @@ export class NotificationService {
     private readonly db: Db,
     private readonly queue: Queue,
     private readonly setup: NotificationSetup,
+    /** Wakes this process's batch workers once a request is queued. */
+    private readonly wake: () => void,
   ) {}
 
   /** The organisation's transports. */
@@ -116,6 +118,7 @@ export class NotificationService {
       await store.insertJob(tx, { id, orgId, purposeId, attributeIds: wanted, requestedBy });
       await this.queue.send(QUEUES.consentRequestBatch, { jobId: id, batch: 1 }, { id: queueJobId(id, 'batch.1'), db: rawIn(tx) });
     });
+    this.wake();
     return id;
   }
 

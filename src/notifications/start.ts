@@ -26,10 +26,11 @@ export async function startNotifications(app: FastifyInstance, ctx: Context): Pr
     (err) => app.log.error({ err: safeErrorMessage(err) }, 'job queue error'),
   );
   const setup = new NotificationSetup(store.db, ctx.master, ctx.mailer, config);
-  await new ConsentRequestWorker(store.db, queue, setup, app.log).start();
+  const worker = new ConsentRequestWorker(store.db, queue, setup, app.log);
+  await worker.start();
   app.addHook('onClose', async () => {
     await stopQueue(queue);
     ctx.mailer.close();
   });
-  return new NotificationService(store.db, queue, setup);
+  return new NotificationService(store.db, queue, setup, () => worker.wake());
 }
