@@ -81,6 +81,9 @@ describe('upgrading an anonymous user to a full account', () => {
     const upgradeUrl = `${t.base}/organizations/${org.orgId}/users/${anon.ID}/upgrade`;
     const taken = await call(upgradeUrl, { body: { username: 'carol@shop.example' }, token: org.tokens.owner });
     expect(taken.status).toBe(409);
+    const weak = await call(upgradeUrl, { body: { username: 'nora@shop.example', password: 'password1' }, token: org.tokens.owner });
+    expect(weak.status).toBe(400);
+    expect(weak.body.Message).toMatch(/common/i);
     const res = await call(upgradeUrl, { body: { username: 'Nora@Shop.example', name: 'Nora', email: 'nora@shop.example', password: 'nora-long-passphrase' }, token: org.tokens.owner });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ID: anon.ID, Name: 'Nora', Email: 'nora@shop.example' });

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../http/schemas.js';
+import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';
 import type { AnonymousService } from './service.js';
 
 const tags = ['users'];
@@ -16,7 +17,7 @@ const UpgradeBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(Type.String({ minLength: 8, maxLength: 128 })),
+  password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: 'checked by the password policy (README "Passwords"); a refusal is a 400 naming the rule' })),
 });
 
 /** @param opts.anonymous - the anonymous-user service. */

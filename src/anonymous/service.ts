@@ -11,6 +11,7 @@ import type { UserBody } from '../http/schemas.js';
 import { hashPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
 import { subscribe } from '../orgs/store.js';
+import { assertPasswordPolicy } from '../passwords/policy.js';
 import { enforce } from '../ratelimit/limit.js';
 import { presentUser } from '../users/present.js';
 import { userProfile } from '../users/store.js';
@@ -56,12 +57,16 @@ export class AnonymousService {
    * Upgrades an anonymous subscriber of `orgId` to a full account with the same ID.
    * @throws {NotFound} when `userId` is not an anonymous user subscribed to the organisation.
    * @throws {Conflict} when the username is taken.
+   * @throws {PasswordPolicyError} (400) when the password breaks the policy (README "Passwords").
    */
   async upgrade(orgId: string, userId: string, input: UpgradeInput): Promise<UserBody> {
     if (!isId(userId)) throw new NotFound('Anonymous user not found in this organisation');
+    const username = normaliseUsername(input.username);
+    // A password must pass the policy (NIST SP 800-63B §5.1.1.2); it is hashed in its NFKC form.
+    const password = input.password === undefined ? undefined : assertPasswordPolicy(input.password, { username });
     // Hashed before the transaction: argon2id must not hold a connection.
-    const passwordHash = input.password ? await hashPassword(input.password.normalize('NFKC'), this.config.argon2) : null;
-    const fields = { username: normaliseUsername(input.username), name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash };
+    const passwordHash = password === undefined ? null : await hashPassword(password, this.config.argon2);
+    const fields = { username, name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash };
     try {
       await this.db.transaction(async (tx) => {
         if (!(await store.lockAnonymousSubscriber(tx, orgId, userId))) throw new NotFound('Anonymous user not found in this organisation');

@@ -39,6 +39,26 @@ export async function verifyPassword(phc: string, password: string): Promise<boo
   }
 }
 
+/** How a candidate password matched a stored hash: `nfkc` (the normal case), `asTyped`, or not at all. */
+export type PasswordMatch = 'nfkc' | 'asTyped' | false;
+
+/**
+ * Verifies a candidate in its NFKC form (NIST SP 800-63B §5.1.1.2; `passwords/policy.ts`), and,
+ * when that form differs from what was typed, also as typed: hashes stored before issue #4 (by
+ * `assent import`) hold the password as it was written, so those users still sign in, and the
+ * caller then re-hashes the NFKC form. Whether the second verification runs depends only on the
+ * candidate, never on the account, so an unknown username still costs the same (ASVS 5.0 V6.3.8).
+ * @param phc - a stored hash.
+ * @param password - the candidate as sent.
+ * @returns which form matched, or false.
+ */
+export async function verifyNormalised(phc: string, password: string): Promise<PasswordMatch> {
+  const nfkc = password.normalize('NFKC');
+  if (await verifyPassword(phc, nfkc)) return 'nfkc';
+  if (nfkc !== password && (await verifyPassword(phc, password))) return 'asTyped';
+  return false;
+}
+
 /**
  * Tells whether a stored hash is weaker than the configured parameters (or not argon2id), so that
  * a successful login re-hashes it (ASVS 5.0 V11.4.2, "upgrade on login").

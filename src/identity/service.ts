@@ -11,7 +11,7 @@ import type { Principal } from '../http/auth.js';
 import * as users from '../users/store.js';
 import type { UserProfile } from '../users/store.js';
 import { presentUser } from '../users/present.js';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
 import { ClientRegistry } from './clients.js';
 import * as sessions from './store.js';
 import * as throttle from './throttle.js';
@@ -53,8 +53,8 @@ export class IdentityService {
   }
 
   /**
-   * Checks a username and password: throttle, lookup (one round trip), verification, re-hash when
-   * weaker than configured. Every failure is the same 401.
+   * Checks a username and password: throttle, lookup (one round trip), verification of the NFKC form
+   * (`verifyNormalised`), re-hash when weaker than configured or stored as typed. Every failure is the same 401.
    *
    * @param username - as sent.
    * @param password - as sent.
@@ -71,13 +71,15 @@ export class IdentityService {
     throttle.assertNotBlocked(found.blockedUntil);
     const stored = found.profile?.row.passwordHash ?? null;
     const hash = stored ?? (await this.dummyHash);
-    const ok = (await verifyPassword(hash, password)) && stored !== null;
+    const match = await verifyNormalised(hash, password);
+    const ok = match !== false && stored !== null;
     if (!ok || !found.profile) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
       throw new Unauthorized(BAD_CREDENTIALS, 'invalid_grant');
     }
     if (found.accountHasFailures) await throttle.recordSuccess(db, keys);
-    if (needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.profile.row.id, await hashPassword(password, config.argon2));
+    // A hash of the password as typed (before NFKC) or with weak parameters is replaced by the NFKC form's.
+    if (match === 'asTyped' || needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.profile.row.id, await hashPassword(password.normalize('NFKC'), config.argon2));
     return found.profile;
   }
 

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { errors } from '../http/schemas.js';
+import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';
 import type { IndividualService } from './service.js';
 
 const Individual = Type.Object({ ID: Type.String(), Name: Type.String(), Phone: Type.String(), Email: Type.String() });
@@ -21,7 +22,7 @@ const AddBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(Type.String({ minLength: 8, maxLength: 128, description: 'absent: the new user cannot sign in with a password' })),
+  password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: 'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule' })),
 });
 
 /** @param opts - the individual service and the public URL. */

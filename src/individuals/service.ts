@@ -9,6 +9,7 @@ import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { normaliseUsername } from '../identity/service.js';
 import { hashPassword } from '../identity/passwords.js';
+import { assertPasswordPolicy } from '../passwords/policy.js';
 import { subscribe } from '../orgs/store.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';
@@ -66,8 +67,9 @@ export class IndividualService {
   /**
    * Subscribes an existing user (by `userid`) or creates one (by `username`), with a consent record.
    * @returns the user, their consent record ID, and whether anything was created or subscribed.
-   * @throws {BadRequest} unless exactly one of `userid` and `username` is given; {NotFound} for an
-   *   unknown `userid`; {Conflict} when `username` is taken.
+   * @throws {BadRequest} unless exactly one of `userid` and `username` is given; {PasswordPolicyError}
+   *   (400) when `password` breaks the password policy; {NotFound} for an unknown `userid`;
+   *   {Conflict} when `username` is taken.
    */
   async add(orgId: string, input: AddIndividual): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
     if ((input.userid === undefined) === (input.username === undefined)) throw new BadRequest('Send either userid (an existing user) or username (a new user)');
@@ -78,8 +80,10 @@ export class IndividualService {
       return { user: presentIndividual(user), consentId, created: subscribed };
     }
     const username = normaliseUsername(input.username!);
+    // A password, when given, must pass the policy (NIST SP 800-63B §5.1.1.2): it is hashed in its NFKC form.
+    const password = input.password === undefined ? undefined : assertPasswordPolicy(input.password, { username });
     // Passwords are hashed before the transaction: argon2id must not hold a connection.
-    const passwordHash = input.password ? await hashPassword(input.password.normalize('NFKC'), this.config.argon2) : null;
+    const passwordHash = password === undefined ? null : await hashPassword(password, this.config.argon2);
     try {
       return await this.create(orgId, username, input, passwordHash);
     } catch (err) {

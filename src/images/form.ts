@@ -1,0 +1,82 @@
+/**
+ * Reads the upload form of `POST {base}/users/{userID}/image`: `multipart/form-data` with one
+ * file in the field `userimage` (SPEC 4.4 "Update user image"). The limits are enforced by busboy
+ * while the body streams in, so an oversized file is cut off at 5 MiB, never buffered whole.
+ */
+import type { FastifyRequest } from 'fastify';
+import { BadRequest, HttpError } from '../http/errors.js';
+import { MAX_IMAGE_BYTES } from './decode.js';
+
+/** The form field carrying the image (SPEC 4.4). */
+export const IMAGE_FIELD = 'userimage';
+
+/**
+ * busboy limits of the upload form (ASVS 5.0 V5.2.1): one file of at most 5 MiB, a few small
+ * fields (ignored), bounded part headers. Sizes in bytes.
+ */
+export const UPLOAD_LIMITS = {
+  fileSize: MAX_IMAGE_BYTES,
+  files: 1,
+  fields: 8,
+  fieldSize: 1024,
+  fieldNameSize: 100,
+  parts: 10,
+  headerPairs: 20,
+} as const;
+
+/** 413: the file is larger than the limit. */
+class FileTooLarge extends HttpError {
+  constructor() {
+    super(413, `The image is larger than 5 MiB (${MAX_IMAGE_BYTES} bytes)`);
+  }
+}
+
+const NOT_MULTIPART = `The body must be multipart/form-data with the image in the field ${IMAGE_FIELD}`;
+
+/**
+ * Turns what the multipart reader threw into a 4xx with a clear message: every error of reading
+ * a request body is the client's doing (a malformed or cut-off form), never a 500.
+ */
+function formError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  switch ((err as { code?: unknown }).code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new FileTooLarge();
+    case 'FST_FILES_LIMIT':
+      return new BadRequest(`Send one file only, in the form field ${IMAGE_FIELD}`);
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new BadRequest(`The form has too many parts: send one file, in the form field ${IMAGE_FIELD}`);
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new HttpError(415, NOT_MULTIPART);
+    default:
+      return new BadRequest('The multipart body is malformed or incomplete');
+  }
+}
+
+/**
+ * Reads the whole form and returns the bytes of its `userimage` file. Other fields are ignored.
+ * @throws {HttpError} 415 when the body is not multipart/form-data; 413 when the file exceeds
+ *   5 MiB; 400 when there is no file, the file is in another field, there is more than one file,
+ *   or the form is malformed.
+ */
+export async function readImageField(req: FastifyRequest): Promise<Buffer> {
+  if (!req.isMultipart()) throw new HttpError(415, NOT_MULTIPART);
+  let image: Buffer | undefined;
+  let otherField = false;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname === IMAGE_FIELD) image = await part.toBuffer();
+      else {
+        otherField = true;
+        await part.toBuffer(); // drained under the same size limit, then dropped
+      }
+    }
+  } catch (err) {
+    throw formError(err);
+  }
+  if (otherField) throw new BadRequest(`The image must be sent in the form field ${IMAGE_FIELD}`);
+  if (!image) throw new BadRequest(`The form carries no file: send the image in the field ${IMAGE_FIELD}`);
+  return image;
+}
