@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { Argon2Params } from './identity/passwords.js';
+import type { RateLimit } from './ratelimit/limit.js';
 
 /** Thrown when an environment variable holds a value Assent cannot use. */
 export class ConfigError extends Error {
@@ -54,6 +55,10 @@ export interface Config {
   throttleAccount: ThrottlePolicy;
   /** Brute-force policy per client IP address. */
   throttleIp: ThrottlePolicy;
+  /** Forgotten-password requests allowed per normalised username and window (SPEC 4.4; ASVS 5.0 V2.4.1: mail bombing). */
+  forgotPerUsername: RateLimit;
+  /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
+  forgotPerIp: RateLimit;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
   askMeSweepSeconds: number;
   /** Fastify `trustProxy`: true when behind a reverse proxy that sets X-Forwarded-For. */
@@ -64,6 +69,10 @@ export interface Config {
   mailFrom: string;
   /** Hosts a webhook may reach over plain http and at private or loopback addresses (development, tests). */
   webhookAllowHttpHosts: string[];
+  /** Hosts an organisation's IdP URLs may name over plain http and at private or loopback addresses (development, tests). */
+  federationAllowHttpHosts: string[];
+  /** DNS servers (`ip[:port]`) that outbound requests resolve with; empty means the system resolver (`dns.lookup`). */
+  dnsServers: string[];
   /** Lease of one batch of a background job before another worker takes it over (seconds). */
   jobLeaseSeconds: number;
   /** Individuals claimed per batch of a special consent request (count). */
@@ -92,6 +101,14 @@ function smtpUrl(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   return raw;
+}
+
+function dnsServers(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const server of list) {
+    if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(server)) throw new ConfigError(`ASSENT_DNS_SERVERS must list IP[:PORT] entries, got "${server}"`);
+  }
+  return list;
 }
 
 /**
@@ -155,11 +172,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelaySeconds: 60,
       windowSeconds: lockSeconds,
     },
+    forgotPerUsername: { max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
+    forgotPerIp: { max: int(env, 'ASSENT_FORGOT_PER_IP', 30), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
     webhookAllowHttpHosts: (env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    federationAllowHttpHosts: (env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
     anonymousLimit: { max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000), windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600) },

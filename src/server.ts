@@ -13,7 +13,9 @@ import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import { scheduleSweep } from './consent/sweep.js';
 import type { Context } from './context.js';
+import { federation } from './federation/wire.js';
 import { healthRoutes } from './health/routes.js';
+import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { installErrorHandlers } from './http/errors.js';
@@ -24,6 +26,7 @@ import { notificationRoutes } from './notifications/routes.js';
 import { startNotifications } from './notifications/start.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
+import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -92,12 +95,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
+  await app.register(passwordRoutes, { ctx }); // {base}/user/password/* and the page /password/reset
   await app.register(
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
       await v1.register(orgRoutes);
       await v1.register(userRoutes, { users: ctx.users });
+      await v1.register(imageRoutes, { db: ctx.store.db, identity: ctx.identity });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
       await v1.register(templateRoutes, { templates: ctx.templates });
@@ -108,6 +113,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(notificationRoutes, { notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
+      await v1.register(federation, { ctx });
     },
     { prefix: '/v1' },
   );

@@ -28,7 +28,7 @@ describe('POST {base}/users/unregister', () => {
     expect((await login(t, 'dave@shop.example', PW)).User.ID).toBe(org.users.dave);
   });
 
-  it('deletes personal data, image and credentials; keeps the consent history under the ID, and the chain verifies', async () => {
+  it('deletes personal data, image, credentials and federated-identity links; keeps the consent history under the ID, and the chain verifies', async () => {
     const carol = org.users.carol!;
     const record = await consentIdOf(t, org, 'carol');
     const attribute = `${consentsUrl(t, org, 'carol')}/${record}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`;
@@ -37,6 +37,7 @@ describe('POST {base}/users/unregister', () => {
     const imageId = randomUUID();
     await t.store.db.execute(sql`INSERT INTO user_images (id, user_id, data, etag, width, height) VALUES (${imageId}, ${carol}, '\\x00', 'e', 1, 1)`);
     await t.store.db.execute(sql`UPDATE users SET email = 'carol@shop.example', phone = '+46700000009', image_id = ${imageId} WHERE id = ${carol}`);
+    await t.store.db.execute(sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id) VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`);
 
     const res = await call(`${t.base}/users/unregister`, { method: 'POST', token: session.Token.access_token });
     expect(res.status).toBe(204);
@@ -56,7 +57,8 @@ describe('POST {base}/users/unregister', () => {
     expect(row.deleted_at).not.toBeNull();
     const left = rowsOf<{ n: number }>(await t.store.db.execute(sql`
       SELECT (SELECT count(*) FROM user_images WHERE user_id = ${carol}) + (SELECT count(*) FROM api_keys WHERE user_id = ${carol})
-        + (SELECT count(*) FROM token_families WHERE user_id = ${carol}) + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol}) AS n`))[0]!;
+        + (SELECT count(*) FROM token_families WHERE user_id = ${carol}) + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol})
+        + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol}) AS n`))[0]!;
     expect(Number(left.n)).toBe(0);
 
     // The evidence stays, naming the individual by the pseudonymous ID, and the chain still verifies.

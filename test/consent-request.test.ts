@@ -66,8 +66,8 @@ describe('notification transports', () => {
     expect(JSON.stringify(res.body)).not.toContain(secret);
   });
 
-  it('refuses a webhook URL that is not https (or an allowed http host), and changes nothing', async () => {
-    for (const url of ['http://example.com/hook', 'ftp://example.com/', 'not a url', 'https://user:pw@example.com/']) {
+  it('refuses a webhook URL that is not https (or an allowed http host) or names a private address, and changes nothing', async () => {
+    for (const url of ['http://example.com/hook', 'ftp://example.com/', 'not a url', 'https://user:pw@example.com/', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook']) {
       const res = await transports({ webhook: { url } });
       expect(res.status, url).toBe(400);
       expect(res.body.Message).toMatch(/^webhook\.url /);

@@ -21,14 +21,18 @@ export async function scrubUser(tx: Executor, userId: string): Promise<string | 
 }
 
 /**
- * Deletes what hangs off the user: images, the reset token, sessions (refresh tokens and their
- * families, so every access token of them is refused at once), API keys, admin roles and
+ * Deletes what hangs off the user: images, the reset token, federated-identity links and pending
+ * federation codes, sessions (refresh tokens and their families, so every access token of them is
+ * refused at once; their sealed ID tokens go with them by cascade), API keys, admin roles and
  * subscriptions. Consent records, their current values and the consent history stay: they name the
  * individual only by the ID.
  */
 export async function deleteUserData(tx: Executor, userId: string, oldUsername: string): Promise<void> {
   await tx.execute(sql`DELETE FROM user_images WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM password_reset_tokens WHERE user_id = ${userId}`);
+  // The links to external identities (issuer, sub) identify the person; a later federated sign-in starts afresh.
+  await tx.execute(sql`DELETE FROM federated_identities WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM federation_codes WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = ${userId})`);
   await tx.execute(sql`DELETE FROM token_families WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM api_keys WHERE user_id = ${userId}`);

@@ -63,11 +63,15 @@ export async function consentedUsers(db: Executor, q: ListingQuery): Promise<Ind
     );
   }
   const afterC = q.after === undefined ? sql`` : sql`AND c.user_id > ${q.after}`;
+  // The same bound on the subscriptions side: PostgreSQL does not carry an inequality across the
+  // join's equality, and a merge join would otherwise read the organisation's subscriptions from
+  // its first user up to the page (O(depth); seen in bench/consents.mjs on small organisations).
+  const afterS = q.after === undefined ? sql`` : sql`AND s.user_id > ${q.after}`;
   const attribute = q.attributeIds.length === 1 ? sql`c.attribute_id = ${q.attributeIds[0]}` : sql`c.attribute_id IN ${q.attributeIds}`;
   return usersOf(
     db,
     sql`SELECT DISTINCT c.user_id FROM attribute_consents c
-      JOIN subscriptions s ON s.org_id = ${q.orgId} AND s.user_id = c.user_id
+      JOIN subscriptions s ON s.org_id = ${q.orgId} AND s.user_id = c.user_id ${afterS}
       WHERE c.purpose_id = ${q.purposeId} AND ${attribute} AND ${COUNTING} ${afterC}
       ORDER BY c.user_id LIMIT ${q.limit}`,
   );

@@ -233,3 +233,4 @@ export const loginThrottle = pgTable('login_throttle', {
 export * from './schema-consent.js';
 export * from './schema-notifications.js';
 export * from './schema-users.js';
+export * from './schema-federation.js';

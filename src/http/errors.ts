@@ -88,6 +88,21 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests',
 };
 
+/**
+ * Status and message of the errors of `@fastify/multipart` (codes `FST_*`), whose own messages
+ * ("reach files limit") are unclear, and one of which (not multipart) would be a 406.
+ */
+const MULTIPART_ERRORS: Record<string, [number, string]> = {
+  FST_REQ_FILE_TOO_LARGE: [413, 'The uploaded file is larger than this operation accepts'],
+  FST_FILES_LIMIT: [400, 'The form carries more files than this operation accepts'],
+  FST_PARTS_LIMIT: [400, 'The form carries more parts than this operation accepts'],
+  FST_FIELDS_LIMIT: [400, 'The form carries more fields than this operation accepts'],
+  FST_PROTO_VIOLATION: [400, 'A form field has a forbidden name'],
+  FST_INVALID_JSON_FIELD_ERROR: [400, 'A form field declared as JSON is not valid JSON'],
+  FST_MP_PREMATURE_CLOSE: [400, 'The request ended before the form was complete'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'The body must be multipart/form-data'],
+};
+
 function errorBody(statusCode: number, message: string, oauth: boolean, oauthError?: OAuthErrorCode) {
   const body: Record<string, unknown> = { Code: statusCode, Message: message };
   if (oauth) {
@@ -124,6 +139,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (error.validation) {
       const message = `Invalid request: ${error.message}`;
       return reply.code(400).type('application/json').send(errorBody(400, message, oauth, 'invalid_request'));
+    }
+    const multipartError = error.code ? MULTIPART_ERRORS[error.code] : undefined;
+    if (multipartError) {
+      const [code, message] = multipartError;
+      return reply.code(code).type('application/json').send(errorBody(code, message, oauth));
     }
     if (status >= 400 && status < 500) {
       const message = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'

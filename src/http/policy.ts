@@ -5,7 +5,8 @@
  * Credential kinds:
  * - `none`: no credential (logins, refresh, health, JWKS, the API description);
  * - `any`: a live access token or API key of any user (SPEC 5; NOTES.md "Authorization header");
- * - `session`: a live access token only; an API key is refused (operations that end a session).
+ * - `session`: a live access token only; an API key is refused (operations that end a session or
+ *   change a password).
  *
  * Every route names its operation in `config.operation`; a route without one fails the server's
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
@@ -55,6 +56,13 @@ export const ACCESS_POLICY = {
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
+  'user.image.upload': { credential: 'any', who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)' },
+  'user.image.read': { credential: 'any', who: 'the user, or the Owner, Admin or Dpo of an organisation the user is subscribed to (anyone else 404; checked by the image service)' },
+  'user.image.delete': { credential: 'any', who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)' },
+  'user.password.reset': { credential: 'session', who: 'the signed-in user with an access token, not an API key (their own password)' },
+  'user.password.forgot': { credential: 'none', who: 'anyone (always 200; rate-limited per username and per IP)' },
+  'user.password.forgot.complete': { credential: 'none', who: 'the holder of a live reset token from the mailed link' },
+  'password.reset.page': { credential: 'none', who: 'anyone (the page of the mailed reset link)' },
   'purposes.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'purposes.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'purposes.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
@@ -90,6 +98,18 @@ export const ACCESS_POLICY = {
   'individuals.count': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
   'individuals.add': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'individuals.remove': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.idp.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.idp.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.idp.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.idp.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.redirect-uri.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.app-redirect-uris.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.app-redirect-uris.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.authorize': { credential: 'none', who: 'anyone (a browser starting a sign-in; the redirect URI must be registered)' },
+  'federation.callback': { credential: 'none', who: 'anyone (the browser coming back from the provider; the state must be pending)' },
+  'federation.exchange': { credential: 'none', who: 'anyone with a code (throttled per client IP like a login)' },
+  'federation.logout': { credential: 'session', who: 'the signed-in user with an access token (their own session)' },
+  'orgs.audit-log.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

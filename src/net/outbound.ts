@@ -9,11 +9,12 @@
  * - follows no redirects, times out after 5 s, and reads at most 1 MiB of the answer, which it
  *   never passes on to the caller.
  */
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { isPublicAddress, pinnedLookup, ResolveError, resolveChecked } from './resolve.js';
+
+export { isPublicAddress };
 
 /** Why an outbound request did not get an answer. */
 export class OutboundError extends Error {
@@ -36,6 +37,8 @@ export interface OutboundPolicy {
   allowHttpHosts: readonly string[];
   /** Whole-request time limit (milliseconds); 5000 unless a caller needs less. */
   timeoutMs?: number;
+  /** DNS servers (`ip[:port]`) to resolve with (`ASSENT_DNS_SERVERS`); absent or empty means the system's `dns.lookup`. */
+  dnsServers?: readonly string[];
 }
 
 /** The answer to an outbound request: its status only; the body is read (≤ 1 MiB) and dropped. */
@@ -45,22 +48,13 @@ export interface OutboundAnswer {
 
 /** Largest answer body read (bytes); the rest is cut off. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
-const DEFAULT_TIMEOUT_MS = 5000;
+/** Whole-request time limit unless the policy says otherwise (milliseconds). */
+export const DEFAULT_TIMEOUT_MS = 5000;
 
 /**
- * True when `address` is a public unicast address: not loopback, private (RFC 1918, RFC 4193),
- * link-local, carrier-grade NAT, multicast, reserved, documentation or another special-use range.
- * @param address - an IPv4 or IPv6 literal.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() === 'unicast';
-}
-
-/**
- * Checks a configured URL against the policy without contacting it (used when it is saved).
+ * Checks a configured URL against the policy without contacting it (used when it is saved):
+ * absolute, no credentials, `https` (or `http` for an allowed host), and no literal loopback,
+ * private, link-local or other special-use address unless the host is allowed (ASVS 5.0 V1.3.6).
  * @returns a reason to refuse it, or null when it is acceptable.
  */
 export function urlProblem(raw: string, policy: OutboundPolicy): string | null {
@@ -71,25 +65,32 @@ export function urlProblem(raw: string, policy: OutboundPolicy): string | null {
     return 'must be an absolute URL';
   }
   if (url.username || url.password) return 'must not carry credentials';
-  const allowed = policy.allowHttpHosts.includes(url.hostname.toLowerCase());
+  const host = url.hostname.toLowerCase();
+  const allowed = policy.allowHttpHosts.includes(host);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) return 'must be an https URL';
+  const literal = host.replace(/^\[|\]$/g, '');
+  // A literal private or metadata address needs no DNS to be refused: refuse it when saved.
+  if (ipaddr.isValid(literal) && !allowed && !isPublicAddress(literal)) return 'must not name a loopback, private, link-local or other special-use address';
   return null;
 }
 
-function guardedLookup(allowed: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      // Every address must pass: one private answer among public ones could still be chosen.
-      const bad = allowed ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-      if (bad || addresses.length === 0) {
-        return callback(new OutboundError(`${hostname} resolves to a non-public address`, 'blocked') as NodeJS.ErrnoException, '', 0);
-      }
-      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
+/**
+ * Checks the URL and resolves its host under the policy (before any socket is opened).
+ * @returns the parsed URL and the checked address to connect to.
+ * @throws {OutboundError} `blocked` or `network`.
+ */
+export async function checkTarget(url: string, policy: OutboundPolicy): Promise<{ target: URL; address: { address: string; family: number } }> {
+  const problem = urlProblem(url, policy);
+  if (problem) throw new OutboundError(`URL ${problem}`, 'blocked');
+  const target = new URL(url);
+  const allowed = policy.allowHttpHosts.includes(target.hostname.toLowerCase());
+  try {
+    const [first] = await resolveChecked(target.hostname, allowed, policy.dnsServers);
+    return { target, address: first! };
+  } catch (err) {
+    if (err instanceof ResolveError) throw new OutboundError(err.message, err.kind);
+    throw err;
+  }
 }
 
 const agents = {
@@ -105,17 +106,15 @@ const agents = {
  * @returns the answer's status; any status is an answer (the caller decides what success is).
  * @throws {OutboundError} when the policy refuses the URL or address, on timeout, or on a network error.
  */
-export function postOutbound(url: string, body: string, headers: Record<string, string>, policy: OutboundPolicy): Promise<OutboundAnswer> {
-  const problem = urlProblem(url, policy);
-  if (problem) return Promise.reject(new OutboundError(`URL ${problem}`, 'blocked'));
-  const target = new URL(url);
-  const allowed = policy.allowHttpHosts.includes(target.hostname.toLowerCase());
+export async function postOutbound(url: string, body: string, headers: Record<string, string>, policy: OutboundPolicy): Promise<OutboundAnswer> {
+  const { target, address } = await checkTarget(url, policy);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(target, {
       method: 'POST',
       agent: agents[target.protocol as 'http:' | 'https:'],
-      lookup: guardedLookup(allowed),
+      // Connect only to the address checked above: a second lookup could be rebound.
+      lookup: pinnedLookup(address),
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       timeout: policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });

@@ -53,7 +53,7 @@ export class NotificationSetup {
     this.batchSize = config.notifyBatchSize;
     this.retries = config.webhookRetries;
     this.retryDelaySeconds = config.webhookRetryDelaySeconds;
-    this.policy = { allowHttpHosts: config.webhookAllowHttpHosts };
+    this.policy = { allowHttpHosts: config.webhookAllowHttpHosts, dnsServers: config.dnsServers };
   }
 
   /** The organisation's transports as configured now, ready to deliver. */

@@ -3,6 +3,7 @@
  * unknown fields are errors, and other tools depend on the exact shape.
  */
 import { Type, type Static } from 'typebox';
+import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';
 
 const Key = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
 const Url = Type.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$' });
@@ -25,7 +26,8 @@ const Purpose = Type.Object(
 /** The fields every user entry has, admin or individual. */
 const person = {
   username: Type.String({ minLength: 1, maxLength: 320 }),
-  password: Type.String({ minLength: 8, maxLength: 128 }),
+  // Length and the rest of the password policy are checked after the schema (`passwords/policy.ts`).
+  password: Type.String({ maxLength: MAX_PASSWORD_INPUT }),
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 320 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
@@ -47,6 +49,8 @@ const Organisation = Type.Object(
     purposes: Type.Optional(Type.Array(Purpose)),
     admins: Type.Optional(Type.Array(Admin)),
     individuals: Type.Optional(Type.Array(Individual)),
+    /** App URIs a federated sign-in may return to (issue #5); replaces the registered list when present. */
+    redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
   },
   closed,
 );

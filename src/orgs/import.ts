@@ -6,9 +6,12 @@ import { Value } from 'typebox/value';
 import type { Db } from '../db/open.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
+import { normalisePassword, passwordProblem } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
 import { findNul } from '../util/nul.js';
 import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
+import { redirectUriProblem } from '../federation/redirect-uris.js';
+import { setRedirectUris } from '../federation/store.js';
 import * as store from './store.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
@@ -38,7 +41,8 @@ function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: s
 
 /**
  * Validates an import document: the schema (unknown fields are errors), then keys unique within
- * their list, and one password per username across the file.
+ * their list, one password per username across the file, and each password against the password
+ * policy (`passwords/policy.ts`; NIST SP 800-63B §5.1.1.2).
  *
  * @param input - parsed JSON.
  * @returns the typed file.
@@ -75,17 +79,27 @@ export function validateImportFile(input: unknown): ImportFile {
         const name = normaliseUsername(u.username);
         if (passwords.has(name) && passwords.get(name) !== u.password) problems.push(`${at}.${list}[${i}].password: differs from an earlier entry for "${u.username}"`);
         passwords.set(name, u.password);
+        const weak = passwordProblem(u.password, { username: name });
+        if (weak) problems.push(`${at}.${list}[${i}].password: ${weak}`);
       });
     }
+    // Federation (issue #5): the same rule as the admin API; http only at loopback here (no operator list).
+    org.redirectUris?.forEach((uri, i) => {
+      const problem = redirectUriProblem(uri, []);
+      if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
+    });
   });
   if (problems.length) throw new ImportValidationError(problems);
   return file;
 }
 
-/** Hashes each distinct password once, keeping a stored hash that already matches (idempotence). */
+/**
+ * Hashes each distinct password once, in its NFKC form (NIST SP 800-63B §5.1.1.2), keeping a stored
+ * hash that already matches that form (idempotence).
+ */
 async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Promise<Map<string, string>> {
   const wanted = new Map<string, string>();
-  for (const org of file.organisations ?? []) for (const u of [...(org.admins ?? []), ...(org.individuals ?? [])]) wanted.set(normaliseUsername(u.username), u.password);
+  for (const org of file.organisations ?? []) for (const u of [...(org.admins ?? []), ...(org.individuals ?? [])]) wanted.set(normaliseUsername(u.username), normalisePassword(u.password));
   const existing = await store.usersByUsername(db, [...wanted.keys()]);
   const hashes = new Map<string, string>();
   await Promise.all(
@@ -138,6 +152,7 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
     await store.subscribe(tx, userId, orgId);
     out.users[i.username] = userId;
   }
+  if (org.redirectUris) await setRedirectUris(tx, orgId, [...new Set(org.redirectUris)]);
   return out;
 }
 

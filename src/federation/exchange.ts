@@ -1,0 +1,112 @@
+/**
+ * The code exchange (SPEC 4.2 "Exchange auth code"; issue #5): redeems a single-use Assent code
+ * (the `redirect_uri` must match the sign-in's; ≤ 60 s), or a code the app obtained straight from
+ * the provider with its own registered `redirect_uri` (Assent then runs the same validation). It
+ * needs no bearer token and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
+ */
+import type { Config } from '../config.js';
+import type { MasterKey } from '../crypto/master-key.js';
+import type { Db } from '../db/open.js';
+import { BadRequest, HttpError, NotFound } from '../http/errors.js';
+import { delayFor } from '../identity/throttle.js';
+import * as throttleStore from '../identity/throttle-store.js';
+import type { IdentityService, LoginResult } from '../identity/service.js';
+import { TokenType, type Tokens } from '../identity/tokens.js';
+import { TooManyRequests } from '../http/errors.js';
+import { isId } from '../util/ids.js';
+import { CODE_PREFIX, ID_TOKEN_PURPOSE, sha256, type Broker } from './broker.js';
+import { exchangeCode, FederationError, rpConfiguration } from './client.js';
+import type { FederationConfigService } from './service.js';
+import * as store from './store.js';
+import { linkUser } from './users.js';
+
+/** Dependencies of the exchange. */
+export interface ExchangeDeps {
+  db: Db;
+  config: Config;
+  master: MasterKey;
+  identity: IdentityService;
+  tokens: Tokens;
+  configs: FederationConfigService;
+  broker: Broker;
+}
+
+const INVALID_CODE = 'Invalid, expired or already used code';
+
+/**
+ * Turns a provider failure into an answer: validation or refusal is a 400 `invalid_grant`, an
+ * unreachable provider a 502 `temporarily_unavailable`; never a 500, never the provider's body.
+ */
+function answer(err: FederationError): HttpError {
+  return err.kind === 'unreachable' ? new HttpError(502, err.message, 'temporarily_unavailable') : new BadRequest(err.message, 'invalid_grant');
+}
+
+/** Exchanges codes for Assent sessions. */
+export class Exchange {
+  constructor(private readonly deps: ExchangeDeps) {}
+
+  /**
+   * Redeems a code for the login response `{User, Token}` of SPEC 2.
+   * @param orgId - the path's organisation.
+   * @param redirectUri - the app URI the code was sent to.
+   * @param code - an Assent code (`asc_…`) or a provider's code.
+   * @param ip - client address, for the throttle.
+   * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
+   * @throws {NotFound} no provider (provider codes only). @throws {HttpError} 502 provider unreachable.
+   */
+  async redeem(orgId: string, redirectUri: string, code: string, ip: string): Promise<LoginResult> {
+    const { db, config } = this.deps;
+    const key = `fed-exchange:ip:${ip}`;
+    const blocked = await store.blockedUntil(db, key);
+    if (blocked) throw new TooManyRequests((blocked.getTime() - Date.now()) / 1000);
+    try {
+      return await this.redeemUnthrottled(orgId, redirectUri, code);
+    } catch (err) {
+      // Guessing codes costs like guessing passwords: failures count against the IP.
+      if (err instanceof HttpError && err.statusCode === 400) {
+        const failures = await throttleStore.recordFailure(db, key, config.throttleIp.windowSeconds);
+        const delay = delayFor(failures, config.throttleIp);
+        if (delay > 0) await throttleStore.block(db, key, delay);
+      }
+      throw err;
+    }
+  }
+
+  private async redeemUnthrottled(orgId: string, redirectUri: string, code: string): Promise<LoginResult> {
+    const { db, master, configs } = this.deps;
+    if (!isId(orgId)) throw new NotFound('No identity provider is configured for this organisation');
+    if (code.startsWith(CODE_PREFIX)) {
+      // Deleted as it is read: a replayed code finds nothing (RFC 6749 §4.1.2, §10.5).
+      const row = await store.takeCode(db, sha256(code), orgId);
+      if (!row) throw new BadRequest(INVALID_CODE, 'invalid_grant');
+      // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
+      if (row.appRedirectUri !== redirectUri) throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
+      return this.login(orgId, row.userId, row.idTokenSealed);
+    }
+    const settings = await this.deps.broker.requireSettings(orgId);
+    if (!(await store.isRedirectUri(db, orgId, redirectUri))) throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
+    const callbackUrl = new URL(redirectUri);
+    callbackUrl.search = '';
+    callbackUrl.searchParams.set('code', code);
+    try {
+      const result = await exchangeCode(rpConfiguration(settings, configs.policy), settings, callbackUrl, {});
+      const userId = await linkUser(db, orgId, result);
+      return await this.login(orgId, userId, master.seal(result.idToken, ID_TOKEN_PURPOSE));
+    } catch (err) {
+      if (err instanceof FederationError) throw answer(err);
+      throw err;
+    }
+  }
+
+  /** Opens the Assent session and keeps the sealed ID token with it. */
+  private async login(orgId: string, userId: string, idTokenSealed: string | null): Promise<LoginResult> {
+    const { db, identity, tokens } = this.deps;
+    const clientId = await identity.resolveClient(undefined);
+    const { token, lastVisit } = await identity.openSession(userId, clientId);
+    const { sid } = await tokens.verify(token.access_token, TokenType.access);
+    if (idTokenSealed && sid) await store.insertSession(db, { familyId: sid, orgId, idTokenSealed });
+    const user = await identity.userRecord(userId, true);
+    user.LastVisit = lastVisit.toISOString();
+    return { User: user, Token: token };
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Logout of a federated session (SPEC 4.2 "Logout OpenID client"; issue #5): revokes the caller's
+ * Assent token family at once, then asks the provider to end its session by an RP-initiated
+ * logout request (OpenID Connect RP-Initiated Logout 1.0 §2) sent from the server with
+ * `id_token_hint`. A provider failure is logged and never keeps the local logout from completing.
+ *
+ * A server-side request carries none of the browser's cookies. Providers that keep their session
+ * in a browser cookie (oidc-provider, and most others) cannot end that session from it; the
+ * answer therefore also names the provider's logout URL (`Link: <…>; rel="end-session"`) for the
+ * app to open in the browser, where the provider asks the user and ends its session.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import * as oidc from 'openid-client';
+import type { MasterKey } from '../crypto/master-key.js';
+import type { Db } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
+import { NotFound } from '../http/errors.js';
+import { revokeFamily } from '../identity/store.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
+import { rolesInOrganisation } from '../orgs/store.js';
+import { isId } from '../util/ids.js';
+import { ID_TOKEN_PURPOSE } from './broker.js';
+import { rpConfiguration } from './client.js';
+import type { FederationConfigService } from './service.js';
+import * as store from './store.js';
+
+/**
+ * Ends the caller's session.
+ * @param principal - the caller (an access token: its family is the session).
+ * @param orgId - the path's organisation.
+ * @param log - the request's logger (the ID token is never logged).
+ * @returns the provider's front-channel logout URL for the browser, or null when none is configured.
+ * @throws {NotFound} when the organisation does not exist.
+ */
+export async function federatedLogout(db: Db, master: MasterKey, configs: FederationConfigService, principal: Principal, orgId: string, log: FastifyBaseLogger): Promise<string | null> {
+  if (!isId(orgId) || (await rolesInOrganisation(db, orgId, principal.userId)) === null) throw new NotFound('Organisation not found');
+  const familyId = principal.familyId!;
+  await revokeFamily(db, familyId, 'idp logout');
+  // The ID token is personal data kept only for this session: it goes now, whatever the provider says.
+  const session = await store.takeSession(db, familyId);
+  const settings = await configs.settings(session?.orgId ?? orgId);
+  if (!settings?.logoutUrl) return null;
+  const rp = rpConfiguration(settings, configs.policy);
+  if (session) {
+    try {
+      const url = oidc.buildEndSessionUrl(rp, { id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE), client_id: settings.clientId });
+      const res = await guardedFetch(url, { method: 'GET' }, { ...configs.policy, timeoutMs: 5000 });
+      log.info({ status: res.status }, 'provider logout requested');
+    } catch (err) {
+      log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'provider logout failed; the local session is ended');
+    }
+  }
+  return oidc.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;
+}

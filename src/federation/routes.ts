@@ -1,0 +1,158 @@
+/**
+ * Routes of federation with an organisation's external OpenID Connect provider, under `{base}`
+ * (SPEC 4.2, the seven IdP operations; issue #5):
+ * - `POST|PUT|GET|DELETE /organizations/{organizationID}/idp/open-id`: the configuration
+ * - `GET /organizations/{organizationID}/idp/open-id/redirect-uri`: the callback to register at the provider
+ * - `GET|PUT /organizations/{organizationID}/idp/open-id/app-redirect-uris`: where sign-ins may return
+ * - `GET …/idp/open-id/authorize`, `GET …/idp/open-id/callback`: the browser's round trip
+ * - `POST …/idp/open-id/exchange`: code → login response; `POST …/idp/open-id/logout`
+ * - `GET /organizations/{organizationID}/audit-log`: the organisation audit log
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
+import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { errors } from '../http/schemas.js';
+import type { Broker } from './broker.js';
+import { IdpBody, IdpInput } from './config.js';
+import type { Exchange } from './exchange.js';
+import { MAX_REDIRECT_URIS } from './redirect-uris.js';
+import type { FederationConfigService } from './service.js';
+
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const security = [{ bearer: [] }];
+const tags = ['federation'];
+const RedirectUris = Type.Object({ RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }) });
+const AuditEntry = Type.Object({
+  ID: Type.String(),
+  Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
+  ActorUserID: Type.String(),
+  ActorAPIKeyID: Type.String({ description: '"" when the actor used an access token' }),
+  Detail: Type.Record(Type.String(), Type.Unknown(), { description: 'changed field names and the like; never a secret' }),
+  At: Type.String({ description: 'RFC 3339' }),
+});
+
+/** Options of the federation routes. */
+export interface FederationRouteOptions {
+  configs: FederationConfigService;
+  broker: Broker;
+  exchange: Exchange;
+  /** `federatedLogout` bound to the context. */
+  logout: (principal: Principal, orgId: string, log: import('fastify').FastifyBaseLogger) => Promise<string | null>;
+  publicUrl: string;
+}
+
+/** @param opts - services and the public URL. */
+export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout, publicUrl }) => {
+  const idp = '/organizations/:organizationID/idp/open-id';
+  const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
+  // SPEC 4.2: the body is optional; an absent one is an empty object (and fails validation on POST).
+  const emptyBody = async (req: { body: unknown }) => {
+    if (req.body === undefined || req.body === null) req.body = {};
+  };
+
+  app.post(idp, {
+    config: { operation: 'federation.idp.create' },
+    schema: { tags, security, summary: 'Add external IDP (clientSecret is write-only: never answered)', ...configBody, response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) } },
+    preValidation: emptyBody,
+    handler: async (req, reply) => reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
+  });
+  app.put(idp, {
+    config: { operation: 'federation.idp.update' },
+    schema: { tags, security, summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)', ...configBody, response: { 200: IdpBody, ...errors(400, 401, 403, 404) } },
+    preValidation: emptyBody,
+    handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
+  });
+  app.get(idp, {
+    config: { operation: 'federation.idp.read' },
+    schema: { tags, security, summary: 'Get external IDP (without clientSecret)', params: OrgParams, response: { 200: IdpBody, ...errors(401, 403, 404) } },
+    handler: async (req) => configs.read(req.params.organizationID),
+  });
+  app.delete(idp, {
+    config: { operation: 'federation.idp.delete' },
+    schema: { tags, security, summary: 'Delete external IDP', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    handler: async (req, reply) => {
+      await configs.remove(req.principal as Principal, req.params.organizationID);
+      return reply.code(204).send(null);
+    },
+  });
+  app.get(`${idp}/redirect-uri`, {
+    config: { operation: 'federation.redirect-uri.read' },
+    schema: { tags, security, summary: 'The redirect URI to register at the external provider', params: OrgParams, response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) } },
+    handler: async (req) => ({ RedirectURI: configs.callbackUri(req.params.organizationID) }),
+  });
+  app.get(`${idp}/app-redirect-uris`, {
+    config: { operation: 'federation.app-redirect-uris.read' },
+    schema: { tags, security, summary: 'The app URIs a finished sign-in may return to', params: OrgParams, response: { 200: RedirectUris, ...errors(401, 403, 404) } },
+    handler: async (req) => ({ RedirectURIs: await configs.appRedirectUris(req.params.organizationID) }),
+  });
+  app.put(`${idp}/app-redirect-uris`, {
+    config: { operation: 'federation.app-redirect-uris.update' },
+    schema: { tags, security, summary: 'Replace the app URIs a finished sign-in may return to', params: OrgParams, body: RedirectUris, response: { 200: RedirectUris, ...errors(400, 401, 403, 404) } },
+    handler: async (req) => ({ RedirectURIs: await configs.setAppRedirectUris(req.principal as Principal, req.params.organizationID, req.body.RedirectURIs) }),
+  });
+
+  app.get(`${idp}/authorize`, {
+    config: { operation: 'federation.authorize' },
+    schema: {
+      tags,
+      summary: 'Start a sign-in at the external provider: 302 to its authorization endpoint',
+      params: OrgParams,
+      querystring: Type.Object({ redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }), state: Type.Optional(Type.String({ maxLength: 500 })) }),
+      response: { 302: Type.Null(), ...errors(400, 404, 429) },
+    },
+    handler: async (req, reply) => reply.redirect(await broker.authorize(req.params.organizationID, req.query.redirect_uri, req.query.state, req.ip), 302),
+  });
+  app.get(`${idp}/callback`, {
+    config: { operation: 'federation.callback' },
+    schema: {
+      tags,
+      summary: 'The provider returns here: 303 to the app URI with `code` and `state`, or with `error` and `error_description`',
+      params: OrgParams,
+      querystring: Type.Object({
+        code: Type.Optional(Type.String({ maxLength: 4000 })),
+        state: Type.Optional(Type.String({ maxLength: 500 })),
+        iss: Type.Optional(Type.String({ maxLength: 2000 })),
+        session_state: Type.Optional(Type.String({ maxLength: 500 })),
+        error: Type.Optional(Type.String({ maxLength: 200 })),
+        error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+      }),
+      response: { 303: Type.Null(), ...errors(400) },
+    },
+    handler: async (req, reply) => {
+      const { error_description: _ignored, ...query } = req.query;
+      return reply.redirect((await broker.callback(req.params.organizationID, query)).location, 303);
+    },
+  });
+  app.post(`${idp}/exchange`, {
+    config: { operation: 'federation.exchange', oauth: true },
+    schema: {
+      tags,
+      summary: 'Exchange auth code: an Assent code (single use, 60 s) or the provider’s code, for the login response',
+      params: OrgParams,
+      querystring: Type.Object({ redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }), code: Type.String({ minLength: 1, maxLength: 4000 }) }),
+      response: { 200: Type.Ref('LoginResponse'), ...errors(400, 404, 429, 502) },
+    },
+    handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip),
+  });
+  app.post(`${idp}/logout`, {
+    config: { operation: 'federation.logout' },
+    schema: { tags, security, summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 404) } },
+    handler: async (req, reply) => {
+      const frontChannel = await logout(req.principal as Principal, req.params.organizationID, req.log);
+      if (frontChannel) reply.header('link', `<${frontChannel}>; rel="end-session"`);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/organizations/:organizationID/audit-log', {
+    config: { operation: 'orgs.audit-log.read' },
+    schema: { tags: ['organisations'], security, summary: 'The organisation audit log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) } },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const page = await configs.auditLog(req.params.organizationID, req.query.startid, limit);
+      const Entries = page.items.map((e) => ({ ID: e.id, Action: e.action, ActorUserID: e.actorUserId ?? '', ActorAPIKeyID: e.actorApiKeyId ?? '', Detail: e.detail as Record<string, unknown>, At: e.at.toISOString() }));
+      return { Entries, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+};

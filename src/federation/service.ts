@@ -1,0 +1,134 @@
+/**
+ * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete; issue #5):
+ * one configuration per organisation, the client secret sealed and write-only, the registered app
+ * redirect URIs, and an audit entry for every change (actor and time, never the secret).
+ */
+import type { Config } from '../config.js';
+import type { MasterKey } from '../crypto/master-key.js';
+import type { Db, Executor } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
+import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import type { OutboundPolicy } from '../net/outbound.js';
+import { isId } from '../util/ids.js';
+import { type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
+import { redirectUriProblem } from './redirect-uris.js';
+import * as store from './store.js';
+
+/** Purpose label of the sealed client secret (AES-256-GCM under the master key; the envelope carries its version). */
+const SECRET_PURPOSE = 'idp-client-secret';
+
+/** Field names of the settings, for the audit entry's list of changed fields. */
+const FIELDS = ['authorizationUrl', 'tokenUrl', 'logoutUrl', 'clientId', 'clientSecret', 'jwksUrl', 'userInfoUrl', 'validateSignature', 'disableUserInfo', 'issuer', 'defaultScope'] as const;
+
+/** Configures organisations' identity providers. */
+export class FederationConfigService {
+  constructor(
+    private readonly db: Db,
+    private readonly master: MasterKey,
+    private readonly config: Config,
+  ) {}
+
+  /** The outbound policy of requests to IdP URLs (`ASSENT_FEDERATION_ALLOW_HTTP_HOSTS`, `ASSENT_DNS_SERVERS`). */
+  get policy(): OutboundPolicy {
+    return { allowHttpHosts: this.config.federationAllowHttpHosts, dnsServers: this.config.dnsServers };
+  }
+
+  /** The callback URI to register at the provider: `<PUBLIC_URL>/v1/organizations/{id}/idp/open-id/callback`. */
+  callbackUri(orgId: string): string {
+    return `${this.config.publicUrl}/v1/organizations/${orgId}/idp/open-id/callback`;
+  }
+
+  /**
+   * The organisation's settings with the secret opened, or null when none is configured.
+   * @throws {SealError} when the master key cannot open the secret.
+   */
+  async settings(orgId: string, db: Executor = this.db): Promise<IdpSettings | null> {
+    const row = await store.findConfig(db, orgId);
+    if (!row) return null;
+    const { orgId: _org, clientSecretSealed, createdAt: _c, updatedAt: _u, ...rest } = row;
+    return { ...rest, clientSecret: this.master.open(clientSecretSealed, SECRET_PURPOSE) };
+  }
+
+  private row(orgId: string, s: IdpSettings) {
+    const { clientSecret, ...rest } = s;
+    return { orgId, ...rest, clientSecretSealed: this.master.seal(clientSecret, SECRET_PURPOSE) };
+  }
+
+  private async audit(db: Executor, orgId: string, actor: Principal, action: string, detail: Record<string, unknown>) {
+    await store.audit(db, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
+  }
+
+  /**
+   * Adds the configuration (SPEC 4.2 "Add external IDP"): 201.
+   * @throws {BadRequest} invalid fields. @throws {Conflict} when one exists already.
+   */
+  async create(actor: Principal, orgId: string, input: IdpInput) {
+    const settings = mergeSettings(input, null, this.config.federationAllowHttpHosts);
+    await this.db.transaction(async (tx) => {
+      if (!(await store.insertConfig(tx, this.row(orgId, settings)))) throw new Conflict('An identity provider is already configured for this organisation');
+      await this.audit(tx, orgId, actor, 'idp.create', { fields: [...FIELDS] });
+    });
+    return presentSettings(settings);
+  }
+
+  /**
+   * Updates it (SPEC 4.2 "Update external IDP"): absent fields keep their value, so a body
+   * without `clientSecret` keeps the stored secret.
+   * @throws {NotFound} when none exists. @throws {BadRequest} invalid fields.
+   */
+  async update(actor: Principal, orgId: string, input: IdpInput) {
+    return this.db.transaction(async (tx) => {
+      const stored = await this.settings(orgId, tx);
+      if (!stored) throw new NotFound('No identity provider is configured for this organisation');
+      const settings = mergeSettings(input, stored, this.config.federationAllowHttpHosts);
+      const changed = FIELDS.filter((f) => settings[f] !== stored[f]);
+      await store.updateConfig(tx, this.row(orgId, settings));
+      // The audit names changed fields only; a new secret shows as the word `clientSecret`, never its value.
+      await this.audit(tx, orgId, actor, 'idp.update', { fields: changed });
+      return presentSettings(settings);
+    });
+  }
+
+  /** @throws {NotFound} when none exists. */
+  async read(orgId: string) {
+    const settings = await this.settings(orgId);
+    if (!settings) throw new NotFound('No identity provider is configured for this organisation');
+    return presentSettings(settings);
+  }
+
+  /** Deletes it (SPEC 4.2 "Delete external IDP"): 204. @throws {NotFound} when none exists. */
+  async remove(actor: Principal, orgId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (!(await store.deleteConfig(tx, orgId))) throw new NotFound('No identity provider is configured for this organisation');
+      await this.audit(tx, orgId, actor, 'idp.delete', {});
+    });
+  }
+
+  /** The registered app redirect URIs. */
+  async appRedirectUris(orgId: string): Promise<string[]> {
+    return store.redirectUris(this.db, orgId);
+  }
+
+  /**
+   * Replaces the registered app redirect URIs.
+   * @throws {BadRequest} naming each invalid URI.
+   */
+  async setAppRedirectUris(actor: Principal, orgId: string, uris: string[]): Promise<string[]> {
+    const problems = uris.map((u, i) => [i, redirectUriProblem(u, this.config.federationAllowHttpHosts)] as const).filter(([, p]) => p);
+    if (problems.length > 0) throw new BadRequest(`Invalid redirect URIs: ${problems.map(([i, p]) => `RedirectURIs[${i}]: ${p}`).join('; ')}`);
+    const unique = [...new Set(uris)];
+    await this.db.transaction(async (tx) => {
+      await store.setRedirectUris(tx, orgId, unique);
+      await this.audit(tx, orgId, actor, 'idp.app-redirect-uris.update', { uris: unique });
+    });
+    return unique.sort();
+  }
+
+  /** One page of the organisation's audit log, newest first. */
+  async auditLog(orgId: string, startId: string | undefined, limit: number) {
+    if (startId !== undefined && !isId(startId)) throw new BadRequest('startid is not an entry ID');
+    const rows = await store.auditPage(this.db, orgId, startId, limit);
+    const items = rows.slice(0, limit);
+    return { items, next: rows.length > limit ? items[items.length - 1]!.id : undefined };
+  }
+}
