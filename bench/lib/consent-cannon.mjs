@@ -3,12 +3,13 @@
  * snapshots and, for the Assent server, event-loop-probe marks and pg_stat_activity samples), and the same measurement against
  * Assent and then against the bare-Fastify ceiling, with their ratio.
  */
+import { summarise } from './storms.mjs';
 import autocannon from 'autocannon';
 import { consentOpts } from './consent-config.mjs';
 import { cpuSnapshot, cpuWindow } from './cpu.mjs';
 import { startWaitSampler } from './consent-waits.mjs';
 import { eldMark } from './server.mjs';
-import { assertLocal, load, log, r1, r2 } from './util.mjs';
+import { assertLocal, load, log, r2 } from './util.mjs';
 
 /**
  * @typedef {object} Target  where the load goes
@@ -28,22 +29,6 @@ import { assertLocal, load, log, r1, r2 } from './util.mjs';
  * @property {(phase: 'warmup'|'measure', target: Target) => (void|Promise<void>)} [before]  awaited before each run
  */
 
-function summarise(result) {
-  const ok = result['2xx'];
-  return {
-    connections: result.connections,
-    seconds: r2(result.duration),
-    requests: result.requests.total,
-    ok2xx: ok,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: result.statusCodeStats,
-    okPerSecond: r1(ok / result.duration),
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: r1(result.latency.mean) },
-    bytesPerResponse: ok > 0 ? Math.round(result.throughput.total / result.requests.total) : null,
-  };
-}
 
 async function cannon(target, spec, phase, duration) {
   assertLocal(target.base, `${target.label} URL`);

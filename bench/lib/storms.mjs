@@ -14,7 +14,8 @@ async function cannon(options) {
   return autocannon({ timeout: 10, ...options });
 }
 
-function summarise(result) {
+/** The figures of one autocannon run (also used by the consent benchmark). */
+export function summarise(result) {
   const ok = result['2xx'];
   return {
     connections: result.connections,
