@@ -35,8 +35,11 @@ export interface RetryData {
 }
 
 /** Deliveries in flight at once per batch (count). */
-const SEND_CONCURRENCY = 32;
-/** Deliveries settled together (count): at most this many are sent again after a crash, per worker. */
+const SEND_CONCURRENCY = 64;
+/**
+ * Deliveries settled together (count). After a crash, what was in flight or not yet settled is sent
+ * again: at most SEND_CONCURRENCY + SETTLE_EVERY per worker.
+ */
 const SETTLE_EVERY = 64;
 /** Batch workers per process (count): one claims while another sends. */
 const BATCH_WORKERS = 2;
@@ -104,18 +107,37 @@ export class ConsentRequestWorker {
     });
     if (enqueued) this.wake(); // the next batch is claimed while this one sends
     const pending = await store.pendingOfBatch(this.db, jobId, batch);
-    // Settled a chunk at a time, so a crash re-sends at most one chunk per worker, not the batch.
-    for (let i = 0; i < pending.length; i += SETTLE_EVERY) await this.sendChunk(ctx, jobId, pending.slice(i, i + SETTLE_EVERY));
+    // Sends never wait for the database: outcomes are settled behind them, SETTLE_EVERY at a time,
+    // so a crash re-sends at most what was in flight or unsettled, never the whole batch.
+    let buffered: Array<{ delivery: store.PendingDelivery; outcome: DeliveryOutcome }> = [];
+    let settling = Promise.resolve();
+    let settleError: unknown;
+    const flush = () => {
+      const chunk = buffered;
+      buffered = [];
+      // Caught here and rethrown below: a rejection left pending while sends go on would crash the process.
+      settling = settling.then(() => this.settleChunk(ctx, jobId, chunk)).catch((err) => void (settleError ??= err));
+    };
+    await mapLimit(pending, SEND_CONCURRENCY, async (delivery) => {
+      const outcome = await this.transportOf(ctx.transports, delivery.transport).deliver(ctx.notification, delivery);
+      // Read `buffered` only after the await: a flush meanwhile replaced it (`buffered.push(await …)`
+      // would push into the chunk already handed to the settler, and the outcome would be lost).
+      buffered.push({ delivery, outcome });
+      if (buffered.length >= SETTLE_EVERY) flush();
+    });
+    flush();
+    await settling;
+    if (settleError !== undefined) throw settleError; // the batch runs again; unsettled rows are still pending
     await store.completeIfDone(this.db, jobId);
   }
 
-  private async sendChunk(ctx: JobContext, jobId: string, chunk: store.PendingDelivery[]): Promise<void> {
-    const outcomes = await mapLimit(chunk, SEND_CONCURRENCY, (d) => this.transportOf(ctx.transports, d.transport).deliver(ctx.notification, d));
-    await this.record(ctx.orgId, jobId, chunk, outcomes, 1, ctx.webhookUrl);
-    const sent = chunk.filter((_, i) => outcomes[i]!.ok).map((d) => d.userId);
-    const failed = chunk.filter((_, i) => !outcomes[i]!.ok).map((d) => d.userId);
+  private async settleChunk(ctx: JobContext, jobId: string, chunk: Array<{ delivery: store.PendingDelivery; outcome: DeliveryOutcome }>): Promise<void> {
+    if (chunk.length === 0) return;
+    await this.record(ctx.orgId, jobId, chunk.map((c) => c.delivery), chunk.map((c) => c.outcome), 1, ctx.webhookUrl);
+    const sent = chunk.filter((c) => c.outcome.ok).map((c) => c.delivery.userId);
+    const failed = chunk.filter((c) => !c.outcome.ok);
     await store.settle(this.db, jobId, sent, ['pending'], 'sent', null);
-    if (failed.length > 0) await this.scheduleRetries(jobId, failed, outcomes.find((o) => !o.ok)!.error ?? 'failed');
+    if (failed.length > 0) await this.scheduleRetries(jobId, failed.map((c) => c.delivery.userId), failed[0]!.outcome.error ?? 'failed');
   }
 
   private async scheduleRetries(jobId: string, userIds: string[], error: string): Promise<void> {
