@@ -58,7 +58,9 @@ export class ConsentRequestWorker {
 
   /** Starts fetching work from both queues. */
   async start(): Promise<void> {
-    const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: 0.5 };
+    // Work queued in this process wakes these workers at once (`wake`); the poll only finds work
+    // queued by other processes, or retries that came due.
+    const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: 2 };
     for (let i = 0; i < BATCH_WORKERS; i++) {
       this.batchWorkers.push(await this.queue.work<BatchData>(QUEUES.consentRequestBatch, options, async ([job]) => this.guard(job!, () => this.runBatch(job!.data))));
     }
@@ -69,7 +71,7 @@ export class ConsentRequestWorker {
 
   /**
    * Wakes this process's idle batch workers, so that a batch just enqueued here starts now rather
-   * than at the next poll (other processes find it at their next poll, within 0.5 s).
+   * than at the next poll (other processes find it at their next poll, within 2 s).
    */
   wake(): void {
     for (const id of this.batchWorkers) this.queue.notifyWorker(id);
