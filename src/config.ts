@@ -97,6 +97,11 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
   return value;
 }
 
+/** A comma-separated host list, lower-cased, blanks dropped. */
+function hostList(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+}
+
 function smtpUrl(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
@@ -178,8 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
-    webhookAllowHttpHosts: (env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
-    federationAllowHttpHosts: (env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    webhookAllowHttpHosts: hostList(env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
+    federationAllowHttpHosts: hostList(env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),

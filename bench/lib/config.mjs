@@ -17,7 +17,8 @@ export const GOALS = { loginToVerify: 0.85, eldP99Ms: 50, refreshPerSecond: 1500
 /** Login timing (4b): "indistinguishable" needs |median difference| below this and p above `alpha`. */
 export const TIMING_CRITERION = { maxMedianDiffPercent: 5, alpha: 0.01 };
 
-function envInt(name, fallback, min = 1) {
+/** An integer BENCH_* option (also read by consent-config.mjs); throws on a bad value. */
+export function envInt(name, fallback, min = 1) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

@@ -4,13 +4,7 @@
  * shared options (BENCH_PG_URL, BENCH_SKIP_BUILD) come from config.mjs.
  */
 
-function envInt(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
+import { envInt } from './config.mjs';
 
 /** The BENCH_* options of the consent benchmark. */
 export const consentOpts = {

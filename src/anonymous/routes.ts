@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';
 import type { AnonymousService } from './service.js';
@@ -32,9 +33,7 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
       response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 404, 429) },
     },
     // SPEC 4.4: no body; the SDK may also send `{}`.
-    preValidation: async (req) => {
-      if (req.body === undefined || req.body === null) req.body = {};
-    },
+    preValidation: absentBodyAsEmpty,
     handler: async (req, reply) => reply.code(201).send(await anonymous.create(req.params.organizationID)),
   });
 

@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
@@ -46,21 +47,17 @@ export interface FederationRouteOptions {
 export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout, publicUrl }) => {
   const idp = '/organizations/:organizationID/idp/open-id';
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
-  // SPEC 4.2: the body is optional; an absent one is an empty object (and fails validation on POST).
-  const emptyBody = async (req: { body: unknown }) => {
-    if (req.body === undefined || req.body === null) req.body = {};
-  };
 
   app.post(idp, {
     config: { operation: 'federation.idp.create' },
     schema: { tags, security, summary: 'Add external IDP (clientSecret is write-only: never answered)', ...configBody, response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) } },
-    preValidation: emptyBody,
+    preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req, reply) => reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
   });
   app.put(idp, {
     config: { operation: 'federation.idp.update' },
     schema: { tags, security, summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)', ...configBody, response: { 200: IdpBody, ...errors(400, 401, 403, 404) } },
-    preValidation: emptyBody,
+    preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
   });
   app.get(idp, {

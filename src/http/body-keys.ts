@@ -62,3 +62,12 @@ export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
     }
   });
 }
+
+/**
+ * A route `preValidation` hook for operations whose body is optional (SPEC 4.2 IdP configuration,
+ * 4.3 special consent request, 4.4 anonymous user): an absent body is validated as `{}`.
+ * @param req - the request.
+ */
+export async function absentBodyAsEmpty(req: { body: unknown }): Promise<void> {
+  if (req.body === undefined || req.body === null) req.body = {};
+}

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
+import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import type { NotificationService } from './service.js';
 
@@ -71,9 +72,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Noti
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404, 409) },
     },
     // SPEC 4.3: the body is optional; a request without one asks about every attribute.
-    preValidation: async (req) => {
-      if (req.body === undefined || req.body === null) req.body = {};
-    },
+    preValidation: absentBodyAsEmpty,
     handler: async (req, reply) => {
       const { organizationID, purposeID } = req.params;
       const jobId = await notifications.request(req.principal as Principal, organizationID, purposeID, req.body.attributeids);
