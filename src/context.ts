@@ -13,6 +13,7 @@ import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { KeyRing } from './identity/keys.js';
+import { LivenessCache } from './identity/liveness.js';
 import { IdentityService } from './identity/service.js';
 import { Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
@@ -29,6 +30,8 @@ export interface Context {
   mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
+  /** The auth guard's cached liveness check of sessions and API keys; `buildApp` attaches it. */
+  liveness: LivenessCache;
   identity: IdentityService;
   users: UserService;
   purposes: PurposeService;
@@ -59,7 +62,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const keys = new KeyRing(store.db, master, maxTokenTtl(config));
   await keys.init();
   const tokens = new Tokens(keys, config.publicUrl);
-  const identity = new IdentityService({ db: store.db, config, tokens, master });
+  const liveness = new LivenessCache(store.db);
+  const identity = new IdentityService({ db: store.db, config, tokens, master, liveness });
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
@@ -70,6 +74,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const listings = new ListingService(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
-  const accounts = new AccountService(store.db);
-  return { config, store, master, mailer, keys, tokens, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
+  const accounts = new AccountService(store.db, liveness);
+  return { config, store, master, mailer, keys, tokens, liveness, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
 }

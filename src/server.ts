@@ -89,7 +89,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
 
   installBodyKeyCanonicalisation(app);
-  installAuthGuard(app, ctx.store.db, ctx.tokens);
+  installAuthGuard(app, ctx.store.db, ctx.liveness, ctx.tokens);
+  await ctx.liveness.attach(ctx.store);
+  app.addHook('onClose', async () => ctx.liveness.detach());
   scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
   const notifications = await startNotifications(app, ctx);
 

@@ -7,12 +7,21 @@
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';
+import type { LivenessCache } from '../identity/liveness.js';
 import { isId } from '../util/ids.js';
 import * as store from './store.js';
 
 /** Deletes accounts. */
 export class AccountService {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param liveness - told of the deletion, so that the user's tokens stop working at once; absent
+   *   where no auth guard runs in this process (the CLI without a server).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly liveness?: LivenessCache,
+  ) {}
 
   /**
    * Deletes the account `userId` in one transaction.
@@ -25,5 +34,6 @@ export class AccountService {
       if (oldUsername === null) throw new NotFound('User not found');
       await store.deleteUserData(tx, userId, oldUsername);
     });
+    this.liveness?.forgetUser(userId);
   }
 }

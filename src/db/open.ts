@@ -88,10 +88,12 @@ export interface Store {
    */
   raw(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /**
-   * Calls `onNotify` on each PostgreSQL NOTIFY on `channel` (from any process on PostgreSQL).
+   * Calls `onNotify` with the payload of each PostgreSQL NOTIFY on `channel` (from any process on
+   * PostgreSQL). `onLost` is called once if the listening connection breaks; nothing more arrives.
    * @returns a function that stops listening.
+   * @throws the connection error when the listener cannot connect.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /** Closes connections (and the PGlite instance). */
   close(): Promise<void>;
 }
@@ -130,13 +132,20 @@ export function openPostgres(url: string, poolSize = 20): Store {
       await db.execute(sql`SELECT 1`);
     },
     raw: (text, values) => pool.query(text, values),
-    async listen(channel, onNotify) {
+    async listen(channel, onNotify, onLost) {
       const client = new pg.Client({ connectionString: url });
-      client.on('error', () => {}); // a lost listener only delays reloads to the periodic one
+      let open = true;
+      const lost = () => {
+        if (open) onLost?.();
+        open = false;
+      };
+      client.on('error', lost);
+      client.on('end', lost);
       await client.connect();
-      client.on('notification', (msg) => msg.channel === channel && onNotify());
+      client.on('notification', (msg) => msg.channel === channel && onNotify(msg.payload ?? ''));
       await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       return async () => {
+        open = false;
         await client.end().catch(() => {});
       };
     },
@@ -172,7 +181,8 @@ export async function openPglite(dir: string): Promise<Store> {
       return results.at(-1) ?? { rows: [] };
     },
     async listen(channel, onNotify) {
-      return client.listen(channel, onNotify);
+      // In-process: the listener cannot be lost while the store is open.
+      return client.listen(channel, (payload) => onNotify(payload ?? ''));
     },
     async close() {
       await client.close();

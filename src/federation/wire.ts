@@ -20,7 +20,13 @@ export const federation: FastifyPluginAsync<{ ctx: Context }> = async (app, { ct
     configs,
     broker,
     exchange,
-    logout: (principal, orgId, log) => federatedLogout(db, ctx.master, configs, principal, orgId, log),
+    logout: async (principal, orgId, log) => {
+      try {
+        return await federatedLogout(db, ctx.master, configs, principal, orgId, log);
+      } finally {
+        ctx.liveness.forgetUser(principal.userId); // the session is revoked: its access token must stop working now
+      }
+    },
     publicUrl: ctx.config.publicUrl,
   });
 };

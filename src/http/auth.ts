@@ -6,10 +6,9 @@
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { decodeProtectedHeader } from 'jose';
 import type { Executor } from '../db/open.js';
-import * as sessions from '../identity/store.js';
-import { InvalidTokenError, TokenType, type Tokens } from '../identity/tokens.js';
+import type { LivenessCache } from '../identity/liveness.js';
+import { InvalidTokenError, TokenType, type Tokens, unverifiedHeader } from '../identity/tokens.js';
 import { rolesInOrganisation } from '../orgs/store.js';
 import { isId } from '../util/ids.js';
 import { Forbidden, NotFound, Unauthorized } from './errors.js';
@@ -42,29 +41,29 @@ function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'
 }
 
 /**
- * Authenticates a request: verifies the JWT (see `Tokens.verify`) and then checks, with one
- * primary-key lookup, that its session or API key has not been revoked (logout must take effect
- * at once, issue #2).
+ * Authenticates a request: verifies the JWT (see `Tokens.verify`) and then checks that its session
+ * or API key has not been revoked: one primary-key lookup, or the cache that every revocation
+ * empties at once (`LivenessCache`; logout must take effect at once, issue #2).
  *
  * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
  */
-export async function authenticate(request: FastifyRequest, db: Executor, tokens: Tokens): Promise<Principal> {
+export async function authenticate(request: FastifyRequest, liveness: LivenessCache, tokens: Tokens): Promise<Principal> {
   const credential = credentialOf(request.headers.authorization);
   if (!credential) throw new Unauthorized('Missing or malformed Authorization header');
   let type: TokenType;
   try {
-    // The header only picks which verification to run; `typ` is then pinned and checked by jose.
-    type = credential.scheme === 'apikey' || decodeProtectedHeader(credential.token).typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
+    // The header only picks which verification to run; `typ` is then pinned and checked by `verify`.
+    type = credential.scheme === 'apikey' || unverifiedHeader(credential.token).typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
   } catch {
     throw new Unauthorized('Invalid token');
   }
   try {
     const claims = await tokens.verify(credential.token, type);
     if (type === TokenType.apiKey) {
-      if (!(await sessions.isApiKeyLive(db, claims.jti))) throw new Unauthorized('API key revoked');
+      if (!(await liveness.isApiKeyLive(claims.jti, claims.sub))) throw new Unauthorized('API key revoked');
       return { userId: claims.sub, via: 'apiKey', apiKeyId: claims.jti };
     }
-    if (!claims.sid || !(await sessions.isFamilyLive(db, claims.sid))) throw new Unauthorized('Session ended');
+    if (!claims.sid || !(await liveness.isFamilyLive(claims.sid, claims.sub))) throw new Unauthorized('Session ended');
     return { userId: claims.sub, via: 'access', familyId: claims.sid };
   } catch (err) {
     if (err instanceof InvalidTokenError) throw new Unauthorized('Invalid token');
@@ -90,7 +89,7 @@ async function assertOrgRole(db: Executor, request: FastifyRequest, principal: P
  * Installs the guard: refuses at start-up any route without `config.operation`, and before each
  * handler authenticates the caller as the operation's policy row requires.
  */
-export function installAuthGuard(app: FastifyInstance, db: Executor, tokens: Tokens): void {
+export function installAuthGuard(app: FastifyInstance, db: Executor, liveness: LivenessCache, tokens: Tokens): void {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => {
     const operation = (route.config as OperationConfig | undefined)?.operation;
@@ -103,7 +102,7 @@ export function installAuthGuard(app: FastifyInstance, db: Executor, tokens: Tok
     if (!operation) return; // 404 handler and framework routes
     const rule = ACCESS_POLICY[operation];
     if (rule.credential === 'none') return;
-    const principal = await authenticate(request, db, tokens);
+    const principal = await authenticate(request, liveness, tokens);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access') throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;

@@ -5,8 +5,7 @@
  * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), issue #2 ("old keys stay in the JWKS until
  * their tokens expire").
  */
-import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, randomUUID } from 'node:crypto';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Executor } from '../db/open.js';
 import * as store from './keys-store.js';
@@ -34,15 +33,23 @@ export interface PublicJwk {
 /** A key ready to sign. */
 export interface ActiveKey {
   kid: string;
-  privateKey: CryptoKey;
+  /** The private key, PKCS #8 PEM. */
+  privatePem: string;
 }
 
-async function newKeyRow(master: MasterKey) {
-  const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
+function newKeyRow(master: MasterKey) {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const kid = randomUUID();
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-  const privateJwkSealed = master.seal(JSON.stringify(await exportJWK(privateKey)), SEAL_PURPOSE);
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+  const publicJwk = { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
+  const privateJwkSealed = master.seal(JSON.stringify(privateKey.export({ format: 'jwk' })), SEAL_PURPOSE);
   return { kid, publicJwk, privateJwkSealed };
+}
+
+/** The PEM of a JWK: SPKI for a public key, PKCS #8 for a private one. */
+function pemOf(jwk: JsonWebKey, half: 'public' | 'private'): string {
+  const key = half === 'public' ? createPublicKey({ key: jwk, format: 'jwk' }) : createPrivateKey({ key: jwk, format: 'jwk' });
+  return key.export(half === 'public' ? { type: 'spki', format: 'pem' } : { type: 'pkcs8', format: 'pem' }).toString();
 }
 
 /**
@@ -58,7 +65,7 @@ async function newKeyRow(master: MasterKey) {
  */
 export async function rotateSigningKey(db: Executor, master: MasterKey, maxTokenTtl: number): Promise<string> {
   for (const current of await store.listPublished(db)) if (!current.retiredAt) master.open(current.privateJwkSealed, SEAL_PURPOSE);
-  const row = await newKeyRow(master);
+  const row = newKeyRow(master);
   await store.retireActiveKeys(db, maxTokenTtl);
   await store.insertKey(db, row);
   await store.notifyRotation(db, row.kid);
@@ -68,7 +75,7 @@ export async function rotateSigningKey(db: Executor, master: MasterKey, maxToken
 /** The in-process view of the key ring, with periodic reload. */
 export class KeyRing {
   private active: ActiveKey | undefined;
-  private verifiers = new Map<string, CryptoKey>();
+  private verifiers = new Map<string, string>();
   private publicJwks: PublicJwk[] = [];
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
@@ -98,13 +105,13 @@ export class KeyRing {
     this.loading ??= (async () => {
       try {
         const rows = await store.listPublished(this.db);
-        const verifiers = new Map<string, CryptoKey>();
+        const verifiers = new Map<string, string>();
         let active: ActiveKey | undefined;
         for (const row of rows) {
-          verifiers.set(row.kid, (await importJWK(row.publicJwk as JWK, ALG)) as CryptoKey);
+          verifiers.set(row.kid, this.verifiers.get(row.kid) ?? pemOf(row.publicJwk as JsonWebKey, 'public'));
           if (!row.retiredAt && !active) {
-            const jwk = JSON.parse(this.master.open(row.privateJwkSealed, SEAL_PURPOSE)) as JWK;
-            active = { kid: row.kid, privateKey: (await importJWK(jwk, ALG)) as CryptoKey };
+            const privatePem = this.active?.kid === row.kid ? this.active.privatePem : pemOf(JSON.parse(this.master.open(row.privateJwkSealed, SEAL_PURPOSE)), 'private');
+            active = { kid: row.kid, privatePem };
           }
         }
         this.verifiers = verifiers;
@@ -126,10 +133,10 @@ export class KeyRing {
   }
 
   /**
-   * The public key for `kid`, or undefined. An unknown `kid` triggers one reload at most every
-   * second, so a rotation elsewhere is seen at once while junk `kid`s cannot hammer the database.
+   * The public key for `kid` (SPKI PEM), or undefined. An unknown `kid` triggers one reload at most
+   * every second, so a rotation elsewhere is seen at once while junk `kid`s cannot hammer the database.
    */
-  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+  async verificationKey(kid: string): Promise<string | undefined> {
     const key = this.verifiers.get(kid);
     if (key || Date.now() - this.loadedAt < 1000) return key;
     await this.reload();

@@ -13,6 +13,7 @@ import type { UserProfile } from '../users/store.js';
 import { presentUser } from '../users/present.js';
 import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
 import { ClientRegistry } from './clients.js';
+import type { LivenessCache } from './liveness.js';
 import * as sessions from './store.js';
 import * as throttle from './throttle.js';
 import { hashJti, InvalidTokenError, TokenType, type Tokens } from './tokens.js';
@@ -33,6 +34,8 @@ export interface IdentityDeps {
   config: Config;
   tokens: Tokens;
   master: MasterKey;
+  /** Told of every revocation, so that the auth guard stops accepting the credential at once. */
+  liveness: LivenessCache;
 }
 
 /** Normalises a username for lookup: usernames are case-insensitive, like Keycloak's. */
@@ -141,6 +144,7 @@ export class IdentityService {
    */
   async revokeApiKeys(userId: string): Promise<void> {
     await sessions.revokeApiKeys(this.deps.db, userId);
+    this.deps.liveness.forgetUser(userId);
   }
 
   /**
@@ -189,7 +193,10 @@ export class IdentityService {
     if (!family) {
       const reused = await sessions.consumedFamily(db, hashJti(claims.jti));
       // A consumed token presented again means it was stolen or raced: end the session for everyone holding it.
-      if (reused) await sessions.revokeFamily(db, reused, 'refresh token reuse');
+      if (reused) {
+        await sessions.revokeFamily(db, reused, 'refresh token reuse');
+        this.deps.liveness.forgetUser(claims.sub);
+      }
       throw new BadRequest('Invalid refresh token', 'invalid_grant');
     }
     return this.tokenBody(claims.sub, input.clientid, family, next.token);
@@ -205,6 +212,7 @@ export class IdentityService {
     // Someone else's refresh token must not let the caller end that person's session.
     if (claims.sub !== principal.userId) throw new BadRequest('Invalid refresh token', 'invalid_grant');
     await sessions.revokeFamily(this.deps.db, claims.sid as string, 'logout');
+    this.deps.liveness.forgetUser(claims.sub);
   }
 
   private async verifyRefresh(token: string) {

@@ -89,7 +89,7 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
  */
 export const passwordRoutes: FastifyPluginAsyncTypebox<{ ctx: Context }> = async (app, { ctx }) => {
   const background = new BackgroundTasks(app.log);
-  const passwords = new PasswordService({ db: ctx.store.db, config: ctx.config, mailer: ctx.mailer, background });
+  const passwords = new PasswordService({ db: ctx.store.db, config: ctx.config, mailer: ctx.mailer, background, liveness: ctx.liveness });
   // Mails still in flight at shutdown are given a few seconds to go out.
   app.addHook('onClose', () => background.drain());
   await app.register(apiRoutes, { prefix: '/v1', passwords });

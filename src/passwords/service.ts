@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, Unauthorized } from '../http/errors.js';
 import type { Principal } from '../http/auth.js';
+import type { LivenessCache } from '../identity/liveness.js';
 import { hashPassword, verifyNormalised } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
 import * as throttle from '../identity/throttle.js';
@@ -37,6 +38,8 @@ export interface PasswordDeps {
   mailer: Mailer;
   /** Runs the work done after answering. */
   background: BackgroundTasks;
+  /** Told when sessions are revoked, so that the auth guard stops accepting them at once. */
+  liveness: LivenessCache;
 }
 
 /** Only the SHA-256 of a reset token is stored, so a read of the database cannot reset anyone's password. */
@@ -74,6 +77,7 @@ export class PasswordService {
       // Whoever else holds a session (a stolen phone, a thief's refresh token) is signed out; the caller stays.
       await store.revokeSessions(tx, account.id, principal.familyId ?? null, 'password changed');
     });
+    this.deps.liveness.forgetUser(account.id);
     this.notify(account, 'session', log);
   }
 
@@ -164,6 +168,7 @@ export class PasswordService {
       return true;
     });
     if (!changed) throw new BadRequest(INVALID_RESET_LINK);
+    this.deps.liveness.forgetUser(account.id);
     this.notify(account, 'reset', log);
   }
 

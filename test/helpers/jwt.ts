@@ -2,7 +2,7 @@
  * JWT helpers for the identity tests: decoding, and building tokens (valid or hostile) with the
  * running server's own signing key, so that a negative test can change exactly one property.
  */
-import { createPublicKey, randomUUID } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { call, type TestAssent } from './assent.js';
 
@@ -33,7 +33,7 @@ export interface MintOptions {
   /** Seconds since the epoch; default iat + 900. */
   exp?: number;
   /** Signing key; default the server's active key. */
-  key?: CryptoKey;
+  key?: CryptoKey | KeyObject;
 }
 
 /**
@@ -41,7 +41,7 @@ export interface MintOptions {
  * sid, client_id), starting from the claims of `like` (a real access token of the server).
  */
 export async function mintLike(t: TestAssent, like: string, options: MintOptions = {}): Promise<string> {
-  const { kid, privateKey } = await t.ctx.keys.signingKey();
+  const { kid, privatePem } = await t.ctx.keys.signingKey();
   const real = decode(like).payload;
   const iat = options.iat ?? Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = {
@@ -58,7 +58,7 @@ export async function mintLike(t: TestAssent, like: string, options: MintOptions
   for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
   return new SignJWT(claims as JWTPayload)
     .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', ...options.header } as { alg: string })
-    .sign(options.key ?? privateKey);
+    .sign(options.key ?? createPrivateKey(privatePem));
 }
 
 /** A fresh ES256 private key that the server has never seen. */
