@@ -28,7 +28,15 @@ const HISTORY_READERS: readonly number[] = [Role.Dpo];
  */
 export async function authorise(db: Executor, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
   if (!isId(orgId) || !isId(userId)) throw new NotFound('Consent record not found');
-  const roles = await rolesInOrganisation(db, orgId, principal.userId);
+  return decideAccess(principal, await rolesInOrganisation(db, orgId, principal.userId), userId, access);
+}
+
+/**
+ * The decision of `authorise`, given the caller's roles as already read.
+ * @param roles - the caller's RoleIDs in the organisation, or null when the organisation does not exist.
+ * @throws {NotFound} when `roles` is null; {Forbidden} when the caller may not.
+ */
+export function decideAccess(principal: Principal, roles: number[] | null, userId: string, access: Access): Actor {
   if (roles === null) throw new NotFound('Organisation not found');
   const own = { type: 'individual', userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) } as const;
   if (principal.userId === userId) return own;

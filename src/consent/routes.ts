@@ -44,8 +44,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     config: { operation: 'consents.list' },
     schema: { tags, security, summary: 'Get consents for a user (with DataRetention per purpose)', params: UserParams, response: { 200: ConsentRecordBody, ...reads } },
     handler: async (req) => {
-      const { record } = await consents.open(principal(req), path(req.params), 'read');
-      return consents.recordBody(record, true);
+      return consents.recordBody(await consents.read(principal(req), path(req.params)), true);
     },
   });
 
@@ -53,8 +52,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     config: { operation: 'consents.read' },
     schema: { tags, security, summary: 'Get user consent by ID (no DataRetention)', params: RecordParams, response: { 200: ConsentRecordBody, ...reads } },
     handler: async (req) => {
-      const { record } = await consents.open(principal(req), path(req.params), 'read');
-      return consents.recordBody(record, false);
+      return consents.recordBody(await consents.read(principal(req), path(req.params)), false);
     },
   });
 
@@ -62,8 +60,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     config: { operation: 'consents.purpose.read' },
     schema: { tags, security, summary: 'Get all consents of a purpose', params: PurposeParams, response: { 200: PurposeConsentsBody, ...reads } },
     handler: async (req) => {
-      const { record } = await consents.open(principal(req), path(req.params), 'read');
-      return consents.purposeBody(record, req.params.purposeID);
+      return consents.purposeBody(await consents.read(principal(req), path(req.params), req.params.purposeID));
     },
   });
 
@@ -90,8 +87,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     config: { operation: 'consents.purpose.status.read' },
     schema: { tags, security, summary: 'Get consent status of a purpose', params: PurposeParams, response: { 200: Type.Object({ Consented: Type.String() }), ...reads } },
     handler: async (req) => {
-      const { record } = await consents.open(principal(req), path(req.params), 'read');
-      return consents.status(record, req.params.purposeID);
+      return consents.status(await consents.read(principal(req), path(req.params), req.params.purposeID));
     },
   });
 
@@ -106,7 +102,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
       const value = parseConsentValue(req.body.consented);
       const { actor, record } = await consents.open(principal(req), path(req.params), 'write');
       await consents.apply(record, actor, requestMeta(req), req.params.purposeID, { all: value });
-      return consents.recordBody(record, true);
+      return consents.recordBody(await consents.read(principal(req), path(req.params)), true);
     },
   });
 

@@ -6,15 +6,16 @@
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
-import { readRetention } from '../retention/store.js';
+import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
-import { authorise, type Access } from './access.js';
+import { authorise, decideAccess, type Access } from './access.js';
 import type { Actor, Channel } from './evidence.js';
 import { appendEvents } from './evidence-store.js';
 import { presentPurpose, purposeStatus, type PurposeState, toPurposeStates } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
 import { type ConsentValue, effectiveValue, expiryOf } from './values.js';
+import { readRecordView } from './view-store.js';
 
 /** The request a change came through, for its evidence. */
 export interface RequestMeta extends Channel {
@@ -37,6 +38,18 @@ export interface Change {
   days: number;
 }
 
+/** A consent record as its read operations see it. */
+export interface RecordRead {
+  record: store.RecordRow;
+  /** Its purposes (all, or the one asked for) with their consents. */
+  states: PurposeState[];
+  /** The organisation's data retention setting. */
+  retention: RetentionRow;
+}
+
+/** Matches no purpose: stands in for a malformed purpose ID, which must still be authorised first. */
+const NO_PURPOSE = '00000000-0000-0000-0000-000000000000';
+
 /** Consent records: reading and changing them. */
 export class ConsentService {
   constructor(private readonly db: Db) {}
@@ -54,6 +67,25 @@ export class ConsentService {
     return { actor, record };
   }
 
+  /**
+   * Reads a record for the read operations in one round trip (`readRecordView`): authorises the
+   * caller for `read`, finds the record of the path, and its purposes with their consents.
+   * @param purposeId - restricts to that purpose (from the path); absent reads them all.
+   * @throws {NotFound} when the organisation, the record or the purpose is not there, or the
+   *   individual is not subscribed; {Forbidden} see `decideAccess`.
+   */
+  async read(principal: Principal, path: RecordPath, purposeId?: string): Promise<RecordRead> {
+    if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
+    const purpose = purposeId === undefined ? null : isId(purposeId) ? purposeId : NO_PURPOSE;
+    const view = await readRecordView(this.db, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
+    decideAccess(principal, view?.roles ?? null, path.userId, 'read');
+    const record = view?.record;
+    if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
+    const states = toPurposeStates(view.rows, record.createdAt);
+    if (purposeId !== undefined && states.length === 0) throw new NotFound('Purpose not found');
+    return { record, states, retention: view.retention };
+  }
+
   /** The record's purposes (all, or one) with their consents. @throws {NotFound} for an unknown purpose. */
   async states(record: store.RecordRow, purposeId?: string): Promise<PurposeState[]> {
     if (purposeId !== undefined && !isId(purposeId)) throw new NotFound('Purpose not found');
@@ -64,28 +96,25 @@ export class ConsentService {
 
   /**
    * The whole record (SPEC 2). Purposes without attributes are left out (NOTES.md).
+   * @param read - from `read`, without a purpose.
    * @param withRetention - include `DataRetention` per purpose (left out of get-by-ID).
    */
-  async recordBody(record: store.RecordRow, withRetention: boolean): Promise<ConsentRecordBody> {
+  recordBody({ record, states, retention }: RecordRead, withRetention: boolean): ConsentRecordBody {
     const now = new Date();
-    const retention = withRetention ? await readRetention(this.db, record.orgId) : undefined;
-    const states = (await this.states(record)).filter((s) => s.attributes.length > 0);
-    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, ConsentsAndPurposes: states.map((s) => presentPurpose(s, now, retention)) };
+    const purposes = states.filter((s) => s.attributes.length > 0).map((s) => presentPurpose(s, now, withRetention ? retention : undefined));
+    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, ConsentsAndPurposes: purposes };
   }
 
-  /** The purpose consents record (SPEC 2; `ID` is the purpose's, NOTES.md). */
-  async purposeBody(record: store.RecordRow, purposeId: string) {
-    const now = new Date();
-    const [state] = await this.states(record, purposeId);
-    const body = presentPurpose(state!, now, await readRetention(this.db, record.orgId));
-    const { DataRetention, ...consents } = body;
-    return { ID: state!.purpose.id, ConsentID: record.id, OrgID: record.orgId, UserID: record.userId, DataRetention: DataRetention!, Consents: consents };
+  /** The purpose consents record (SPEC 2; `ID` is the purpose's, NOTES.md). @param read - from `read`, with a purpose. */
+  purposeBody({ record, states, retention }: RecordRead) {
+    const state = states[0]!;
+    const { DataRetention, ...consents } = presentPurpose(state, new Date(), retention);
+    return { ID: state.purpose.id, ConsentID: record.id, OrgID: record.orgId, UserID: record.userId, DataRetention: DataRetention!, Consents: consents };
   }
 
-  /** `Allow` when at least one attribute of the purpose counts as consented, else `Disallow`. */
-  async status(record: store.RecordRow, purposeId: string): Promise<{ Consented: ConsentValue }> {
-    const [state] = await this.states(record, purposeId);
-    return { Consented: purposeStatus(state!, new Date()) };
+  /** `Allow` when at least one attribute of the purpose counts as consented, else `Disallow`. @param read - from `read`, with a purpose. */
+  status({ states }: RecordRead): { Consented: ConsentValue } {
+    return { Consented: purposeStatus(states[0]!, new Date()) };
   }
 
   /**

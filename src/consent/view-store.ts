@@ -1,0 +1,107 @@
+/**
+ * SQL of the read side of a consent record: one prepared statement answers everything the four
+ * read operations of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention
+ * setting and the consents), so that a read costs one round trip (issue #3 "Benchmark").
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
+import type { RetentionRow } from '../retention/store.js';
+import type { ConsentRow, RecordRow } from './store.js';
+import type { ConsentValue } from './values.js';
+
+/** What a read of one consent record sees. */
+export interface RecordView {
+  /** The caller's roles in the organisation (RoleIDs). */
+  roles: number[];
+  /** The record of (organisation, individual), or null when there never was one. */
+  record: RecordRow | null;
+  retention: RetentionRow;
+  /** As `readConsents` returns them (purpose, then attribute order). */
+  rows: ConsentRow[];
+}
+
+const ph = sql.placeholder;
+
+const viewStatement = perDb((db) =>
+  prepareRaw(
+    db,
+    'consent_record_view',
+    sql`
+    WITH head AS (
+      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds,
+        coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur WHERE ur.org_id = o.id AND ur.user_id = ${ph('principalId')}::uuid), '{}') AS roles,
+        r.id AS record_id, r.created_at AS record_created_at,
+        EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${ph('userId')}::uuid) AS subscribed
+      FROM organisations o
+      LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = ${ph('userId')}::uuid
+      WHERE o.id = ${ph('orgId')}::uuid
+    )
+    SELECT head.*, p.id AS purpose_id, p.name AS purpose_name, p.description AS purpose_description,
+      p.lawful_usage, p.policy_url, a.id AS attribute_id, a.name AS attribute_name, c.value, c.days, c.decided_at
+    FROM head
+    LEFT JOIN purposes p ON head.record_id IS NOT NULL AND p.org_id = head.org_id AND p.deleted_at IS NULL
+      AND (${ph('purposeId')}::uuid IS NULL OR p.id = ${ph('purposeId')}::uuid)
+    LEFT JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.unlinked_at IS NULL
+    LEFT JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL
+    LEFT JOIN attribute_consents c ON c.record_id = head.record_id AND c.purpose_id = p.id AND c.attribute_id = a.id
+    ORDER BY p.created_at, p.id, pa.created_at, a.id`,
+  ),
+);
+
+interface ViewRow {
+  org_id: string;
+  retention_enabled: boolean;
+  retention_period_seconds: string | number;
+  roles: Array<number | string>;
+  record_id: string | null;
+  record_created_at: string | Date | null;
+  subscribed: boolean;
+  purpose_id: string | null;
+  purpose_name: string;
+  purpose_description: string;
+  lawful_usage: boolean;
+  policy_url: string;
+  attribute_id: string | null;
+  attribute_name: string | null;
+  value: string | null;
+  days: number | null;
+  decided_at: string | Date | null;
+}
+
+/**
+ * Reads one consent record as its read operations need it, in one prepared statement.
+ * @param db - the root handle (the statement is prepared per pooled connection).
+ * @param ids - UUIDs, already checked: the path's organisation and individual, the caller, and the
+ *   purpose to restrict to (null for all).
+ * @returns null when the organisation does not exist.
+ */
+export async function readRecordView(db: Db, ids: { orgId: string; userId: string; principalId: string; purposeId: string | null }): Promise<RecordView | null> {
+  const rows = rowsOf<ViewRow>(await viewStatement(db).execute(ids));
+  const head = rows[0];
+  if (!head) return null;
+  const record = head.record_id
+    ? { id: head.record_id, orgId: head.org_id, userId: ids.userId, createdAt: new Date(head.record_created_at as string), subscribed: head.subscribed }
+    : null;
+  return {
+    roles: head.roles.map(Number),
+    record,
+    retention: { enabled: head.retention_enabled, periodSeconds: Number(head.retention_period_seconds) },
+    // A LEFT JOIN that found no purpose leaves one row with a null purpose: no purposes at all.
+    rows: rows.filter((r) => r.purpose_id !== null).map(toConsentRow),
+  };
+}
+
+function toConsentRow(r: ViewRow): ConsentRow {
+  return {
+    purposeId: r.purpose_id as string,
+    purposeName: r.purpose_name,
+    purposeDescription: r.purpose_description,
+    lawfulUsage: r.lawful_usage,
+    policyUrl: r.policy_url,
+    attributeId: r.attribute_id,
+    attributeName: r.attribute_name,
+    value: r.value as ConsentValue | null,
+    days: r.days,
+    decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
+  };
+}
