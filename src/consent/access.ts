@@ -6,7 +6,7 @@
  * - Owner, Admin and Dpo: read;
  * - nobody else (403).
  */
-import type { Executor } from '../db/open.js';
+import type { Db } from '../db/open.js';
 import { Forbidden, NotFound } from '../http/errors.js';
 import type { Principal } from '../http/auth.js';
 import { rolesInOrganisation } from '../orgs/store.js';
@@ -26,7 +26,7 @@ const HISTORY_READERS: readonly number[] = [Role.Dpo];
  * @throws {NotFound} when the organisation or user ID is malformed, or the organisation unknown.
  * @throws {Forbidden} when the caller may not.
  */
-export async function authorise(db: Executor, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
+export async function authorise(db: Db, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
   if (!isId(orgId) || !isId(userId)) throw new NotFound('Consent record not found');
   return decideAccess(principal, await rolesInOrganisation(db, orgId, principal.userId), userId, access);
 }

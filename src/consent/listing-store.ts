@@ -3,9 +3,8 @@
  * order over an index, so a page costs O(limit) at any depth: never an offset, never a query per user.
  * Only users subscribed now are listed.
  */
-import { and, asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { type Executor, rowsOf } from '../db/open.js';
-import { dataAttributes, purposeAttributes } from '../db/schema.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import type { IndividualRow } from '../individuals/store.js';
 
 /** What a page asks for. */
@@ -21,15 +20,28 @@ export interface ListingQuery {
   limit: number;
 }
 
-/** The IDs of the purpose's live data attributes (links not removed, attributes not deleted), in link order. */
-export async function liveAttributeIds(db: Executor, purposeId: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: dataAttributes.id })
-    .from(purposeAttributes)
-    .innerJoin(dataAttributes, and(eq(dataAttributes.id, purposeAttributes.attributeId), isNull(dataAttributes.deletedAt)))
-    .where(and(eq(purposeAttributes.purposeId, purposeId), isNull(purposeAttributes.unlinkedAt)))
-    .orderBy(asc(purposeAttributes.createdAt), asc(dataAttributes.id));
-  return rows.map((r) => r.id);
+const purposeStatement = perDb((db) =>
+  prepareRaw(
+    db,
+    'listing_purpose',
+    sql`SELECT p.lawful_usage,
+        ARRAY(SELECT a.id FROM purpose_attributes pa JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL
+              WHERE pa.purpose_id = p.id AND pa.unlinked_at IS NULL ORDER BY pa.created_at, a.id) AS attribute_ids
+      FROM purposes p WHERE p.id = ${sql.placeholder('purposeId')}::uuid AND p.org_id = ${sql.placeholder('orgId')}::uuid AND p.deleted_at IS NULL`,
+  ),
+);
+
+/**
+ * A live purpose of the organisation with the IDs of its live data attributes (links not removed,
+ * attributes not deleted) in link order; one prepared statement.
+ * @param db - the root handle.
+ * @param orgId - a well-formed organisation ID.
+ * @param purposeId - a well-formed purpose ID.
+ * @returns null when the purpose is not the organisation's or was deleted.
+ */
+export async function listingPurpose(db: Db, orgId: string, purposeId: string): Promise<{ lawfulUsage: boolean; attributeIds: string[] } | null> {
+  const [row] = rowsOf<{ lawful_usage: boolean; attribute_ids: string[] }>(await purposeStatement(db).execute({ orgId, purposeId }));
+  return row ? { lawfulUsage: row.lawful_usage, attributeIds: row.attribute_ids } : null;
 }
 
 /** A stored consent that does not count at `now()`: Disallow, or an AskMe that ran out. */

@@ -6,9 +6,8 @@ import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { type IndividualBody, presentIndividual } from '../individuals/service.js';
-import { findPurpose } from '../purposes/store.js';
 import { isId } from '../util/ids.js';
-import { consentedUsers, liveAttributeIds } from './listing-store.js';
+import { consentedUsers, listingPurpose } from './listing-store.js';
 
 /** Consented-user pages. */
 export class ListingService {
@@ -22,9 +21,9 @@ export class ListingService {
    * @throws {NotFound} when the purpose is not the organisation's, or the attribute not the purpose's.
    */
   async page(orgId: string, purposeId: string, attributeId: string | undefined, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
-    const purpose = isId(purposeId) ? await findPurpose(this.db, orgId, purposeId) : null;
+    const purpose = isId(purposeId) ? await listingPurpose(this.db, orgId, purposeId) : null;
     if (!purpose) throw new NotFound('Purpose not found');
-    const attributes = await liveAttributeIds(this.db, purposeId);
+    const attributes = purpose.attributeIds;
     if (attributeId !== undefined && !attributes.includes(attributeId)) throw new NotFound('Attribute not found in this purpose');
     if (startId !== undefined && !isId(startId)) return { users: [] };
     const found = await consentedUsers(this.db, {

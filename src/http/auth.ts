@@ -6,7 +6,7 @@
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Executor } from '../db/open.js';
+import type { Db } from '../db/open.js';
 import type { LivenessCache } from '../identity/liveness.js';
 import { InvalidTokenError, TokenType, type Tokens, unverifiedHeader } from '../identity/tokens.js';
 import { rolesInOrganisation } from '../orgs/store.js';
@@ -76,7 +76,7 @@ export async function authenticate(request: FastifyRequest, liveness: LivenessCa
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
  * @throws {Forbidden} when the caller holds none of the roles there.
  */
-async function assertOrgRole(db: Executor, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
+async function assertOrgRole(db: Db, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
   const orgId = (request.params as { organizationID?: string }).organizationID;
   if (!isId(orgId)) throw new NotFound('Organisation not found');
   const roles = await rolesInOrganisation(db, orgId, principal.userId);
@@ -89,7 +89,7 @@ async function assertOrgRole(db: Executor, request: FastifyRequest, principal: P
  * Installs the guard: refuses at start-up any route without `config.operation`, and before each
  * handler authenticates the caller as the operation's policy row requires.
  */
-export function installAuthGuard(app: FastifyInstance, db: Executor, liveness: LivenessCache, tokens: Tokens): void {
+export function installAuthGuard(app: FastifyInstance, db: Db, liveness: LivenessCache, tokens: Tokens): void {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => {
     const operation = (route.config as OperationConfig | undefined)?.operation;

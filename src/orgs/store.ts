@@ -1,7 +1,7 @@
 /** SQL of organisations and their configuration, as the import writes them. */
 import { and, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import type { Executor } from '../db/open.js';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { clients, consentRecords, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
 
 /** Registers a client, or finds it; returns its row ID. */
@@ -112,16 +112,24 @@ export async function subscribe(db: Executor, userId: string, orgId: string): Pr
   return { subscribed: added.length > 0, consentId: record!.id };
 }
 
+const rolesStatement = perDb((db) =>
+  prepareRaw(
+    db,
+    'roles_in_organisation',
+    sql`SELECT coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = o.id AND r.user_id = ${sql.placeholder('userId')}::uuid), '{}') AS roles
+      FROM organisations o WHERE o.id = ${sql.placeholder('orgId')}::uuid`,
+  ),
+);
+
 /**
- * The roles `userId` holds in organisation `orgId`, or null when the organisation does not exist.
- * @param orgId - a well-formed ID (see `isId`).
+ * The user's roles in the organisation (RoleIDs; empty when none), in one prepared statement; the
+ * access checks of the guard and of consent records ask it on every request.
+ * @param db - the root handle (the statement is prepared per pooled connection).
+ * @param orgId - a well-formed organisation ID.
+ * @param userId - the user.
+ * @returns null when the organisation does not exist.
  */
-export async function rolesInOrganisation(db: Executor, orgId: string, userId: string): Promise<number[] | null> {
-  const [row] = await db
-    .select({
-      roles: sql<number[]>`coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = "organisations"."id" AND r.user_id = ${userId}), '{}')`,
-    })
-    .from(organisations)
-    .where(eq(organisations.id, orgId));
+export async function rolesInOrganisation(db: Db, orgId: string, userId: string): Promise<number[] | null> {
+  const [row] = rowsOf<{ roles: Array<number | string> }>(await rolesStatement(db).execute({ orgId, userId }));
   return row ? row.roles.map(Number) : null;
 }
