@@ -7,6 +7,7 @@ import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
 import { AccountService } from './accounts/service.js';
 import { AnonymousService } from './anonymous/service.js';
 import { HistoryService } from './consent/history.js';
+import { ChainSealer } from './consent/sealer.js';
 import { ListingService } from './consent/listing.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
@@ -32,6 +33,8 @@ export interface Context {
   tokens: Tokens;
   /** The auth guard's cached liveness check of sessions and API keys; `buildApp` attaches it. */
   liveness: LivenessCache;
+  /** Seals consent events into their chain after the commit; `buildApp` starts its sweep. */
+  sealer: ChainSealer;
   identity: IdentityService;
   users: UserService;
   purposes: PurposeService;
@@ -68,12 +71,13 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
   const templates = new TemplateService(store.db);
-  const consents = new ConsentService(store.db);
-  const history = new HistoryService(store.db);
+  const sealer = new ChainSealer(store.db);
+  const consents = new ConsentService(store.db, sealer);
+  const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
-  return { config, store, master, mailer, keys, tokens, liveness, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
+  return { config, store, master, mailer, keys, tokens, liveness, sealer, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
 }

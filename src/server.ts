@@ -17,6 +17,7 @@ import { federation } from './federation/wire.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
+import { safeErrorMessage } from './util/errors.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { installErrorHandlers } from './http/errors.js';
 import { loggingOptions } from './http/logging.js';
@@ -93,6 +94,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
   scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
+  // Events left unsealed by a process that died after its commit, and those of the AskMe sweep.
+  ctx.sealer.startSweep(1, (err) => app.log.error({ err: safeErrorMessage(err) }, 'sealing consent events failed'));
+  app.addHook('onClose', async () => ctx.sealer.stop());
   const notifications = await startNotifications(app, ctx);
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });

@@ -1,48 +1,38 @@
 /** SQL of the consent history: the per-organisation chain head and the events. */
-import { and, asc, desc, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentChainHeads, consentEvents } from '../db/schema.js';
 import { v7 as uuidv7 } from 'uuid';
-import { type EventDraft, GENESIS_LINK, type SealedEvent, seal } from './evidence.js';
+import type { EventDraft, SealedEvent } from './evidence.js';
 import type { ConsentRow } from './store.js';
 import type { ConsentValue } from './values.js';
 
 /**
- * Locks the organisation's chain head until the transaction ends (creating it at the genesis link
- * on first use), so appends are numbered and linked one after the other.
- * @returns the seq and link of the last event.
- */
-async function lockChainHead(tx: Executor, orgId: string): Promise<{ seq: number; link: Buffer }> {
-  const [head] = await tx
-    .insert(consentChainHeads)
-    .values({ orgId, seq: 0, link: GENESIS_LINK })
-    .onConflictDoUpdate({ target: consentChainHeads.orgId, set: { seq: sql`${consentChainHeads.seq}` } })
-    .returning({ seq: consentChainHeads.seq, link: consentChainHeads.link });
-  return head!;
-}
-
-/**
- * Appends events to the organisation's chain: locks its head, gives each event an ID, numbers and
- * seals them after the head (see `seal`), stores them and moves the head to the last one. Call it
- * last in the transaction, so the head stays locked only until the commit.
+ * Writes events in the change's transaction, unsealed: they get an ID (UUIDv7), their organisation
+ * and `written` (a sequence, the order of sealing); `seq` and the hashes come when `ChainSealer`
+ * chains them after the commit. Call it while holding the lock of what changed (the record's row, or
+ * the attribute consents' rows), so that one record's events are written, and sealed, in the order
+ * of its changes. No chain lock is taken here: changes to different records never wait on each other.
  * @param drafts - the events in order, without ID, organisation and seq.
  */
 export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  const events = seal(await lockChainHead(tx, orgId), drafts.map((d) => ({ ...d, id: uuidv7(), orgId })));
-  const last = events.at(-1)!;
-  await tx.insert(consentEvents).values(events.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt) })));
-  await tx.update(consentChainHeads).set({ seq: last.seq, link: last.link }).where(eq(consentChainHeads.orgId, orgId));
+  await tx.insert(consentEvents).values(drafts.map((d) => ({ ...d, id: uuidv7(), orgId, occurredAt: new Date(d.occurredAt) })));
 }
 
-type EventRow = typeof consentEvents.$inferSelect;
+/** A stored event row, sealed or not. */
+export type EventRow = typeof consentEvents.$inferSelect;
 
-/** A stored event in the shape it was hashed. */
+/** A sealed event (from a query that asks for `seq IS NOT NULL`) in the shape it was hashed. */
 export function toSealed(row: EventRow): SealedEvent {
+  return { ...toContent(row), seq: row.seq as number, contentHash: row.contentHash as Buffer, prevLink: row.prevLink as Buffer, link: row.link as Buffer };
+}
+
+/** What an event row records, as hashed, but for the `seq` that sealing gives it. */
+export function toContent(row: EventRow): Omit<SealedEvent, 'seq' | 'contentHash' | 'prevLink' | 'link'> {
   return {
     id: row.id,
     orgId: row.orgId,
-    seq: row.seq,
     recordId: row.recordId,
     userId: row.userId,
     purposeId: row.purposeId,
@@ -55,9 +45,6 @@ export function toSealed(row: EventRow): SealedEvent {
     actor: row.actor as SealedEvent['actor'],
     channel: row.channel as SealedEvent['channel'],
     requestId: row.requestId,
-    contentHash: row.contentHash,
-    prevLink: row.prevLink,
-    link: row.link,
   };
 }
 
@@ -103,7 +90,8 @@ export async function historyPage(db: Executor, f: HistoryFilter, limit: number)
         f.purposeId ? eq(consentEvents.purposeId, f.purposeId) : undefined,
         f.from ? gte(consentEvents.occurredAt, f.from) : undefined,
         f.to ? lte(consentEvents.occurredAt, f.to) : undefined,
-        f.beforeSeq !== undefined ? lt(consentEvents.seq, f.beforeSeq) : undefined,
+        // Sealed events only: `flush` seals what was committed before the read.
+        f.beforeSeq !== undefined ? lt(consentEvents.seq, f.beforeSeq) : isNotNull(consentEvents.seq),
       ),
     )
     .orderBy(desc(consentEvents.seq))

@@ -8,6 +8,7 @@ import { keysetPage } from '../http/pagination.js';
 import { isId } from '../util/ids.js';
 import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './evidence.js';
 import * as evidence from './evidence-store.js';
+import type { ChainSealer } from './sealer.js';
 import { presentPurpose, toPurposeStates } from './present.js';
 import type { RecordRow } from './store.js';
 import type { ConsentValue } from './values.js';
@@ -51,7 +52,14 @@ export function parseInstant(raw: string, name: string): Date {
 
 /** The consent history of organisations. */
 export class HistoryService {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param sealer - flushed before each read, so that every event committed before it is sealed and shown.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: ChainSealer,
+  ) {}
 
   /**
    * One page of an individual's events, newest first.
@@ -62,6 +70,7 @@ export class HistoryService {
     if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined };
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
     if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) throw new BadRequest('startid must be the Seq of an event');
+    await this.sealer.flush(record.orgId);
     const rows = await evidence.historyPage(this.db, { orgId: record.orgId, userId: record.userId, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
     const page = keysetPage(rows, limit, (e) => String(e.seq));
     return { events: page.items.map(presentEvent), next: page.next };
@@ -73,6 +82,7 @@ export class HistoryService {
    */
   async recordAt(record: RecordRow, at: Date) {
     if (at.getTime() < record.createdAt.getTime()) throw new NotFound('The consent record did not exist at that time');
+    await this.sealer.flush(record.orgId);
     const [config, events] = await Promise.all([evidence.configurationAt(this.db, record.orgId, at), evidence.stateAt(this.db, record.id, at)]);
     const last = new Map(events.map((e) => [`${e.purposeId}/${e.attributeId}`, e]));
     const rows = config.map((c) => {
@@ -84,14 +94,17 @@ export class HistoryService {
   }
 
   /**
-   * Recomputes the organisation's chain from its first event, in batches, and checks that the head
-   * names the last event (so a deleted tail is found too).
+   * Seals what was committed, reads the chain head, then recomputes the chain from its first event
+   * up to the head, in batches, and checks that the head names the last event (so a deleted tail is
+   * found too). Events sealed after the head was read are left to the next verification.
    */
   async verify(orgId: string): Promise<VerifyReport> {
+    await this.sealer.flush(orgId);
+    const head = (await evidence.chainHead(this.db, orgId)) ?? { seq: 0, link: GENESIS_LINK };
     let prev: Buffer = GENESIS_LINK;
     let seq = 0;
     for (;;) {
-      const batch = await evidence.eventsAfter(this.db, orgId, seq, VERIFY_BATCH);
+      const batch = (await evidence.eventsAfter(this.db, orgId, seq, VERIFY_BATCH)).filter((e) => e.seq <= head.seq);
       for (const event of batch) {
         const reason = checkEvent(event, seq + 1, prev);
         if (reason) return { Valid: false, Events: seq, FirstBrokenSeq: seq + 1, Reason: reason };
@@ -100,8 +113,7 @@ export class HistoryService {
       }
       if (batch.length < VERIFY_BATCH) break;
     }
-    const head = await evidence.chainHead(this.db, orgId);
-    if ((head?.seq ?? 0) !== seq || !(head?.link ?? GENESIS_LINK).equals(prev)) {
+    if (head.seq !== seq || !head.link.equals(prev)) {
       return { Valid: false, Events: seq, FirstBrokenSeq: seq + 1, Reason: `the chain head names event ${head?.seq ?? 0}, but the last event found is ${seq}` };
     }
     return { Valid: true, Events: seq, FirstBrokenSeq: null, Reason: '' };

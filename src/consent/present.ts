@@ -12,7 +12,7 @@ export interface PurposeState {
 
 /**
  * Groups rows by purpose and applies the defaults of undecided attributes.
- * @param rows - from `readConsents`, purpose-ordered.
+ * @param rows - from `readRecordView`, purpose-ordered.
  * @param recordCreatedAt - when the record was created (the time of a default).
  */
 export function toPurposeStates(rows: ConsentRow[], recordCreatedAt: Date): PurposeState[] {

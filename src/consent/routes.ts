@@ -76,10 +76,9 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
     handler: async (req) => {
       const value = parseConsentValue(req.body.consented);
-      const { actor, record } = await consents.open(principal(req), path(req.params), 'write');
       const ids = [...new Set(req.body.consentattributes.map((a) => a.attributeid))];
-      await consents.apply(record, actor, requestMeta(req), req.params.purposeID, ids.map((attributeId) => ({ attributeId, value, days: 0 })));
-      return consents.updateResult(record, req.params.purposeID);
+      const after = await consents.change(principal(req), path(req.params), req.params.purposeID, ids.map((attributeId) => ({ attributeId, value, days: 0 })), requestMeta(req));
+      return consents.updateResult(after, req.params.purposeID);
     },
   });
 
@@ -100,9 +99,8 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
     handler: async (req) => {
       const value = parseConsentValue(req.body.consented);
-      const { actor, record } = await consents.open(principal(req), path(req.params), 'write');
-      await consents.apply(record, actor, requestMeta(req), req.params.purposeID, { all: value });
-      return consents.recordBody(await consents.read(principal(req), path(req.params)), true);
+      const after = await consents.change(principal(req), path(req.params), req.params.purposeID, { all: value }, requestMeta(req), true);
+      return consents.recordBody(after, true);
     },
   });
 
@@ -115,8 +113,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
     handler: async (req) => {
       const value = parseConsentValue(req.body.consented);
-      const { actor, record } = await consents.open(principal(req), path(req.params), 'write');
-      await consents.apply(record, actor, requestMeta(req), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days: req.body.days }]);
+      await consents.change(principal(req), path(req.params), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days: req.body.days }], requestMeta(req));
       // Exactly this body: the web dashboard counts the update as done only when Status === 200 (NOTES.md).
       return { Msg: 'Consent updated successfully', Status: 200 };
     },

@@ -10,11 +10,11 @@ import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
 import type { Actor, Channel } from './evidence.js';
-import { appendEvents } from './evidence-store.js';
+import type { ChainSealer } from './sealer.js';
 import { presentPurpose, purposeStatus, type PurposeState, toPurposeStates } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
-import { type ConsentValue, effectiveValue, expiryOf } from './values.js';
+import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from './values.js';
 import { readRecordView } from './view-store.js';
 
 /** The request a change came through, for its evidence. */
@@ -52,7 +52,14 @@ const NO_PURPOSE = '00000000-0000-0000-0000-000000000000';
 
 /** Consent records: reading and changing them. */
 export class ConsentService {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param sealer - woken after each change, to seal its events into the chain.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: ChainSealer,
+  ) {}
 
   /**
    * Authorises the caller and finds the record of the path.
@@ -86,13 +93,6 @@ export class ConsentService {
     return { record, states, retention: view.retention };
   }
 
-  /** The record's purposes (all, or one) with their consents. @throws {NotFound} for an unknown purpose. */
-  async states(record: store.RecordRow, purposeId?: string): Promise<PurposeState[]> {
-    if (purposeId !== undefined && !isId(purposeId)) throw new NotFound('Purpose not found');
-    const states = toPurposeStates(await store.readConsents(this.db, record.orgId, record.id, purposeId), record.createdAt);
-    if (purposeId !== undefined && states.length === 0) throw new NotFound('Purpose not found');
-    return states;
-  }
 
   /**
    * The whole record (SPEC 2). Purposes without attributes are left out (NOTES.md).
@@ -118,30 +118,43 @@ export class ConsentService {
   }
 
   /**
-   * Applies changes to one purpose of a record: under the record's lock, checks that each
-   * attribute belongs to the purpose, stores the values and appends one event per attribute.
+   * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST
+   * of a purpose status) in two round trips and one transaction: reads and authorises as `read`
+   * does, then under the record's row lock reads the purpose's stored consents, and stores the new
+   * values together with one event per attribute (old and new value and days, actor, channel). The
+   * events are sealed into the chain after the commit (`ChainSealer`).
    * @param changes - by attribute, or `{all}`: every attribute of the purpose to one value with Days 0.
-   * @throws {NotFound} for an unknown purpose or an attribute that is not the purpose's.
+   * @param wholeRecord - answer every purpose of the record (POST status), not only this one.
+   * @returns the record as it is after the change (the purpose's consents as of the lock, changed).
+   * @throws {NotFound} for an unknown record, purpose, or an attribute that is not the purpose's;
+   *   {Forbidden} when the caller may not write (see `decideAccess`).
    */
-  async apply(record: store.RecordRow, actor: Actor, meta: RequestMeta, purposeId: string, changes: Change[] | { all: ConsentValue }): Promise<void> {
-    if (!isId(purposeId)) throw new NotFound('Purpose not found');
+  async change(principal: Principal, path: RecordPath, purposeId: string, changes: Change[] | { all: ConsentValue }, meta: RequestMeta, wholeRecord = false): Promise<RecordRead> {
+    if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
+    const view = await readRecordView(this.db, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: wholeRecord ? null : isId(purposeId) ? purposeId : NO_PURPOSE });
+    const actor = decideAccess(principal, view?.roles ?? null, path.userId, 'write');
+    const record = view?.record;
+    if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
+    const states = toPurposeStates(view.rows, record.createdAt);
+    const state = states.find((s) => s.purpose.id === purposeId);
+    if (!state) throw new NotFound('Purpose not found');
+    const list = 'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
+    if (list.some((c) => !state.attributes.some((a) => a.id === c.attributeId))) throw new NotFound('Attribute not found in this purpose');
+    const now = new Date();
     await this.db.transaction(async (tx) => {
-      await store.lockRecord(tx, record.id);
-      const [state] = toPurposeStates(await store.readConsents(tx, record.orgId, record.id, purposeId), record.createdAt);
-      if (!state) throw new NotFound('Purpose not found');
-      const list = 'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
-      const now = new Date();
-      const contents = list.map((c) => {
-        const current = state.attributes.find((a) => a.id === c.attributeId);
-        if (!current) throw new NotFound('Attribute not found in this purpose');
+      const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
+      // The purpose's consents as of the lock: what the events' old values are taken from.
+      for (const a of state.attributes) a.consent = stored.get(a.id) ?? defaultConsent(state.purpose.lawfulUsage, record.createdAt);
+      const events = list.map((c) => {
+        const current = state.attributes.find((a) => a.id === c.attributeId)!.consent;
         return {
           recordId: record.id,
           userId: record.userId,
           purposeId,
           attributeId: c.attributeId,
-          oldValue: effectiveValue(current.consent, now),
+          oldValue: effectiveValue(current, now),
           newValue: c.value,
-          oldDays: current.consent.days,
+          oldDays: current.days,
           newDays: c.days,
           occurredAt: now.toISOString(),
           actor,
@@ -149,19 +162,22 @@ export class ConsentService {
           requestId: meta.requestId,
         };
       });
-      await store.writeConsents(
-        tx,
-        list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) })),
-      );
-      await appendEvents(tx, record.orgId, contents);
+      const rows = list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) }));
+      await store.writeChange(tx, record.orgId, rows, events);
     });
+    this.sealer.wake(record.orgId);
+    for (const c of list) state.attributes.find((a) => a.id === c.attributeId)!.consent = { value: c.value, days: c.days, decidedAt: now, isDefault: false };
+    return { record, states, retention: view.retention };
   }
 
-  /** The attribute-consent update result of SPEC 2 for one purpose. */
-  async updateResult(record: store.RecordRow, purposeId: string): Promise<UpdateResultBody> {
-    const [state] = await this.states(record, purposeId);
+  /**
+   * The attribute-consent update result of SPEC 2 for one purpose.
+   * @param read - from `change`, of that purpose.
+   */
+  updateResult({ record, states }: RecordRead, purposeId: string): UpdateResultBody {
+    const state = states.find((s) => s.purpose.id === purposeId)!;
     const now = new Date();
-    const consents = state!.attributes.map((a) => {
+    const consents = state.attributes.map((a) => {
       const value = effectiveValue(a.consent, now);
       return { Status: { Consented: value, TimeStamp: a.consent.decidedAt.toISOString(), Days: a.consent.days }, Value: '', TemplateID: a.id };
     });

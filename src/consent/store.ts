@@ -1,8 +1,10 @@
 /** SQL of consent records and their current attribute consents. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
-import { attributeConsents, consentRecords, dataAttributes, purposeAttributes, purposes } from '../db/schema.js';
-import type { ConsentValue } from './values.js';
+import { consentRecords } from '../db/schema.js';
+import { v7 as uuidv7 } from 'uuid';
+import type { EventDraft } from './evidence.js';
+import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
 export interface RecordRow {
@@ -45,37 +47,6 @@ export interface ConsentRow {
 }
 
 /**
- * The live purposes of the organisation (or one of them) with their live attributes and the
- * record's stored consents, in purpose then attribute creation order (one round trip).
- */
-export async function readConsents(db: Executor, orgId: string, recordId: string, purposeId?: string): Promise<ConsentRow[]> {
-  const rows = await db
-    .select({
-      purposeId: purposes.id,
-      purposeName: purposes.name,
-      purposeDescription: purposes.description,
-      lawfulUsage: purposes.lawfulUsage,
-      policyUrl: purposes.policyUrl,
-      attributeId: dataAttributes.id,
-      attributeName: dataAttributes.name,
-      value: attributeConsents.value,
-      days: attributeConsents.days,
-      decidedAt: attributeConsents.decidedAt,
-    })
-    .from(purposes)
-    .leftJoin(purposeAttributes, and(eq(purposeAttributes.purposeId, purposes.id), isNull(purposeAttributes.unlinkedAt)))
-    .leftJoin(dataAttributes, and(eq(dataAttributes.id, purposeAttributes.attributeId), isNull(dataAttributes.deletedAt)))
-    .leftJoin(
-      attributeConsents,
-      and(eq(attributeConsents.recordId, recordId), eq(attributeConsents.purposeId, purposes.id), eq(attributeConsents.attributeId, dataAttributes.id)),
-    )
-    .where(and(eq(purposes.orgId, orgId), isNull(purposes.deletedAt), purposeId ? eq(purposes.id, purposeId) : undefined))
-    .orderBy(asc(purposes.createdAt), asc(purposes.id), asc(purposeAttributes.createdAt), asc(dataAttributes.id));
-  // A purpose with no live attribute yields one row with a null attribute: the purpose's marker.
-  return rows.map((r) => ({ ...r, value: r.value as ConsentValue | null }));
-}
-
-/**
  * Locks the consent record for the rest of the transaction, so that concurrent updates of one
  * record apply one after the other and none is lost (issue #3 "Concurrency").
  * @returns false when the record does not exist.
@@ -97,14 +68,49 @@ export interface ConsentWrite {
   expiresAt: Date | null;
 }
 
-/** Inserts or replaces attribute consents. */
-export async function writeConsents(tx: Executor, rows: ConsentWrite[]): Promise<void> {
+/**
+ * Locks the consent record for the rest of the transaction, then reads the stored consents of one
+ * of its purposes, so that concurrent changes of one record apply one after the other and none is
+ * lost (issue #3 "Concurrency"). Two statements on purpose: a statement that waited for the lock
+ * still reads the other tables as of its own start, so one statement would read the consents as
+ * they were before the change it waited for (the concurrency test caught exactly that).
+ * @returns the stored consents by attribute ID (undecided attributes are absent).
+ */
+export async function lockAndReadConsents(tx: Executor, recordId: string, purposeId: string): Promise<Map<string, StoredConsent>> {
+  await lockRecord(tx, recordId);
+  const result = await tx.execute(sql`
+    SELECT attribute_id, value, days, decided_at FROM attribute_consents WHERE record_id = ${recordId} AND purpose_id = ${purposeId}`);
+  const stored = new Map<string, StoredConsent>();
+  for (const row of rowsOf<{ attribute_id: string; value: ConsentValue; days: number; decided_at: string | Date }>(result)) {
+    stored.set(row.attribute_id, { value: row.value, days: row.days, decidedAt: new Date(row.decided_at), isDefault: false });
+  }
+  return stored;
+}
+
+/**
+ * Stores attribute consents (insert or replace) and writes their events, unsealed, in one
+ * statement (see `appendEvents` for what sealing adds later). Call it holding the record's lock.
+ * @param orgId - the organisation whose chain the events join.
+ */
+export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrite[], events: EventDraft[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx
-    .insert(attributeConsents)
-    .values(rows)
-    .onConflictDoUpdate({
-      target: [attributeConsents.recordId, attributeConsents.purposeId, attributeConsents.attributeId],
-      set: { value: sql`excluded.value`, days: sql`excluded.days`, decidedAt: sql`excluded.decided_at`, expiresAt: sql`excluded.expires_at` },
-    });
+  const consents = sql.join(
+    rows.map((r) => sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`),
+    sql`, `,
+  );
+  const evidence = sql.join(
+    events.map(
+      (e) => sql`(${uuidv7()}::uuid, ${orgId}::uuid, ${e.recordId}::uuid, ${e.userId}::uuid, ${e.purposeId}::uuid, ${e.attributeId}::uuid, ${e.oldValue}, ${e.newValue},
+        ${e.oldDays}::int, ${e.newDays}::int, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.actor)}::jsonb, ${JSON.stringify(e.channel)}::jsonb, ${e.requestId})`,
+    ),
+    sql`, `,
+  );
+  await tx.execute(sql`
+    WITH stored AS (
+      INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at) VALUES ${consents}
+      ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
+        SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at
+    )
+    INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
+    VALUES ${evidence}`);
 }

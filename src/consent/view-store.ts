@@ -17,7 +17,7 @@ export interface RecordView {
   /** The record of (organisation, individual), or null when there never was one. */
   record: RecordRow | null;
   retention: RetentionRow;
-  /** As `readConsents` returns them (purpose, then attribute order). */
+  /** One row per (purpose, attribute) in purpose, then attribute order; a purpose without attributes has one row with a null attribute. */
   rows: ConsentRow[];
 }
 

@@ -3,7 +3,7 @@
  * record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
  */
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
 import { dataAttributes, organisations, purposes, users } from './schema.js';
 
@@ -68,14 +68,21 @@ export const attributeConsents = pgTable(
 /**
  * The consent history: one immutable event per change, hash-chained per organisation. `contentHash`
  * is the SHA-256 of the event's RFC 8785 canonical JSON; `link` = SHA-256(`prevLink` ‖ `contentHash`).
+ * An event is written with its change and sealed into the chain just after the commit (`seq`,
+ * `contentHash`, `prevLink` and `link` are null until then; src/consent/sealer.ts).
  */
 export const consentEvents = pgTable(
   'consent_events',
   {
     orgId: uuid('org_id').notNull(),
-    /** Position in the organisation's chain, from 1. */
-    seq: bigint('seq', { mode: 'number' }).notNull(),
-    id: uuid('id').notNull().unique(),
+    /** Position in the organisation's chain, from 1; null until sealed. */
+    seq: bigint('seq', { mode: 'number' }),
+    id: uuid('id').primaryKey(),
+    /**
+     * Drawn from a sequence when the event is written, under its record's lock: unsealed events are
+     * sealed in this order, so the changes of one record are chained in the order they were made.
+     */
+    written: bigserial('written', { mode: 'number' }).notNull(),
     recordId: uuid('record_id').notNull(),
     userId: uuid('user_id').notNull(),
     purposeId: uuid('purpose_id').notNull(),
@@ -90,11 +97,16 @@ export const consentEvents = pgTable(
     /** Through what: `{endpoint, userAgent}`. */
     channel: jsonb('channel').notNull(),
     requestId: text('request_id').notNull(),
-    contentHash: bytea('content_hash').notNull(),
-    prevLink: bytea('prev_link').notNull(),
-    link: bytea('link').notNull(),
+    contentHash: bytea('content_hash'),
+    prevLink: bytea('prev_link'),
+    link: bytea('link'),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.seq] }), index('consent_events_record').on(t.recordId, t.occurredAt)],
+  (t) => [
+    uniqueIndex('consent_events_org_seq').on(t.orgId, t.seq),
+    index('consent_events_record').on(t.recordId, t.occurredAt),
+    // What the sealer has still to do.
+    index('consent_events_unsealed').on(t.orgId, t.written).where(sql`seq IS NULL`),
+  ],
 );
 
 /** The head of each organisation's event chain; its row lock orders the appends. */

@@ -1,6 +1,7 @@
 /** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
+import { afterAll, beforeAll } from 'vitest';
 import { runImport } from '../../src/orgs/import.js';
-import { call, login, type TestAssent } from './assent.js';
+import { call, login, startAssent, type TestAssent } from './assent.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
 export interface ConsentOrg {
@@ -88,4 +89,18 @@ export async function consentIdOf(t: TestAssent, org: ConsentOrg, user: string):
   const res = await call(consentsUrl(t, org, user), { token: org.tokens[user] });
   if (res.status !== 200) throw new Error(`consents of ${user}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.ID as string;
+}
+
+/**
+ * Registers a suite's set-up: a fresh Assent with the "shop" organisation signed in before all
+ * tests, stopped after them. The fields are filled when `beforeAll` has run.
+ */
+export function consentSuite(): { t: TestAssent; org: ConsentOrg } {
+  const suite = {} as { t: TestAssent; org: ConsentOrg };
+  beforeAll(async () => {
+    suite.t = await startAssent();
+    suite.org = await setUpConsentOrg(suite.t);
+  });
+  afterAll(() => suite.t?.stop());
+  return suite;
 }
