@@ -23,11 +23,13 @@ export interface RecordView {
 
 const ph = sql.placeholder;
 
-const viewStatement = perDb((db) =>
-  prepareRaw(
-    db,
-    'consent_record_view',
-    sql`
+/**
+ * The statement, for the whole record or for one purpose. Two statements rather than one with
+ * `($4 IS NULL OR p.id = $4)`: with that, PostgreSQL kept re-planning it on every execution (0.8 ms
+ * of planning for 0.2 ms of work), while each of these gets its generic plan after five executions.
+ */
+function viewSql(onePurpose: boolean) {
+  return sql`
     WITH head AS MATERIALIZED (
       SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds,
         coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur WHERE ur.org_id = o.id AND ur.user_id = ${ph('principalId')}::uuid), '{}') AS roles,
@@ -41,13 +43,15 @@ const viewStatement = perDb((db) =>
       p.lawful_usage, p.policy_url, a.id AS attribute_id, a.name AS attribute_name, c.value, c.days, c.decided_at
     FROM head
     LEFT JOIN purposes p ON head.record_id IS NOT NULL AND p.org_id = head.org_id AND p.deleted_at IS NULL
-      AND (${ph('purposeId')}::uuid IS NULL OR p.id = ${ph('purposeId')}::uuid)
+      ${onePurpose ? sql`AND p.id = ${ph('purposeId')}::uuid` : sql``}
     LEFT JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.unlinked_at IS NULL
     LEFT JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL
     LEFT JOIN attribute_consents c ON c.record_id = head.record_id AND c.purpose_id = p.id AND c.attribute_id = a.id
-    ORDER BY p.created_at, p.id, pa.created_at, a.id`,
-  ),
-);
+    ORDER BY p.created_at, p.id, pa.created_at, a.id`;
+}
+
+const recordStatement = perDb((db) => prepareRaw(db, 'consent_record_view', viewSql(false)));
+const purposeStatement = perDb((db) => prepareRaw(db, 'consent_purpose_view', viewSql(true)));
 
 interface ViewRow {
   org_id: string;
@@ -77,7 +81,8 @@ interface ViewRow {
  * @returns null when the organisation does not exist.
  */
 export async function readRecordView(db: Db, ids: { orgId: string; userId: string; principalId: string; purposeId: string | null }): Promise<RecordView | null> {
-  const rows = rowsOf<ViewRow>(await viewStatement(db).execute(ids));
+  const statement = ids.purposeId === null ? recordStatement(db) : purposeStatement(db);
+  const rows = rowsOf<ViewRow>(await statement.execute(ids));
   const head = rows[0];
   if (!head) return null;
   const record = head.record_id

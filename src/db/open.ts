@@ -111,11 +111,7 @@ const MIGRATION_LOCK = 727_001;
  * @throws pg connection errors only when the first query runs (the pool connects lazily).
  */
 export function openPostgres(url: string, poolSize = 20): Store {
-  // Named statements (`prepareRaw`, `.prepare(name)`) are all key lookups. PostgreSQL re-plans such
-  // a statement on every execution while a custom plan looks cheaper than the generic one: 0.8 ms
-  // of planning for a consent record read that then runs in 0.2 ms. The generic plan is planned
-  // once per connection. Unnamed statements (every other query) are planned per execution anyway.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c plan_cache_mode=force_generic_plan' });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
