@@ -2,8 +2,10 @@
  * Measure (e): EXPLAIN (ANALYZE, BUFFERS) of the SQL behind the consented-users pages. The SQL is
  * not copied: the product's own ListingService (dist/consent/listing.js, hence
  * src/consent/listing-store.ts) runs each page against a Drizzle handle whose logger captures every
- * statement and its parameters, exactly as the server sends them; each statement is then explained
- * with the same parameters through pg (unnamed statement: a custom plan, as the server gets).
+ * statement and its parameters, exactly as the server sends them. The server sends them as named
+ * statements, which PostgreSQL runs with a generic plan after their first executions; so each is
+ * explained the same way here: PREPAREd in a session with plan_cache_mode = force_generic_plan and
+ * EXPLAIN ... EXECUTEd with the same parameters, as literals.
  *
  * A plan is judged O(limit) when it has a Limit, no Seq Scan on a big table, and its scans read at
  * most READ_FACTOR × (limit + 1) rows (rows returned plus rows removed by filters, times loops).
@@ -79,6 +81,18 @@ export async function explainPages(url, pages) {
   const captured = [];
   const db = drizzle(pool, { schema, logger: { logQuery: (query, params) => captured.push({ query, params }) } });
   const client = await pool.connect();
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  const literal = (v) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : client.escapeLiteral(String(v)));
+  let prepared = 0;
+  const explain = async (options, query, params) => {
+    const name = `explained_${prepared++}`;
+    await client.query(`PREPARE ${name} AS ${query}`);
+    try {
+      return (await client.query(`EXPLAIN (${options}) EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).rows;
+    } finally {
+      await client.query(`DEALLOCATE ${name}`);
+    }
+  };
   try {
     const out = [];
     for (const page of pages) {
@@ -87,8 +101,8 @@ export async function explainPages(url, pages) {
       await new ListingService(db).page(q.orgId, q.purposeId, q.attributeId, q.startId, q.limit);
       const statements = [];
       for (const { query, params } of captured) {
-        const json = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query}`, params)).rows[0]['QUERY PLAN'][0];
-        const text = (await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${query}`, params)).rows.map((r) => r['QUERY PLAN']);
+        const json = (await explain('ANALYZE, BUFFERS, FORMAT JSON', query, params))[0]['QUERY PLAN'][0];
+        const text = (await explain('ANALYZE, BUFFERS', query, params)).map((r) => r['QUERY PLAN']);
         statements.push({ sql: query.replace(/\s+/g, ' ').trim(), params, plan: text, summary: summarisePlan(json, q.limit) });
       }
       const main = statements.findIndex((s) => /attribute_consents/.test(s.sql));

@@ -182,7 +182,11 @@ export async function openPglite(dir: string): Promise<Store> {
     },
     async listen(channel, onNotify) {
       // In-process: the listener cannot be lost while the store is open.
-      return client.listen(channel, (payload) => onNotify(payload ?? ''));
+      const unlisten = await client.listen(channel, (payload) => onNotify(payload ?? ''));
+      return async () => {
+        // After `close` there is nothing left to unlisten (and PGlite would throw "PGlite is closed").
+        if (!client.closed) await unlisten().catch(() => {});
+      };
     },
     async close() {
       await client.close();

@@ -65,7 +65,7 @@ export class LivenessCache {
     this.listening = false;
     clearTimeout(this.retry);
     this.clear();
-    await this.unlisten?.();
+    await this.unlisten?.().catch(() => {}); // the store may be closed already: nothing is left to stop
   }
 
   /**
