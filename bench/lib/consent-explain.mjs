@@ -5,7 +5,7 @@
  * statement and its parameters, exactly as the server sends them. The server sends them as named
  * statements, which PostgreSQL runs with a generic plan after their first executions; so each is
  * explained the same way here: PREPAREd in a session with plan_cache_mode = force_generic_plan and
- * EXPLAIN ... EXECUTEd with the same parameters, as literals.
+ * EXPLAIN ... EXECUTEd with the same parameters, as literals, without JIT like the server.
  *
  * A plan is judged O(limit) when it has a Limit, no Seq Scan on a big table, and its scans read at
  * most READ_FACTOR × (limit + 1) rows (rows returned plus rows removed by filters, times loops).
@@ -82,6 +82,7 @@ export async function explainPages(url, pages) {
   const db = drizzle(pool, { schema, logger: { logQuery: (query, params) => captured.push({ query, params }) } });
   const client = await pool.connect();
   await client.query('SET plan_cache_mode = force_generic_plan');
+  await client.query('SET jit = off'); // as on the server's connections (src/db/open.ts)
   const literal = (v) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : client.escapeLiteral(String(v)));
   let prepared = 0;
   const explain = async (options, query, params) => {
