@@ -1,5 +1,5 @@
 /** SQL of the consent history: the per-organisation chain head and the events. */
-import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentChainHeads, consentEvents } from '../db/schema.js';
 import { v7 as uuidv7 } from 'uuid';
@@ -17,7 +17,24 @@ import type { ConsentValue } from './values.js';
  */
 export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  await tx.insert(consentEvents).values(drafts.map((d) => ({ ...d, id: uuidv7(), orgId, occurredAt: new Date(d.occurredAt) })));
+  await tx.execute(insertEventsSql(orgId, drafts));
+}
+
+/**
+ * The one statement that writes consent events (see `appendEvents`), for a caller that runs it in a
+ * statement of its own (`writeChange` puts it after the change's upsert).
+ * @param drafts - at least one event, in order.
+ */
+export function insertEventsSql(orgId: string, drafts: EventDraft[]): SQL {
+  const rows = sql.join(
+    drafts.map(
+      (e) => sql`(${uuidv7()}::uuid, ${orgId}::uuid, ${e.recordId}::uuid, ${e.userId}::uuid, ${e.purposeId}::uuid, ${e.attributeId}::uuid, ${e.oldValue}, ${e.newValue},
+        ${e.oldDays}::int, ${e.newDays}::int, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.actor)}::jsonb, ${JSON.stringify(e.channel)}::jsonb, ${e.requestId})`,
+    ),
+    sql`, `,
+  );
+  return sql`INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
+    VALUES ${rows}`;
 }
 
 /** A stored event row, sealed or not. */

@@ -2,8 +2,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentRecords } from '../db/schema.js';
-import { v7 as uuidv7 } from 'uuid';
 import type { EventDraft } from './evidence.js';
+import { insertEventsSql } from './evidence-store.js';
 import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -98,19 +98,11 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
     rows.map((r) => sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`),
     sql`, `,
   );
-  const evidence = sql.join(
-    events.map(
-      (e) => sql`(${uuidv7()}::uuid, ${orgId}::uuid, ${e.recordId}::uuid, ${e.userId}::uuid, ${e.purposeId}::uuid, ${e.attributeId}::uuid, ${e.oldValue}, ${e.newValue},
-        ${e.oldDays}::int, ${e.newDays}::int, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.actor)}::jsonb, ${JSON.stringify(e.channel)}::jsonb, ${e.requestId})`,
-    ),
-    sql`, `,
-  );
   await tx.execute(sql`
     WITH stored AS (
       INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at) VALUES ${consents}
       ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
         SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at
     )
-    INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
-    VALUES ${evidence}`);
+    ${insertEventsSql(orgId, events)}`);
 }
