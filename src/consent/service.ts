@@ -82,15 +82,25 @@ export class ConsentService {
    *   individual is not subscribed; {Forbidden} see `decideAccess`.
    */
   async read(principal: Principal, path: RecordPath, purposeId?: string): Promise<RecordRead> {
+    const { read } = await this.view(principal, path, 'read', purposeId);
+    if (purposeId !== undefined && read.states.length === 0) throw new NotFound('Purpose not found');
+    return read;
+  }
+
+  /**
+   * The one round trip of `read` and `change`: authorises the caller for `access` and finds the
+   * subscribed individual's record of the path with its purposes (all, or `purposeId`'s).
+   * @param purposeId - restricts to that purpose; undefined reads them all.
+   * @throws {NotFound} | {Forbidden} as `read` says.
+   */
+  private async view(principal: Principal, path: RecordPath, access: 'read' | 'write', purposeId: string | undefined): Promise<{ actor: Actor; read: RecordRead }> {
     if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
     const purpose = purposeId === undefined ? null : isId(purposeId) ? purposeId : NO_PURPOSE;
     const view = await readRecordView(this.db, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
-    decideAccess(principal, view?.roles ?? null, path.userId, 'read');
+    const actor = decideAccess(principal, view?.roles ?? null, path.userId, access);
     const record = view?.record;
     if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
-    const states = toPurposeStates(view.rows, record.createdAt);
-    if (purposeId !== undefined && states.length === 0) throw new NotFound('Purpose not found');
-    return { record, states, retention: view.retention };
+    return { actor, read: { record, states: toPurposeStates(view.rows, record.createdAt), retention: view.retention } };
   }
 
 
@@ -130,12 +140,8 @@ export class ConsentService {
    *   {Forbidden} when the caller may not write (see `decideAccess`).
    */
   async change(principal: Principal, path: RecordPath, purposeId: string, changes: Change[] | { all: ConsentValue }, meta: RequestMeta, wholeRecord = false): Promise<RecordRead> {
-    if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
-    const view = await readRecordView(this.db, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: wholeRecord ? null : isId(purposeId) ? purposeId : NO_PURPOSE });
-    const actor = decideAccess(principal, view?.roles ?? null, path.userId, 'write');
-    const record = view?.record;
-    if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
-    const states = toPurposeStates(view.rows, record.createdAt);
+    const { actor, read } = await this.view(principal, path, 'write', wholeRecord ? undefined : purposeId);
+    const { record, states } = read;
     const state = states.find((s) => s.purpose.id === purposeId);
     if (!state) throw new NotFound('Purpose not found');
     const list = 'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
@@ -167,7 +173,7 @@ export class ConsentService {
     });
     this.sealer.wake(record.orgId);
     for (const c of list) state.attributes.find((a) => a.id === c.attributeId)!.consent = { value: c.value, days: c.days, decidedAt: now, isDefault: false };
-    return { record, states, retention: view.retention };
+    return read;
   }
 
   /**
