@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
+import { rolesSql } from '../orgs/store.js';
 import type { RetentionRow } from '../retention/store.js';
 import type { ConsentRow, RecordRow } from './store.js';
 import type { ConsentValue } from './values.js';
@@ -32,7 +33,7 @@ function viewSql(onePurpose: boolean) {
   return sql`
     WITH head AS MATERIALIZED (
       SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds,
-        coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur WHERE ur.org_id = o.id AND ur.user_id = ${ph('principalId')}::uuid), '{}') AS roles,
+        ${rolesSql(sql`o.id`, sql`${ph('principalId')}::uuid`)} AS roles,
         r.id AS record_id, r.created_at AS record_created_at,
         EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${ph('userId')}::uuid) AS subscribed
       FROM organisations o

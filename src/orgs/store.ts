@@ -1,5 +1,5 @@
 /** SQL of organisations and their configuration, as the import writes them. */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { clients, consentRecords, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
@@ -112,12 +112,21 @@ export async function subscribe(db: Executor, userId: string, orgId: string): Pr
   return { subscribed: added.length > 0, consentId: record!.id };
 }
 
+/**
+ * The SQL of a user's RoleIDs in an organisation, as an `int[]` (empty when none), for statements
+ * that read the roles along with other things.
+ * @param orgId - the organisation's ID column or parameter.
+ * @param userId - the user's ID parameter.
+ */
+export function rolesSql(orgId: SQL, userId: SQL): SQL {
+  return sql`coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur WHERE ur.org_id = ${orgId} AND ur.user_id = ${userId}), '{}')`;
+}
+
 const rolesStatement = perDb((db) =>
   prepareRaw(
     db,
     'roles_in_organisation',
-    sql`SELECT coalesce((SELECT array_agg(r.role_id) FROM user_roles r WHERE r.org_id = o.id AND r.user_id = ${sql.placeholder('userId')}::uuid), '{}') AS roles
-      FROM organisations o WHERE o.id = ${sql.placeholder('orgId')}::uuid`,
+    sql`SELECT ${rolesSql(sql`o.id`, sql`${sql.placeholder('userId')}::uuid`)} AS roles FROM organisations o WHERE o.id = ${sql.placeholder('orgId')}::uuid`,
   ),
 );
 
