@@ -16,7 +16,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { IdentityService } from './identity/service.js';
-import { Tokens } from './identity/tokens.js';
+import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
 import { TemplateService } from './templates/service.js';
@@ -64,7 +64,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const master = loadMasterKey(config.secret, config.dataDir);
   const keys = new KeyRing(store.db, master, maxTokenTtl(config));
   await keys.init();
-  const tokens = new Tokens(keys, config.publicUrl);
+  const tokens = new Tokens(keys, config.publicUrl, master.derivedKey(REFRESH_MAC_PURPOSE));
   const liveness = new LivenessCache(store.db);
   const identity = new IdentityService({ db: store.db, config, tokens, master, liveness });
   const users = new UserService(store.db, identity);

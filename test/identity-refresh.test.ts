@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAssent, type TestAssent } from './helpers/assent.js';
-import { decode, mintLike } from './helpers/jwt.js';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { REFRESH_MAC_PURPOSE } from '../src/identity/tokens.js';
+import { decode, fetchJwks, hs256, jwkToPem, mintLike, unsigned } from './helpers/jwt.js';
 import { ALICE, BOB, DEFAULT_CLIENT, meStatus, OTHER_CLIENT, refresh, signIn, type TokenBody } from './helpers/session.js';
 
 let t: TestAssent;
@@ -154,11 +156,40 @@ describe('SPEC 4.2 refresh access token', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
     }
-    // The same claims and jti as the real refresh token, signed by the server key: only `typ` decides.
+    // The same claims and jti as the real refresh token, MACed with the refresh key: only `typ` decides.
     const jti = decode(Token.refresh_token).payload.jti;
-    const asAccess = await mintLike(t, Token.refresh_token, { claims: { jti } });
+    const asAccess = await mintLike(t, Token.refresh_token, { claims: { jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined } });
     expect((await refresh(t, { refreshtoken: asAccess, clientid: DEFAULT_CLIENT })).status).toBe(400);
-    const asRefresh = await mintLike(t, Token.refresh_token, { claims: { jti }, header: { typ: 'refresh+jwt' } });
+    const asRefresh = await mintLike(t, Token.refresh_token, { claims: { jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } });
     expect((await refresh(t, { refreshtoken: asRefresh, clientid: DEFAULT_CLIENT })).status).toBe(200);
   });
+
+  it('RFC 8725 §3.1: refresh tokens are HS256 under a master-derived key; ES256 (even by the server key), alg none and a MAC with the public key are refused', async () => {
+    const { Token } = await signIn(t, ALICE);
+    const real = decode(Token.refresh_token);
+    expect(real.header).toEqual({ alg: 'HS256', typ: 'refresh+jwt' });
+    // Every hostile token carries the real, unconsumed jti: were one accepted, it would rotate (200)
+    // and consume the jti, so the positive control at the end would fail too.
+    const fresh = () => ({ ...real.payload });
+    const refused = async (refreshtoken: string) => {
+      const res = await refresh(t, { refreshtoken, clientid: DEFAULT_CLIENT });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_grant');
+    };
+    await refused(await mintLike(t, Token.refresh_token, { claims: fresh(), header: { typ: 'refresh+jwt' } }));
+    await refused(unsigned({ alg: 'none', typ: 'refresh+jwt' }, fresh()));
+    for (const jwk of (await fetchJwks(t.url)).keys) {
+      await refused(await hs256({ typ: 'refresh+jwt' }, fresh(), jwkToPem(jwk)));
+      await refused(await hs256({ typ: 'refresh+jwt' }, fresh(), JSON.stringify(jwk)));
+    }
+    await refused(await mintLike(t, Token.refresh_token, { claims: fresh(), key: createSecretKey(randomBytes(32)), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } }));
+    // Positive control: the real key and the real jti rotate.
+    const genuine = await mintLike(t, Token.refresh_token, { claims: { jti: real.payload.jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } });
+    expect((await refresh(t, { refreshtoken: genuine, clientid: DEFAULT_CLIENT })).status).toBe(200);
+  });
 });
+
+/** The server's refresh-token MAC key, as the server derives it from its master key. */
+function refreshKey() {
+  return createSecretKey(t.ctx.master.derivedKey(REFRESH_MAC_PURPOSE));
+}

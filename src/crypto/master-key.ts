@@ -28,6 +28,12 @@ export interface MasterKey {
    * @throws {SealError} when the key, purpose or ciphertext do not match.
    */
   open(sealed: string, purpose: string): string;
+  /**
+   * A 32-byte key derived (HKDF-SHA256, RFC 5869) for `purpose`, for a MAC that only Assent checks.
+   * @param purpose - a label no `seal` purpose uses, e.g. `refresh-token-mac`.
+   * @returns 32 bytes; the same for the same master key and purpose.
+   */
+  derivedKey(purpose: string): Buffer;
 }
 
 function derive(ikm: Buffer, purpose: string): Buffer {
@@ -46,6 +52,7 @@ export function masterKeyFrom(material: Buffer): MasterKey {
     return key;
   };
   return {
+    derivedKey: (purpose) => Buffer.from(keyFor(purpose)),
     seal(plaintext, purpose) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', keyFor(purpose), iv);

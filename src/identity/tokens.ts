@@ -5,6 +5,12 @@
  * - access token: `typ: at+jwt` (RFC 9068), claims iss, aud, sub, iat, exp, jti, client_id, sid;
  * - refresh token: `typ: refresh+jwt`, same claims; `jti` is stored hashed in its family;
  * - API key: `typ: apikey+jwt`, claims iss, aud, sub, iat, exp, jti (the api_keys row).
+ *
+ * Access tokens and API keys are signed ES256 with a published key (`kid`), because resource
+ * servers may check them with the JWKS. Refresh tokens are read by Assent alone (RFC 6749 §1.5:
+ * they are opaque to everyone else), so they carry an HMAC-SHA256 (`alg: HS256`, no `kid`) under a
+ * key derived from the master key, as Keycloak's HS512 refresh tokens do: about a tenth of the CPU
+ * of an ES256 signature and verification, on the hottest write path.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createDecoder, createSigner, createVerifier, TokenError } from 'fast-jwt';
@@ -14,6 +20,11 @@ import { ALG, type KeyRing } from './keys.js';
 export const TokenType = { access: 'at+jwt', refresh: 'refresh+jwt', apiKey: 'apikey+jwt' } as const;
 /** One of the `TokenType` values. */
 export type TokenType = (typeof TokenType)[keyof typeof TokenType];
+
+/** The HKDF purpose of the refresh-token MAC key (see `MasterKey.derivedKey`). */
+export const REFRESH_MAC_PURPOSE = 'refresh-token-mac';
+/** The refresh tokens' algorithm: a MAC, since only Assent verifies them. */
+const REFRESH_ALG = 'HS256';
 
 /** Verified claims of an Assent token. */
 export interface TokenClaims {
@@ -48,7 +59,7 @@ export function hashJti(jti: string): Buffer {
  * revocation is checked on every request regardless (see `authenticate`). Refresh tokens are
  * single-use, so they are not cached.
  */
-const VERIFIED_CACHE: Record<TokenType, number> = { [TokenType.access]: 10_000, [TokenType.apiKey]: 2_000, [TokenType.refresh]: 0 };
+const VERIFIED_CACHE: Record<Exclude<TokenType, 'refresh+jwt'>, number> = { [TokenType.access]: 10_000, [TokenType.apiKey]: 2_000 };
 
 type SignFn = (payload: Record<string, unknown>) => string;
 type VerifyFn = (token: string) => TokenClaims;
@@ -71,6 +82,15 @@ export function unverifiedHeader(token: string): { kid?: string; typ?: string } 
   }
 }
 
+/** Runs a verifier, turning any failure into `InvalidTokenError` with fast-jwt's code. */
+function checked(verify: VerifyFn, token: string): TokenClaims {
+  try {
+    return verify(token);
+  } catch (err) {
+    throw new InvalidTokenError(err instanceof TokenError ? err.code : 'malformed token');
+  }
+}
+
 /**
  * Signs and verifies tokens for one issuer, with fast-jwt (synchronous node:crypto ECDSA: about a
  * third of the CPU of a WebCrypto signature here). Signers and verifiers are built once per
@@ -79,15 +99,25 @@ export function unverifiedHeader(token: string): { kid?: string; typ?: string } 
 export class Tokens {
   private signers = new Map<string, SignFn>();
   private verifiers = new Map<string, { pem: string; verify: VerifyFn }>();
+  private readonly refreshSigner: SignFn;
+  private readonly refreshVerifier: VerifyFn;
 
   /**
    * @param keys - the signing-key ring.
    * @param issuer - `iss` and `aud` of every token: the public URL.
+   * @param refreshMacKey - the refresh tokens' HMAC key (32 bytes; `MasterKey.derivedKey(REFRESH_MAC_PURPOSE)`).
    */
   constructor(
     private readonly keys: KeyRing,
     private readonly issuer: string,
-  ) {}
+    refreshMacKey: Buffer,
+  ) {
+    const common = { iss: issuer, aud: issuer };
+    this.refreshSigner = createSigner({ key: refreshMacKey, algorithm: REFRESH_ALG, header: { alg: REFRESH_ALG, typ: TokenType.refresh }, ...common }) as SignFn;
+    // Pinned to HS256 under the secret MAC key: an ES256 token, `none`, or a MAC made with the public
+    // key (algorithm confusion, RFC 8725 §3.1) cannot pass as a refresh token.
+    this.refreshVerifier = createVerifier({ ...this.claimChecks(TokenType.refresh), key: refreshMacKey, algorithms: [REFRESH_ALG], cache: false }) as VerifyFn;
+  }
 
   /**
    * Signs a token.
@@ -97,37 +127,41 @@ export class Tokens {
    * @returns the compact JWT and its `jti` and `exp` (seconds since the epoch).
    */
   async sign(type: TokenType, claims: { sub: string; client_id?: string; sid?: string; jti?: string }, ttl: number) {
-    const { kid, privatePem } = await this.keys.signingKey();
     const jti = claims.jti ?? randomUUID();
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttl;
     const payload: Record<string, unknown> = { sub: claims.sub, jti, iat, exp };
     if (claims.client_id) payload.client_id = claims.client_id;
     if (claims.sid) payload.sid = claims.sid;
+    if (type === TokenType.refresh) return { token: this.refreshSigner(payload), jti, exp };
+    const { kid, privatePem } = await this.keys.signingKey();
     return { token: this.signerFor(kid, privatePem, type)(payload), jti, exp };
   }
 
   /**
-   * Verifies a token of the given kind: signature by a published key chosen by `kid`, `alg`
-   * pinned to ES256 (refuses `none` and HS256-with-the-public-key, RFC 8725 §3.1), `typ`, `iss`,
-   * `aud`, `exp`, and the presence of `sub`, `jti`, `exp`, `iat`.
+   * Verifies a token of the given kind: for access tokens and API keys, the signature by a
+   * published key chosen by `kid` with `alg` pinned to ES256; for refresh tokens, the HS256 MAC
+   * under the refresh key. Either way `none` and HS256-with-the-public-key are refused (RFC 8725
+   * §3.1), and `typ`, `iss`, `aud`, `exp` and the presence of `sub`, `jti`, `exp`, `iat` are checked.
    *
    * @param token - compact JWT.
    * @param type - the expected kind.
    * @throws {InvalidTokenError} on any failure; the reason is not disclosed to clients.
    */
   async verify(token: string, type: TokenType): Promise<TokenClaims> {
+    if (type === TokenType.refresh) return checked(this.refreshVerifier, token);
     const { kid } = unverifiedHeader(token);
     const pem = kid ? await this.keys.verificationKey(kid) : undefined;
     if (!kid || !pem) throw new InvalidTokenError('unknown kid');
-    try {
-      return this.verifierFor(kid, pem, type)(token);
-    } catch (err) {
-      throw new InvalidTokenError(err instanceof TokenError ? err.code : 'malformed token');
-    }
+    return checked(this.verifierFor(kid, pem, type), token);
   }
 
-  private signerFor(kid: string, privatePem: string, type: TokenType): SignFn {
+  /** The claim checks common to every kind: `typ`, `iss`, `aud` and the required claims (RFC 7519 §4.1). */
+  private claimChecks(type: TokenType) {
+    return { checkTyp: type, allowedIss: this.issuer, allowedAud: this.issuer, requiredClaims: ['sub', 'jti', 'exp', 'iat'] };
+  }
+
+  private signerFor(kid: string, privatePem: string, type: Exclude<TokenType, 'refresh+jwt'>): SignFn {
     const id = `${kid} ${type}`;
     let signer = this.signers.get(id);
     if (!signer) {
@@ -138,20 +172,12 @@ export class Tokens {
     return signer;
   }
 
-  private verifierFor(kid: string, pem: string, type: TokenType): VerifyFn {
+  private verifierFor(kid: string, pem: string, type: Exclude<TokenType, 'refresh+jwt'>): VerifyFn {
     const id = `${kid} ${type}`;
     const known = this.verifiers.get(id);
     if (known && known.pem === pem) return known.verify;
     if (this.verifiers.size > 32) this.verifiers.clear(); // old kids after rotations
-    const verify = createVerifier({
-      key: pem,
-      algorithms: [ALG],
-      checkTyp: type,
-      allowedIss: this.issuer,
-      allowedAud: this.issuer,
-      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-      cache: VERIFIED_CACHE[type] > 0 ? VERIFIED_CACHE[type] : false,
-    }) as VerifyFn;
+    const verify = createVerifier({ ...this.claimChecks(type), key: pem, algorithms: [ALG], cache: VERIFIED_CACHE[type] }) as VerifyFn;
     this.verifiers.set(id, { pem, verify });
     return verify;
   }
