@@ -218,3 +218,28 @@ describe('webhook failures', () => {
     secret = (await transports({ webhook: { url: hook.url } })).body.Webhook.Secret;
   });
 });
+
+describe('recipients of a lawful-basis purpose (the scan walks stored refusals, not every subscription)', () => {
+  /** Sets an attribute for an individual through the developer's API key, acting on their behalf. */
+  async function setFor(userId: string, consented: string, days = 0) {
+    const base = `${orgUrl()}/users/${userId}/consents`;
+    const record = await call(base, { token: org.apiKeys.developer });
+    expect(record.status).toBe(200);
+    const res = await call(`${base}/${record.body.ID}/purposes/${org.delivery.id}/attributes/${org.delivery.address}`, { method: 'PATCH', body: { consented, days }, token: org.apiKeys.developer });
+    expect(res.status).toBe(200);
+  }
+
+  it('across batches of 2: every Disallow and every AskMe that ran out is asked once; an individual no longer subscribed is not', async () => {
+    await setFor(extra.erin!, 'Disallow');
+    await setFor(extra.frank!, 'Disallow');
+    await setFor(extra.grace!, 'AskMe', 1);
+    // One day is too long to wait: move grace's AskMe expiry into the past (the sweep may also turn it into Disallow first; both count).
+    await t.store.db.execute(sql`UPDATE attribute_consents SET expires_at = now() - interval '1 second' WHERE user_id = ${extra.grace!} AND purpose_id = ${org.delivery.id}`);
+    expect((await call(`${orgUrl()}/users/${extra.frank!}`, { method: 'DELETE', token: org.tokens.owner })).status).toBeLessThan(300);
+    hook.received.length = 0;
+    const res = await call(requestUrl(org.delivery.id), { method: 'POST', body: {}, token: org.tokens.owner });
+    const job = await finished(res.headers.get('location')!);
+    expect(job).toMatchObject({ State: 'completed', Notified: 3, Failed: 0, Skipped: 0 });
+    expect(hook.received.map((r) => r.body.userId).sort()).toEqual([org.users.dave, extra.erin, extra.grace].sort());
+  });
+});

@@ -50,28 +50,83 @@ export interface Recipient {
   email: string;
 }
 
+/** One step of the recipient scan: whom to notify, and where the next step starts. */
+export interface RecipientPage {
+  recipients: Recipient[];
+  /** The last user ID this step examined (the next step starts after it), or null when it examined none. */
+  cursor: string | null;
+  /** True when nothing is left after `cursor`. */
+  done: boolean;
+}
+
+/** The scope and position of a recipient scan. */
+export interface RecipientScan {
+  orgId: string;
+  purposeId: string;
+  attributeIds: string[];
+  lawfulUsage: boolean;
+  /** Exclusive keyset position (user ID), or null for the start. */
+  after: string | null;
+  /** Individuals examined per step (count). */
+  limit: number;
+}
+
 /**
- * The next `limit` subscribed individuals after `after` (user-ID order) for whom at least one of
- * `attributeIds` does not count as consented: a stored Disallow, an AskMe that ran out, or, for a
- * consent-based purpose, no decision at all (the default is then Disallow; NOTES.md "Defaults").
- * A keyset over `subscriptions_org_user`, one index probe per individual scanned.
+ * The next step of the scan for individuals to notify: subscribed individuals for whom at least one
+ * of `attributeIds` does not count as consented (NOTES.md "Defaults"; issue #3, "Special consent
+ * request"). Each step yields at most `limit` individuals in user-ID order after `after`: on a
+ * lawful purpose the candidates it examined, on a consent-based one the recipients it found.
+ * @returns the recipients among them, the new cursor, and whether the scan is done.
  */
-export async function nextRecipients(
-  db: Executor,
-  q: { orgId: string; purposeId: string; attributeIds: string[]; lawfulUsage: boolean; after: string | null; limit: number },
-): Promise<Recipient[]> {
+export async function nextRecipients(db: Executor, q: RecipientScan): Promise<RecipientPage> {
+  const rows = q.lawfulUsage ? await lawfulCandidates(db, q) : await consentCandidates(db, q);
+  const recipients = rows.filter((r) => r.notify).map(({ userId, email }) => ({ userId, email }));
+  return { recipients, cursor: rows.at(-1)?.userId ?? q.after, done: rows.length < q.limit };
+}
+
+/** An individual a scan step examined; `notify` false for one it passes over. */
+type Candidate = Recipient & { notify: boolean };
+
+/**
+ * A consent-based purpose: an individual with no decision counts as Disallow, so every subscription
+ * is a candidate. A keyset over `subscriptions_org_user`, one index probe per individual; the step
+ * returns only recipients (most individuals are, on such a purpose), up to `limit`.
+ */
+async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candidate[]> {
   const after = q.after === null ? sql`` : sql`AND s.user_id > ${q.after}`;
-  const ids = sql`c.attribute_id IN ${q.attributeIds}`;
-  const condition = q.lawfulUsage
-    ? sql`EXISTS (SELECT 1 FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND ${ids}
-          AND (c.value = 'Disallow' OR (c.value = 'AskMe' AND c.expires_at <= now())))`
-    : sql`(SELECT count(*) FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND ${ids}
-          AND c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())) < ${q.attributeIds.length}`;
   const result = await db.execute(sql`
-    SELECT s.user_id AS "userId", u.email FROM subscriptions s JOIN users u ON u.id = s.user_id
-    WHERE s.org_id = ${q.orgId} ${after} AND ${condition}
+    SELECT s.user_id AS "userId", u.email, s.user_id IS NOT NULL AS notify FROM subscriptions s JOIN users u ON u.id = s.user_id
+    WHERE s.org_id = ${q.orgId} ${after}
+      AND (SELECT count(*) FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND c.attribute_id IN ${q.attributeIds}
+        AND c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())) < ${q.attributeIds.length}
     ORDER BY s.user_id LIMIT ${q.limit}`);
-  return rowsOf<Recipient>(result);
+  return rowsOf<Candidate>(result);
+}
+
+/**
+ * A lawful purpose: undecided counts as Allow, so only stored refusals are candidates: a Disallow
+ * (the `attribute_consents_disallowed` index, in user-ID order) or an AskMe that ran out and that
+ * the sweep has not yet turned into a Disallow (few; the `attribute_consents_expiry` index). The
+ * scan costs O(recipients), not O(subscriptions): 10 % of a million individuals is 100,000 probes,
+ * not 1,000,000. A candidate that is no longer subscribed is examined but not notified.
+ */
+async function lawfulCandidates(db: Executor, q: RecipientScan): Promise<Candidate[]> {
+  const after = q.after === null ? sql`` : sql`AND c.user_id > ${q.after}`;
+  const mine = sql`c.purpose_id = ${q.purposeId} AND c.attribute_id IN ${q.attributeIds} ${after}`;
+  const result = await db.execute(sql`
+    WITH candidate AS (
+      SELECT DISTINCT user_id FROM (
+        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'Disallow' AND ${mine} ORDER BY c.user_id)
+        UNION ALL
+        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'AskMe' AND c.expires_at <= now() AND ${mine} ORDER BY c.user_id)
+      ) refusal ORDER BY user_id LIMIT ${q.limit}
+    )
+    SELECT k.user_id AS "userId", u.email, s.user_id IS NOT NULL AS notify
+    FROM candidate k
+    LEFT JOIN subscriptions s ON s.org_id = ${q.orgId} AND s.user_id = k.user_id
+    LEFT JOIN users u ON u.id = k.user_id
+    ORDER BY k.user_id`);
+  return rowsOf<Candidate>(result);
 }
 
 /** A delivery row to claim. */
@@ -83,9 +138,10 @@ export interface Claim {
 /**
  * Claims a batch: inserts its delivery rows (`skipped` for transport `none`, else `pending`) and
  * moves the job's cursor. The (job, individual) key makes a second claim of anyone a no-op.
+ * @param cursor - the last user ID the batch's scan examined (`RecipientPage.cursor`), or null.
  * @returns how many rows were skipped (count).
  */
-export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], scanDone: boolean): Promise<number> {
+export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], cursor: string | null, scanDone: boolean): Promise<number> {
   let skipped = 0;
   if (claims.length > 0) {
     const result = await tx.execute(sql`
@@ -95,7 +151,6 @@ export async function claimBatch(tx: Executor, jobId: string, batch: number, cla
       ON CONFLICT DO NOTHING RETURNING state`);
     skipped = rowsOf<{ state: string }>(result).filter((r) => r.state === 'skipped').length;
   }
-  const cursor = claims.at(-1)?.userId;
   await tx.execute(sql`
     UPDATE consent_request_jobs SET batch_seq = ${batch}, scan_done = ${scanDone}, skipped = skipped + ${skipped},
       cursor = COALESCE(${cursor ?? null}::uuid, cursor), state = 'running', started_at = COALESCE(started_at, now())

@@ -99,9 +99,10 @@ export class ConsentRequestWorker {
       if (!locked || locked.batchSeq >= batch || locked.scanDone) return false; // claimed before a crash: just send
       if (locked.batchSeq < batch - 1) throw new Error(`batch ${batch} ran before batch ${batch - 1} was claimed`);
       const limit = this.setup.batchSize;
-      const recipients = await store.nextRecipients(tx, { ...ctx.scope, after: locked.cursor, limit });
-      const scanDone = recipients.length < limit;
-      await store.claimBatch(tx, jobId, batch, recipients.map((r) => ({ userId: r.userId, transport: chooseTransport(available, r) })), scanDone);
+      const page = await store.nextRecipients(tx, { ...ctx.scope, after: locked.cursor, limit });
+      const scanDone = page.done;
+      const claims = page.recipients.map((r) => ({ userId: r.userId, transport: chooseTransport(available, r) }));
+      await store.claimBatch(tx, jobId, batch, claims, page.cursor, scanDone);
       if (!scanDone) {
         await this.queue.send(QUEUES.consentRequestBatch, { jobId, batch: batch + 1 }, { id: queueJobId(jobId, `batch.${batch + 1}`), db: rawIn(tx) });
       }
