@@ -62,6 +62,8 @@ export const attributeConsents = pgTable(
     index('attribute_consents_disallowed').on(t.purposeId, t.userId).where(sql`value = 'Disallow'`),
     // The AskMe expiry sweep.
     index('attribute_consents_expiry').on(t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
+    // The special consent request on a lawful purpose: its AskMe consents that ran out and the sweep has not yet turned into Disallow.
+    index('attribute_consents_askme_purpose').on(t.purposeId, t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 /**
  * Notifications of the special consent request (SPEC 4.3, the 202 operation; issue #3): each
  * organisation's transports, the request jobs, one delivery row per (job, individual), which is
@@ -75,7 +76,12 @@ export const consentRequestDeliveries = pgTable(
     lastError: text('last_error'),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.userId] }), index('consent_request_deliveries_batch').on(t.jobId, t.batch)],
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.userId] }),
+    index('consent_request_deliveries_batch').on(t.jobId, t.batch),
+    // The deliveries still open: whether a job is done is then O(open), not O(delivered), though it is asked after every batch.
+    index('consent_request_deliveries_open').on(t.jobId).where(sql`state IN ('pending', 'retrying')`),
+  ],
 );
 
 /** The webhook delivery log: one row per attempt (UUIDv7 IDs, so ID order is time order); never the signature. */

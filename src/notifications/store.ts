@@ -104,21 +104,24 @@ async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candid
 }
 
 /**
- * A lawful purpose: undecided counts as Allow, so only stored refusals are candidates: a Disallow
- * (the `attribute_consents_disallowed` index, in user-ID order) or an AskMe that ran out and that
- * the sweep has not yet turned into a Disallow (few; the `attribute_consents_expiry` index). The
- * scan costs O(recipients), not O(subscriptions): 10 % of a million individuals is 100,000 probes,
- * not 1,000,000. A candidate that is no longer subscribed is examined but not notified.
+ * A lawful purpose: undecided counts as Allow, so only stored refusals are candidates, in user-ID
+ * order: a Disallow (`attribute_consents_disallowed`, walked in order and stopped after the step's
+ * worth) or an AskMe that ran out and that the sweep has not yet turned into a Disallow (few; found
+ * through `attribute_consents_askme_purpose` and sorted). A step costs O(limit), not
+ * O(subscriptions) nor O(refusals left): each arm has its own LIMIT, since an individual holds at
+ * most one row per attribute. A candidate that is no longer subscribed is examined but not notified.
  */
 async function lawfulCandidates(db: Executor, q: RecipientScan): Promise<Candidate[]> {
   const after = q.after === null ? sql`` : sql`AND c.user_id > ${q.after}`;
   const mine = sql`c.purpose_id = ${q.purposeId} AND c.attribute_id IN ${q.attributeIds} ${after}`;
+  const rows = q.limit * q.attributeIds.length;
   const result = await db.execute(sql`
     WITH candidate AS (
       SELECT DISTINCT user_id FROM (
-        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'Disallow' AND ${mine} ORDER BY c.user_id)
+        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'Disallow' AND ${mine} ORDER BY c.user_id LIMIT ${rows})
         UNION ALL
-        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'AskMe' AND c.expires_at <= now() AND ${mine} ORDER BY c.user_id)
+        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'AskMe' AND c.expires_at IS NOT NULL AND c.expires_at <= now() AND ${mine}
+          ORDER BY c.user_id LIMIT ${rows})
       ) refusal ORDER BY user_id LIMIT ${q.limit}
     )
     SELECT k.user_id AS "userId", u.email, s.user_id IS NOT NULL AS notify

@@ -1,0 +1,4 @@
+CREATE INDEX "attribute_consents_askme_purpose" ON "attribute_consents" USING btree ("purpose_id","expires_at") WHERE value = 'AskMe' AND expires_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "consent_request_deliveries_open" ON "consent_request_deliveries" USING btree ("job_id") WHERE state IN ('pending', 'retrying');--> statement-breakpoint
+-- attribute_id determines purpose_id: without this the planner multiplies their selectivities, underestimates a purpose's refusals twelvefold, and sorts them all instead of walking attribute_consents_disallowed in order.
+CREATE STATISTICS IF NOT EXISTS "attribute_consents_purpose_attribute" (dependencies) ON "purpose_id", "attribute_id" FROM "attribute_consents";
