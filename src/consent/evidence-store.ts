@@ -24,8 +24,9 @@ export async function appendEvents(tx: Executor, orgId: string, drafts: EventDra
  * The one statement that writes consent events (see `appendEvents`), for a caller that runs it in a
  * statement of its own (`writeChange` puts it after the change's upsert).
  * @param drafts - at least one event, in order.
+ * @param only - a `WHERE` clause on which the insert depends (`writeChange`'s version check), or empty.
  */
-export function insertEventsSql(orgId: string, drafts: EventDraft[]): SQL {
+export function insertEventsSql(orgId: string, drafts: EventDraft[], only: SQL = sql``): SQL {
   const rows = sql.join(
     drafts.map(
       (e) => sql`(${uuidv7()}::uuid, ${orgId}::uuid, ${e.recordId}::uuid, ${e.userId}::uuid, ${e.purposeId}::uuid, ${e.attributeId}::uuid, ${e.oldValue}, ${e.newValue},
@@ -34,7 +35,7 @@ export function insertEventsSql(orgId: string, drafts: EventDraft[]): SQL {
     sql`, `,
   );
   return sql`INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
-    VALUES ${rows}`;
+    SELECT * FROM (VALUES ${rows}) AS v ${only}`;
 }
 
 /** A stored event row, sealed or not. */

@@ -9,11 +9,12 @@ import { NotFound } from '../http/errors.js';
 import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
-import type { Actor, Channel } from './evidence.js';
+import type { Actor, Channel, EventDraft } from './evidence.js';
 import type { ChainSealer } from './sealer.js';
 import { presentPurpose, purposeStatus, type PurposeState, toPurposeStates } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
+import type { ConsentWrite, RecordRow } from './store.js';
 import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from './values.js';
 import { readRecordView } from './view-store.js';
 
@@ -129,13 +130,15 @@ export class ConsentService {
 
   /**
    * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST
-   * of a purpose status) in two round trips and one transaction: reads and authorises as `read`
-   * does, then under the record's row lock reads the purpose's stored consents, and stores the new
-   * values together with one event per attribute (old and new value and days, actor, channel). The
-   * events are sealed into the chain after the commit (`ChainSealer`).
+   * of a purpose status): reads and authorises as `read` does, then stores the new values together
+   * with one event per attribute (old and new value and days, actor, channel) in one statement that
+   * writes only if the record's version is still the one read (`store.writeChange`): two round trips.
+   * When another change came in between, it takes the record's row lock in a transaction, re-reads
+   * the purpose's stored consents and writes from those. The events are sealed into the chain after
+   * the commit (`ChainSealer`).
    * @param changes - by attribute, or `{all}`: every attribute of the purpose to one value with Days 0.
    * @param wholeRecord - answer every purpose of the record (POST status), not only this one.
-   * @returns the record as it is after the change (the purpose's consents as of the lock, changed).
+   * @returns the record as it is after the change (the purpose's consents as written against, changed).
    * @throws {NotFound} for an unknown record, purpose, or an attribute that is not the purpose's;
    *   {Forbidden} when the caller may not write (see `decideAccess`).
    */
@@ -147,30 +150,18 @@ export class ConsentService {
     const list = 'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
     if (list.some((c) => !state.attributes.some((a) => a.id === c.attributeId))) throw new NotFound('Attribute not found in this purpose');
     const now = new Date();
-    await this.db.transaction(async (tx) => {
-      const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
-      // The purpose's consents as of the lock: what the events' old values are taken from.
-      for (const a of state.attributes) a.consent = stored.get(a.id) ?? defaultConsent(state.purpose.lawfulUsage, record.createdAt);
-      const events = list.map((c) => {
-        const current = state.attributes.find((a) => a.id === c.attributeId)!.consent;
-        return {
-          recordId: record.id,
-          userId: record.userId,
-          purposeId,
-          attributeId: c.attributeId,
-          oldValue: effectiveValue(current, now),
-          newValue: c.value,
-          oldDays: current.days,
-          newDays: c.days,
-          occurredAt: now.toISOString(),
-          actor,
-          channel: { endpoint: meta.endpoint, userAgent: meta.userAgent },
-          requestId: meta.requestId,
-        };
+    // Optimistic: the old values are the view's, and the statement writes only if no change came
+    // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
+    const optimistic = draftChange(record, state, list, now, actor, meta);
+    if (!(await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version))) {
+      await this.db.transaction(async (tx) => {
+        const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
+        // The purpose's consents as of the lock: what the events' old values are taken from.
+        for (const a of state.attributes) a.consent = stored.get(a.id) ?? defaultConsent(state.purpose.lawfulUsage, record.createdAt);
+        const locked = draftChange(record, state, list, now, actor, meta);
+        await store.writeChange(tx, record.orgId, locked.rows, locked.events);
       });
-      const rows = list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) }));
-      await store.writeChange(tx, record.orgId, rows, events);
-    });
+    }
     this.sealer.wake(record.orgId);
     for (const c of list) state.attributes.find((a) => a.id === c.attributeId)!.consent = { value: c.value, days: c.days, decidedAt: now, isDefault: false };
     return read;
@@ -190,4 +181,31 @@ export class ConsentService {
     const allowAll = consents.length > 0 && consents.every((c) => c.Status.Consented === 'Allow');
     return { ID: record.id, OrgID: record.orgId, UserID: record.userId, Purposes: [{ ID: purposeId, AllowAll: allowAll, Consents: consents }] };
   }
+}
+
+/**
+ * The consents to store and the events to append for a change, taking the old values from `state`.
+ * @param now - the instant of the change (events' `occurredAt`, consents' `decidedAt`).
+ */
+function draftChange(record: RecordRow, state: PurposeState, list: Change[], now: Date, actor: Actor, meta: RequestMeta): { rows: ConsentWrite[]; events: EventDraft[] } {
+  const purposeId = state.purpose.id;
+  const events = list.map((c) => {
+    const current = state.attributes.find((a) => a.id === c.attributeId)!.consent;
+    return {
+      recordId: record.id,
+      userId: record.userId,
+      purposeId,
+      attributeId: c.attributeId,
+      oldValue: effectiveValue(current, now),
+      newValue: c.value,
+      oldDays: current.days,
+      newDays: c.days,
+      occurredAt: now.toISOString(),
+      actor,
+      channel: { endpoint: meta.endpoint, userAgent: meta.userAgent },
+      requestId: meta.requestId,
+    };
+  });
+  const rows = list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) }));
+  return { rows, events };
 }

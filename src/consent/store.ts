@@ -13,6 +13,8 @@ export interface RecordRow {
   userId: string;
   createdAt: Date;
   subscribed: boolean;
+  /** The record's version when read (see `writeChange`); absent where the reader does not need it. */
+  version?: number;
 }
 
 /** The consent record of (organisation, individual), or null when there never was one. */
@@ -48,11 +50,13 @@ export interface ConsentRow {
 
 /**
  * Locks the consent record for the rest of the transaction, so that concurrent updates of one
- * record apply one after the other and none is lost (issue #3 "Concurrency").
+ * record apply one after the other and none is lost (issue #3 "Concurrency"), and bumps its
+ * `version`, so that a change still relying on an earlier read (`writeChange` with a version) fails.
+ * Call it only in a transaction that goes on to change the record's consents.
  * @returns false when the record does not exist.
  */
 export async function lockRecord(tx: Executor, recordId: string): Promise<boolean> {
-  const result = await tx.execute(sql`SELECT id FROM consent_records WHERE id = ${recordId} FOR UPDATE`);
+  const result = await tx.execute(sql`UPDATE consent_records SET version = version + 1 WHERE id = ${recordId} RETURNING id`);
   return rowsOf(result).length > 0;
 }
 
@@ -89,20 +93,39 @@ export async function lockAndReadConsents(tx: Executor, recordId: string, purpos
 
 /**
  * Stores attribute consents (insert or replace) and writes their events, unsealed, in one
- * statement (see `appendEvents` for what sealing adds later). Call it holding the record's lock.
+ * statement (see `appendEvents` for what sealing adds later).
+ *
+ * Two ways to call it:
+ * - holding the record's lock (`lockAndReadConsents`), without `readVersion`: it writes;
+ * - on its own, with the `version` the record had when the change's old values were read
+ *   (`readRecordView`): the statement first bumps the version if it is still that, which takes the
+ *   record's row lock, and writes only if it did. A concurrent change bumped it first, or the
+ *   statement waited for its lock and then found the version moved (PostgreSQL re-reads a row it
+ *   waited for), so the old values may be stale and nothing is written. Every writer of a record's
+ *   consents bumps the version under that lock (`lockRecord`), so an unchanged version means
+ *   unchanged consents. One round trip instead of five (BEGIN, lock, read, write, COMMIT).
  * @param orgId - the organisation whose chain the events join.
+ * @param readVersion - the record's version as read, or undefined when the caller holds the lock.
+ * @returns false when `readVersion` no longer holds (nothing was written); true otherwise.
  */
-export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrite[], events: EventDraft[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrite[], events: EventDraft[], readVersion?: number): Promise<boolean> {
+  if (rows.length === 0) return true;
   const consents = sql.join(
     rows.map((r) => sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`),
     sql`, `,
   );
-  await tx.execute(sql`
-    WITH stored AS (
-      INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at) VALUES ${consents}
+  const guarded = readVersion !== undefined;
+  const bump = guarded
+    ? sql`bumped AS (UPDATE consent_records SET version = version + 1 WHERE id = ${rows[0]!.recordId}::uuid AND version = ${readVersion}::bigint RETURNING id), `
+    : sql``;
+  const only = guarded ? sql`WHERE EXISTS (SELECT 1 FROM bumped)` : sql``;
+  const result = await tx.execute(sql`
+    WITH ${bump}stored AS (
+      INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at)
+      SELECT * FROM (VALUES ${consents}) AS v ${only}
       ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
         SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at
     )
-    ${insertEventsSql(orgId, events)}`);
+    ${insertEventsSql(orgId, events, only)} RETURNING 1 AS written`);
+  return rowsOf(result).length > 0;
 }

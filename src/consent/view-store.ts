@@ -34,7 +34,7 @@ function viewSql(onePurpose: boolean) {
     WITH head AS MATERIALIZED (
       SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds,
         ${rolesSql(sql`o.id`, sql`${ph('principalId')}::uuid`)} AS roles,
-        r.id AS record_id, r.created_at AS record_created_at,
+        r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
         EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${ph('userId')}::uuid) AS subscribed
       FROM organisations o
       LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = ${ph('userId')}::uuid
@@ -61,6 +61,7 @@ interface ViewRow {
   roles: Array<number | string>;
   record_id: string | null;
   record_created_at: string | Date | null;
+  record_version: string | number | null;
   subscribed: boolean;
   purpose_id: string | null;
   purpose_name: string;
@@ -87,7 +88,7 @@ export async function readRecordView(db: Db, ids: { orgId: string; userId: strin
   const head = rows[0];
   if (!head) return null;
   const record = head.record_id
-    ? { id: head.record_id, orgId: head.org_id, userId: ids.userId, createdAt: new Date(head.record_created_at as string), subscribed: head.subscribed }
+    ? { id: head.record_id, orgId: head.org_id, userId: ids.userId, createdAt: new Date(head.record_created_at as string), subscribed: head.subscribed, version: Number(head.record_version) }
     : null;
   return {
     roles: head.roles.map(Number),

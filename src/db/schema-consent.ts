@@ -23,6 +23,11 @@ export const consentRecords = pgTable(
       .notNull()
       .references(() => users.id),
     createdAt: tz('created_at').notNull().defaultNow(),
+    /**
+     * Bumped by every change of the record's consents, under the record's row lock: a change that
+     * read the record at version n may write without a transaction of its own only while it is still n.
+     */
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
   },
   (t) => [uniqueIndex('consent_records_org_user').on(t.orgId, t.userId)],
 );

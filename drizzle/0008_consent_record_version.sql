@@ -1,0 +1,1 @@
+ALTER TABLE "consent_records" ADD COLUMN "version" bigint DEFAULT 0 NOT NULL;
