@@ -61,6 +61,8 @@ export interface Config {
   forgotPerIp: RateLimit;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
   askMeSweepSeconds: number;
+  /** How often stale login-throttle counters and rate-limit windows are deleted (seconds; `ASSENT_PURGE_SECONDS`). */
+  purgeSeconds: number;
   /** Fastify `trustProxy`: true when behind a reverse proxy that sets X-Forwarded-For. */
   trustProxy: boolean;
   /** `smtp://` or `smtps://` URL of the mail relay; undefined writes mails to `<dataDir>/outbox`. */
@@ -180,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     forgotPerUsername: { max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
     forgotPerIp: { max: int(env, 'ASSENT_FORGOT_PER_IP', 30), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
+    purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,

@@ -12,6 +12,7 @@ import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import { scheduleSweep } from './consent/sweep.js';
+import { schedulePurge } from './jobs/purge.js';
 import type { Context } from './context.js';
 import { federation } from './federation/wire.js';
 import { healthRoutes } from './health/routes.js';
@@ -94,6 +95,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
   scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
+  schedulePurge(app, ctx.store.db, ctx.config);
   // Events left unsealed by a process that died after its commit, and those of the AskMe sweep.
   ctx.sealer.startSweep(1, (err) => app.log.error({ err: safeErrorMessage(err) }, 'sealing consent events failed'));
   app.addHook('onClose', async () => ctx.sealer.stop());

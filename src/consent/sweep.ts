@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/open.js';
-import { safeErrorMessage } from '../util/errors.js';
+import { schedulePeriodic } from '../jobs/periodic.js';
 import { attributeConsents, consentRecords } from '../db/schema.js';
 import { appendEvents } from './evidence-store.js';
 import { lockRecord } from './store.js';
@@ -81,18 +81,8 @@ export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<numbe
  * @param seconds - the period (seconds).
  */
 export function scheduleSweep(app: FastifyInstance, db: Db, seconds: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  app.addHook('onReady', async () => {
-    timer = setInterval(() => {
-      running = sweepExpiredAskMe(db)
-        .then((n) => n > 0 && app.log.info({ lapsed: n }, 'AskMe consents lapsed'))
-        .catch((err) => app.log.error({ err: safeErrorMessage(err) }, 'AskMe expiry sweep failed'));
-    }, seconds * 1000);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => {
-    clearInterval(timer);
-    await running;
+  schedulePeriodic(app, seconds, 'AskMe expiry sweep', async () => {
+    const lapsed = await sweepExpiredAskMe(db);
+    if (lapsed > 0) app.log.info({ lapsed }, 'AskMe consents lapsed');
   });
 }

@@ -28,7 +28,7 @@ const CODE_TTL_SECONDS = 60;
 /** Prefix that tells an Assent code from a provider's code at the exchange. */
 export const CODE_PREFIX = 'asc_';
 /** Sign-in starts per client IP and minute: each writes a row (ASVS 5.0 V2.4.1 anti-automation). */
-const AUTHORIZE_LIMIT = { max: 120, windowSeconds: 60 };
+export const AUTHORIZE_LIMIT = { max: 120, windowSeconds: 60 };
 
 /** SHA-256, as stored for states and codes: a database reader cannot replay them. */
 export const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();

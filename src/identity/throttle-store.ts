@@ -26,3 +26,20 @@ export async function block(db: Executor, key: string, seconds: number): Promise
 export async function reset(db: Executor, key: string): Promise<void> {
   await db.execute(sql`DELETE FROM login_throttle WHERE key = ${key}`);
 }
+
+/**
+ * Deletes the counters that no longer matter: the last failure is older than `windowSeconds`, so
+ * the next failure would count from 1 anyway (`recordFailure`), and no block is in force. Without
+ * it, every unknown username tried would leave a row for ever.
+ * @param windowSeconds - the longest failure window of the policies (seconds).
+ * @returns how many counters were deleted (count).
+ */
+export async function purgeStale(db: Executor, windowSeconds: number): Promise<number> {
+  const result = await db.execute(sql`
+    WITH gone AS (
+      DELETE FROM login_throttle
+      WHERE last_failure_at < now() - make_interval(secs => ${windowSeconds}) AND (blocked_until IS NULL OR blocked_until <= now())
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`);
+  return rowsOf<{ n: number }>(result)[0]?.n ?? 0;
+}

@@ -1,0 +1,43 @@
+/**
+ * The purge of stale anti-automation counters (`login_throttle`, `rate_limits`). They are written by
+ * unauthenticated requests: a flood of logins with made-up usernames, or of password-reset requests,
+ * adds a row per name, so without a purge the tables grow for as long as the attack lasts (ASVS 5.0
+ * V2.4.1: anti-automation must not become a resource-exhaustion vector itself). Only rows that no
+ * longer change any decision are deleted.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/open.js';
+import { AUTHORIZE_LIMIT } from '../federation/broker.js';
+import * as throttle from '../identity/throttle-store.js';
+import * as limits from '../ratelimit/store.js';
+import { schedulePeriodic } from './periodic.js';
+
+/**
+ * What may be purged after how long: the login throttle's longest failure window, and each rate
+ * limit's key family with its window (the keys are those of `enforce` calls).
+ * @param config - the configuration.
+ */
+export function purgeWindows(config: Config): { throttleSeconds: number; rateLimits: limits.KeyWindow[] } {
+  return {
+    throttleSeconds: Math.max(config.throttleAccount.windowSeconds, config.throttleIp.windowSeconds),
+    rateLimits: [
+      { prefix: 'forgot:', windowSeconds: Math.max(config.forgotPerUsername.windowSeconds, config.forgotPerIp.windowSeconds) },
+      { prefix: 'anon:', windowSeconds: config.anonymousLimit.windowSeconds },
+      { prefix: 'fed-authorize:', windowSeconds: AUTHORIZE_LIMIT.windowSeconds },
+    ],
+  };
+}
+
+/**
+ * Purges both tables every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) while the app
+ * is up. Safe from several processes at once: each round is one DELETE per table.
+ */
+export function schedulePurge(app: FastifyInstance, db: Db, config: Config): void {
+  const windows = purgeWindows(config);
+  schedulePeriodic(app, config.purgeSeconds, 'purge of stale throttle counters', async () => {
+    const counters = await throttle.purgeStale(db, windows.throttleSeconds);
+    const keys = await limits.purgeStale(db, windows.rateLimits);
+    if (counters + keys > 0) app.log.info({ counters, keys }, 'stale throttle counters purged');
+  });
+}
