@@ -153,9 +153,7 @@ export class ConsentService {
     // Optimistic: the old values are the view's, and the statement writes only if no change came
     // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
-    // Without a version read (undefined), writeChange would write unguarded: take the locked path instead.
-    const written = record.version !== undefined && (await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version));
-    if (!written) {
+    if (!(await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version))) {
       await this.db.transaction(async (tx) => {
         const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
         // The purpose's consents as of the lock: what the events' old values are taken from.

@@ -13,8 +13,8 @@ export interface RecordRow {
   userId: string;
   createdAt: Date;
   subscribed: boolean;
-  /** The record's version when read (see `writeChange`); absent where the reader does not need it. */
-  version?: number;
+  /** The record's version when read (see `writeChange`). */
+  version: number;
 }
 
 /** The consent record of (organisation, individual), or null when there never was one. */
@@ -25,6 +25,7 @@ export async function findRecord(db: Executor, orgId: string, userId: string): P
       orgId: consentRecords.orgId,
       userId: consentRecords.userId,
       createdAt: consentRecords.createdAt,
+      version: consentRecords.version,
       // Spelled out: Drizzle renders a lone table's columns unqualified, which the subquery would capture.
       subscribed: sql<boolean>`EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = "consent_records"."org_id" AND s.user_id = "consent_records"."user_id")`,
     })
