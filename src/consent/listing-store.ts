@@ -44,9 +44,10 @@ export async function listingPurpose(db: Db, orgId: string, purposeId: string): 
   return row ? { lawfulUsage: row.lawful_usage, attributeIds: row.attribute_ids } : null;
 }
 
-/** A stored consent that does not count at `now()`: Disallow, or an AskMe that ran out. */
+/** A stored consent `c` that does not count at `now()`: Disallow, or an AskMe that ran out. */
 const NOT_COUNTING = sql`(c.value = 'Disallow' OR (c.value = 'AskMe' AND c.expires_at <= now()))`;
-const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
+/** A stored consent `c` that counts at `now()`: Allow, or an AskMe that has not run out (NOTES.md "Count"). */
+export const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 const ph = sql.placeholder;
 
 /** The shapes of the page statement: lawful basis or consent (one attribute, or the purpose's), first page or after a user. */

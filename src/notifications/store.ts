@@ -4,6 +4,7 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentRequestJobs, notificationTransports, webhookAttempts } from '../db/schema.js';
+import { COUNTING } from '../consent/listing-store.js';
 
 /** An organisation's transports as stored. */
 export type TransportRow = typeof notificationTransports.$inferSelect;
@@ -95,10 +96,10 @@ type Candidate = Recipient & { notify: boolean };
 async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candidate[]> {
   const after = q.after === null ? sql`` : sql`AND s.user_id > ${q.after}`;
   const result = await db.execute(sql`
-    SELECT s.user_id AS "userId", u.email, s.user_id IS NOT NULL AS notify FROM subscriptions s JOIN users u ON u.id = s.user_id
+    SELECT s.user_id AS "userId", u.email, true AS notify FROM subscriptions s JOIN users u ON u.id = s.user_id
     WHERE s.org_id = ${q.orgId} ${after}
       AND (SELECT count(*) FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND c.attribute_id IN ${q.attributeIds}
-        AND c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())) < ${q.attributeIds.length}
+        AND ${COUNTING}) < ${q.attributeIds.length}
     ORDER BY s.user_id LIMIT ${q.limit}`);
   return rowsOf<Candidate>(result);
 }
