@@ -76,6 +76,7 @@ function summarisePlan(explained, limit) {
 export async function explainPages(url, pages) {
   const schema = await import('../../dist/db/schema.js');
   const { ListingService } = await import('../../dist/consent/listing.js');
+  const { CatalogueCache } = await import('../../dist/consent/catalogue.js');
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => {}); // an idle client lost: the next query fails instead
   const captured = [];
@@ -99,7 +100,7 @@ export async function explainPages(url, pages) {
     for (const page of pages) {
       const q = page.query;
       captured.length = 0;
-      await new ListingService(db).page(q.orgId, q.purposeId, q.attributeId, q.startId, q.limit);
+      await new ListingService(db, new CatalogueCache(db)).page(q.orgId, q.purposeId, q.attributeId, q.startId, q.limit);
       const statements = [];
       for (const { query, params } of captured) {
         const json = (await explain('ANALYZE, BUFFERS, FORMAT JSON', query, params))[0]['QUERY PLAN'][0];

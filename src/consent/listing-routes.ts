@@ -24,7 +24,7 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService
       tags, security, summary: 'Users consenting to an attribute of a purpose, by user ID',
       params: Type.Object({ organizationID: Type.String(), purposeID: Type.String(), attributeID: Type.String() }),
       querystring: Type.Object(PageQuery),
-      response: { 200: Page, ...errors(400, 401, 403, 404) },
+      response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
@@ -39,7 +39,7 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService
       tags, security, summary: 'Users consenting to at least one attribute of a purpose, by user ID',
       params: Type.Object({ organizationID: Type.String(), purposeID: Type.String() }),
       querystring: Type.Object(PageQuery),
-      response: { 200: Page, ...errors(400, 401, 403, 404) },
+      response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);

@@ -10,6 +10,8 @@ import type { IndividualRow } from '../individuals/store.js';
 /** What a page asks for. */
 export interface ListingQuery {
   orgId: string;
+  /** The `catalogue_version` that `attributeIds` and `lawfulUsage` were read at. */
+  catalogueVersion: number;
   purposeId: string;
   /** The purpose's live attributes (the page's whole set for a purpose, one for an attribute). */
   attributeIds: string[];
@@ -65,10 +67,13 @@ interface Shape {
  *   one of the attributes is stored as not counting.
  */
 function pageSql({ lawful, single, after }: Shape): SQL {
+  // Nothing is listed unless the catalogue the parameters came from is still current (a one-time
+  // filter on the organisation's row); the caller then reloads it and asks again.
+  const current = sql`o.catalogue_version = ${ph('version')}::bigint`;
   const afterS = after ? sql`AND s.user_id > ${ph('after')}::uuid` : sql``;
   const ids = lawful
     ? sql`SELECT s.user_id FROM subscriptions s
-        WHERE s.org_id = ${ph('orgId')}::uuid ${afterS}
+        WHERE ${current} AND s.org_id = ${ph('orgId')}::uuid ${afterS}
           AND (SELECT count(*) FROM attribute_consents c
                WHERE c.purpose_id = ${ph('purposeId')}::uuid AND c.user_id = s.user_id AND c.attribute_id = ANY(${ph('attributeIds')}::uuid[]) AND ${NOT_COUNTING}) < ${ph('count')}::int
         ORDER BY s.user_id LIMIT ${ph('limit')}::int`
@@ -77,15 +82,19 @@ function pageSql({ lawful, single, after }: Shape): SQL {
       // first user up to the page (O(depth); seen in bench/consents.mjs on small organisations).
       sql`SELECT DISTINCT c.user_id FROM attribute_consents c
         JOIN subscriptions s ON s.org_id = ${ph('orgId')}::uuid AND s.user_id = c.user_id ${afterS}
-        WHERE c.purpose_id = ${ph('purposeId')}::uuid
+        WHERE ${current} AND c.purpose_id = ${ph('purposeId')}::uuid
           AND ${single ? sql`c.attribute_id = ${ph('attributeId')}::uuid` : sql`c.attribute_id = ANY(${ph('attributeIds')}::uuid[])`}
           AND ${COUNTING} ${after ? sql`AND c.user_id > ${ph('after')}::uuid` : sql``}
         ORDER BY c.user_id LIMIT ${ph('limit')}::int`;
   // LATERAL: one primary-key probe per listed user. A named statement's generic plan does not know the
   // LIMIT, and with a plain join it read the whole users table (a hash join) for each page; the
   // inner LIMIT keeps the planner from flattening the LATERAL back into that join.
-  return sql`SELECT u.id, u.name, u.email, u.phone FROM (${ids}) AS page
-    CROSS JOIN LATERAL (SELECT id, name, email, phone FROM users WHERE id = page.user_id LIMIT 1) AS u ORDER BY u.id`;
+  // The organisation's row comes first, with its catalogue_version, so that a stale catalogue is told
+  // from an empty page in the same round trip.
+  return sql`SELECT o.catalogue_version, u.id, u.name, u.email, u.phone FROM organisations o
+    LEFT JOIN LATERAL (SELECT u.id, u.name, u.email, u.phone FROM (${ids}) AS page
+      CROSS JOIN LATERAL (SELECT id, name, email, phone FROM users WHERE id = page.user_id LIMIT 1) AS u) AS u ON true
+    WHERE o.id = ${ph('orgId')}::uuid ORDER BY u.id`;
 }
 
 // Named statements, one per shape: planning this join cost 1 to 2 ms on every call, three times its
@@ -104,9 +113,12 @@ function pageStatement(db: Db, shape: Shape): PreparedRaw {
  * Users for whom at least one of `attributeIds` counts as consented, in user-ID order, after
  * `q.after` (one named statement per shape; see `pageSql`).
  * @param db - the root handle.
+ * @returns the users, or `stale` when the organisation's catalogue is no longer at
+ *   `q.catalogueVersion` (nothing was listed), or null when the organisation does not exist.
  */
-export async function consentedUsers(db: Db, q: ListingQuery): Promise<IndividualRow[]> {
-  if (q.attributeIds.length === 0) return [];
+export async function consentedUsers(db: Db, q: ListingQuery): Promise<IndividualRow[] | 'stale' | null> {
+  // No early answer for a purpose without attributes: the copy it came from may be stale, and the
+  // statement, which lists nobody for an empty set, is also what tells.
   const shape = { lawful: q.lawfulUsage, single: q.attributeIds.length === 1, after: q.after !== undefined };
   const values = {
     orgId: q.orgId,
@@ -116,6 +128,10 @@ export async function consentedUsers(db: Db, q: ListingQuery): Promise<Individua
     count: q.attributeIds.length,
     after: q.after,
     limit: q.limit,
+    version: q.catalogueVersion,
   };
-  return rowsOf<IndividualRow>(await pageStatement(db, shape).execute(values));
+  const rows = rowsOf<IndividualRow & { catalogue_version: string | number; id: string | null }>(await pageStatement(db, shape).execute(values));
+  if (rows.length === 0) return null;
+  if (Number(rows[0]!.catalogue_version) !== q.catalogueVersion) return 'stale';
+  return rows.filter((r) => r.id !== null).map(({ id, name, email, phone }) => ({ id: id as string, name, email, phone }));
 }

@@ -9,9 +9,10 @@ import { NotFound } from '../http/errors.js';
 import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
+import type { CatalogueCache } from './catalogue.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';
 import type { ChainSealer } from './sealer.js';
-import { presentPurpose, purposeStatus, type PurposeState, toPurposeStates } from './present.js';
+import { presentPurpose, purposeStatus, type PurposeState } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
 import type { ConsentWrite, RecordRow } from './store.js';
@@ -56,10 +57,12 @@ export class ConsentService {
   /**
    * @param db - the database.
    * @param sealer - woken after each change, to seal its events into the chain.
+   * @param catalogues - the organisations' purposes and data attributes, cached and version-checked.
    */
   constructor(
     private readonly db: Db,
     private readonly sealer: ChainSealer,
+    private readonly catalogues: CatalogueCache,
   ) {}
 
   /**
@@ -97,11 +100,11 @@ export class ConsentService {
   private async view(principal: Principal, path: RecordPath, access: 'read' | 'write', purposeId: string | undefined): Promise<{ actor: Actor; read: RecordRead }> {
     if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
     const purpose = purposeId === undefined ? null : isId(purposeId) ? purposeId : NO_PURPOSE;
-    const view = await readRecordView(this.db, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
+    const view = await readRecordView(this.db, this.catalogues, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
     const actor = decideAccess(principal, view?.roles ?? null, path.userId, access);
     const record = view?.record;
     if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
-    return { actor, read: { record, states: toPurposeStates(view.rows, record.createdAt), retention: view.retention } };
+    return { actor, read: { record, states: view.states, retention: view.retention } };
   }
 
 

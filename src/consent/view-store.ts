@@ -1,15 +1,20 @@
 /**
  * SQL of the read side of a consent record: one prepared statement answers everything the four
  * read operations of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention
- * setting and the consents), so that a read costs one round trip (issue #3 "Benchmark"). The head
- * is MATERIALIZED so that its subqueries run once, not once per attribute row.
+ * setting, the record's stored consents and the organisation's `catalogue_version`), so that a read
+ * costs one round trip (issue #3 "Benchmark"). The purposes and data attributes themselves come from
+ * the per-process `CatalogueCache`, checked against that version: a stale copy is reloaded, never
+ * used. The head is MATERIALIZED so that its subqueries run once.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { rolesSql } from '../orgs/store.js';
 import type { RetentionRow } from '../retention/store.js';
-import type { ConsentRow, RecordRow } from './store.js';
-import type { ConsentValue } from './values.js';
+import type { CatalogueCache } from './catalogue.js';
+import type { Catalogue } from './catalogue-store.js';
+import type { PurposeState } from './present.js';
+import type { RecordRow } from './store.js';
+import { type ConsentValue, defaultConsent, type StoredConsent } from './values.js';
 
 /** What a read of one consent record sees. */
 export interface RecordView {
@@ -18,21 +23,23 @@ export interface RecordView {
   /** The record of (organisation, individual), or null when there never was one. */
   record: RecordRow | null;
   retention: RetentionRow;
-  /** One row per (purpose, attribute) in purpose, then attribute order; a purpose without attributes has one row with a null attribute. */
-  rows: ConsentRow[];
+  /** The record's purposes in creation order, each with its attributes' consents (defaults applied); empty without a record. */
+  states: PurposeState[];
 }
 
 const ph = sql.placeholder;
 
 /**
  * The statement, for the whole record or for one purpose. Two statements rather than one with
- * `($4 IS NULL OR p.id = $4)`: with that, PostgreSQL kept re-planning it on every execution (0.8 ms
- * of planning for 0.2 ms of work), while each of these gets its generic plan after five executions.
+ * `($4 IS NULL OR c.purpose_id = $4)`, which PostgreSQL would re-plan on every execution; each of
+ * these gets its generic plan after five executions. The consents come as one JSON array of
+ * `[purpose, attribute, value, days, decided_at in epoch milliseconds]` (one row, parsed natively,
+ * instead of a row each; a number, since V8 parses PostgreSQL's timestamp text slowly).
  */
 function viewSql(onePurpose: boolean) {
   return sql`
     WITH head AS MATERIALIZED (
-      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds,
+      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
         ${rolesSql(sql`o.id`, sql`${ph('principalId')}::uuid`)} AS roles,
         r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
         EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${ph('userId')}::uuid) AS subscribed
@@ -40,15 +47,11 @@ function viewSql(onePurpose: boolean) {
       LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = ${ph('userId')}::uuid
       WHERE o.id = ${ph('orgId')}::uuid
     )
-    SELECT head.*, p.id AS purpose_id, p.name AS purpose_name, p.description AS purpose_description,
-      p.lawful_usage, p.policy_url, a.id AS attribute_id, a.name AS attribute_name, c.value, c.days, c.decided_at
-    FROM head
-    LEFT JOIN purposes p ON head.record_id IS NOT NULL AND p.org_id = head.org_id AND p.deleted_at IS NULL
-      ${onePurpose ? sql`AND p.id = ${ph('purposeId')}::uuid` : sql``}
-    LEFT JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.unlinked_at IS NULL
-    LEFT JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL
-    LEFT JOIN attribute_consents c ON c.record_id = head.record_id AND c.purpose_id = p.id AND c.attribute_id = a.id
-    ORDER BY p.created_at, p.id, pa.created_at, a.id`;
+    SELECT head.*,
+      (SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
+         FROM attribute_consents c WHERE c.record_id = head.record_id
+         ${onePurpose ? sql`AND c.purpose_id = ${ph('purposeId')}::uuid` : sql``}) AS consents
+    FROM head`;
 }
 
 const recordStatement = perDb((db) => prepareRaw(db, 'consent_record_view', viewSql(false)));
@@ -58,35 +61,38 @@ interface ViewRow {
   org_id: string;
   retention_enabled: boolean;
   retention_period_seconds: string | number;
+  catalogue_version: string | number;
   roles: Array<number | string>;
   record_id: string | null;
   record_created_at: string | Date | null;
   record_version: string | number | null;
   subscribed: boolean;
-  purpose_id: string | null;
-  purpose_name: string;
-  purpose_description: string;
-  lawful_usage: boolean;
-  policy_url: string;
-  attribute_id: string | null;
-  attribute_name: string | null;
-  value: string | null;
-  days: number | null;
-  decided_at: string | Date | null;
+  /** `[purposeId, attributeId, value, days, decidedAt]` tuples, or null when none is stored. */
+  consents: Array<[string, string, ConsentValue, number, number]> | string | null;
 }
 
 /**
- * Reads one consent record as its read operations need it, in one prepared statement.
+ * Reads one consent record as its read operations need it, in one prepared statement, with the
+ * organisation's purposes and data attributes from `catalogues`: the cached copy when it is at
+ * least the version the statement saw, else one loaded after the statement (so at least as new).
+ * A copy newer than the statement's snapshot is as good as its own: only changes of the catalogue
+ * made while this request ran can differ, and the request overlapped them.
  * @param db - the root handle (the statement is prepared per pooled connection).
+ * @param catalogues - the cached catalogues.
  * @param ids - UUIDs, already checked: the path's organisation and individual, the caller, and the
  *   purpose to restrict to (null for all).
  * @returns null when the organisation does not exist.
  */
-export async function readRecordView(db: Db, ids: { orgId: string; userId: string; principalId: string; purposeId: string | null }): Promise<RecordView | null> {
+export async function readRecordView(db: Db, catalogues: CatalogueCache, ids: { orgId: string; userId: string; principalId: string; purposeId: string | null }): Promise<RecordView | null> {
   const statement = ids.purposeId === null ? recordStatement(db) : purposeStatement(db);
-  const rows = rowsOf<ViewRow>(await statement.execute(ids));
-  const head = rows[0];
+  const [head] = rowsOf<ViewRow>(await statement.execute(ids));
   if (!head) return null;
+  const cached = catalogues.peek(ids.orgId);
+  const catalogue = cached && cached.version >= Number(head.catalogue_version) ? cached : await catalogues.load(ids.orgId);
+  return catalogue ? toView(head, catalogue, ids) : null;
+}
+
+function toView(head: ViewRow, catalogue: Catalogue, ids: { userId: string; purposeId: string | null }): RecordView {
   const record = head.record_id
     ? { id: head.record_id, orgId: head.org_id, userId: ids.userId, createdAt: new Date(head.record_created_at as string), subscribed: head.subscribed, version: Number(head.record_version) }
     : null;
@@ -94,22 +100,25 @@ export async function readRecordView(db: Db, ids: { orgId: string; userId: strin
     roles: head.roles.map(Number),
     record,
     retention: { enabled: head.retention_enabled, periodSeconds: Number(head.retention_period_seconds) },
-    // A LEFT JOIN that found no purpose leaves one row with a null purpose: no purposes at all.
-    rows: rows.filter((r) => r.purpose_id !== null).map(toConsentRow),
+    states: record ? purposeStates(catalogue, head.consents, ids.purposeId, record.createdAt) : [],
   };
 }
 
-function toConsentRow(r: ViewRow): ConsentRow {
-  return {
-    purposeId: r.purpose_id as string,
-    purposeName: r.purpose_name,
-    purposeDescription: r.purpose_description,
-    lawfulUsage: r.lawful_usage,
-    policyUrl: r.policy_url,
-    attributeId: r.attribute_id,
-    attributeName: r.attribute_name,
-    value: r.value as ConsentValue | null,
-    days: r.days,
-    decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
-  };
+/**
+ * The record's purposes (all, or `purposeId`'s) from the catalogue, each attribute with its stored
+ * consent or, when none is stored, the default of the purpose's lawful basis (NOTES.md "Defaults").
+ */
+function purposeStates(catalogue: Catalogue, consents: ViewRow['consents'], purposeId: string | null, recordCreatedAt: Date): PurposeState[] {
+  const tuples: Exclude<ViewRow['consents'], string> = typeof consents === 'string' ? JSON.parse(consents) : consents;
+  const stored = new Map<string, [string, string, ConsentValue, number, number]>();
+  for (const t of tuples ?? []) stored.set(t[0] + t[1], t);
+  const purposes = purposeId === null ? catalogue.purposes : [catalogue.byId.get(purposeId)].filter((p) => p !== undefined);
+  return purposes.map((p) => ({
+    purpose: { id: p.id, name: p.name, description: p.description, lawfulUsage: p.lawfulUsage, policyUrl: p.policyUrl },
+    attributes: p.attributes.map((a) => {
+      const c = stored.get(p.id + a.id);
+      const consent: StoredConsent = c ? { value: c[2], days: c[3], decidedAt: new Date(c[4]), isDefault: false } : defaultConsent(p.lawfulUsage, recordCreatedAt);
+      return { id: a.id, name: a.name, consent };
+    }),
+  }));
 }

@@ -46,6 +46,12 @@ export const organisations = pgTable('organisations', {
   retentionEnabled: boolean('retention_enabled').notNull().default(false),
   /** Data-retention period (seconds). */
   retentionPeriodSeconds: bigint('retention_period_seconds', { mode: 'number' }).notNull().default(0),
+  /**
+   * Bumped by a trigger on every change of the organisation's purposes, data attributes or their
+   * links (migration 0009), so that a cached copy of them (src/consent/catalogue.ts) can be checked
+   * in the same statement that reads consents.
+   */
+  catalogueVersion: bigint('catalogue_version', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
   updatedAt: tz('updated_at').notNull().defaultNow(),
 });
