@@ -37,6 +37,11 @@ export interface Config {
   publicUrl: string;
   /** `postgres://` URL of a real PostgreSQL, or undefined for the embedded PGlite store. */
   databaseUrl: string | undefined;
+  /**
+   * Most connections to PostgreSQL the process opens for its queries (count; the LISTEN connections
+   * come on top). Few connections kept busy beat many that the database server's cores time-slice.
+   */
+  dbPoolSize: number;
   /** Directory of the embedded store, its lock and its generated master key (absolute path). */
   dataDir: string;
   /** Master key material from `ASSENT_SECRET`, or undefined to use the embedded key file. */
@@ -154,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicUrl,
     databaseUrl,
+    dbPoolSize: int(env, 'ASSENT_DB_POOL_SIZE', 10),
     dataDir: path.resolve(env.ASSENT_DATA_DIR || './data'),
     secret,
     accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),

@@ -15,7 +15,7 @@ export interface OpenedStore {
  */
 export async function openStore(config: Config): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    const store = openPostgres(config.databaseUrl);
+    const store = openPostgres(config.databaseUrl, config.dbPoolSize);
     return { store, close: () => store.close() };
   }
   const release = await lockDataDir(config.dataDir);

@@ -107,10 +107,12 @@ const MIGRATION_LOCK = 727_001;
  * Opens PostgreSQL at `url` with a connection pool.
  *
  * @param url - a `postgres://` connection string.
- * @param poolSize - maximum pool connections (count).
+ * @param poolSize - maximum pool connections (count; `ASSENT_DB_POOL_SIZE`, default 10). A request
+ *   that finds them all busy waits in the pool's FIFO queue, which is fairer and cheaper than more
+ *   backends competing for the database server's cores (measured in bench/consents.mjs).
  * @throws pg connection errors only when the first query runs (the pool connects lazily).
  */
-export function openPostgres(url: string, poolSize = 20): Store {
+export function openPostgres(url: string, poolSize = 10): Store {
   // No JIT: every statement here is a short lookup, and a named statement's generic plan (which
   // does not know its LIMIT) can be costed above jit_above_cost, adding 10 to 50 ms of compilation
   // to a 0.3 ms page on every execution (seen in bench/consents.mjs's EXPLAIN).
