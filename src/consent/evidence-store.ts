@@ -34,8 +34,28 @@ export function insertEventsSql(orgId: string, drafts: EventDraft[], only: SQL =
     ),
     sql`, `,
   );
-  return sql`INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
-    SELECT * FROM (VALUES ${rows}) AS v ${only}`;
+  return sql`INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${rows}) AS v ${only}`;
+}
+
+/** The columns an event is written with, in the order of `insertEventsSql`'s values and `eventParams`. */
+export const EVENT_COLUMNS = sql.raw('(id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)');
+
+/** The values of `EVENT_COLUMNS` as placeholders `e_<column>`, for a prepared statement that writes one event. */
+export const EVENT_PLACEHOLDERS = sql`(${sql.placeholder('e_id')}::uuid, ${sql.placeholder('e_org_id')}::uuid, ${sql.placeholder('e_record_id')}::uuid, ${sql.placeholder('e_user_id')}::uuid,
+  ${sql.placeholder('e_purpose_id')}::uuid, ${sql.placeholder('e_attribute_id')}::uuid, ${sql.placeholder('e_old_value')}::text, ${sql.placeholder('e_new_value')}::text,
+  ${sql.placeholder('e_old_days')}::int, ${sql.placeholder('e_new_days')}::int, ${sql.placeholder('e_occurred_at')}::timestamptz, ${sql.placeholder('e_actor')}::jsonb,
+  ${sql.placeholder('e_channel')}::jsonb, ${sql.placeholder('e_request_id')}::text)`;
+
+/**
+ * The values of one event for `EVENT_PLACEHOLDERS`, with a new UUIDv7 as its ID.
+ * @param orgId - the organisation whose chain the event joins.
+ */
+export function eventParams(orgId: string, e: EventDraft): Record<string, unknown> {
+  return {
+    e_id: uuidv7(), e_org_id: orgId, e_record_id: e.recordId, e_user_id: e.userId, e_purpose_id: e.purposeId, e_attribute_id: e.attributeId,
+    e_old_value: e.oldValue, e_new_value: e.newValue, e_old_days: e.oldDays, e_new_days: e.newDays, e_occurred_at: e.occurredAt,
+    e_actor: JSON.stringify(e.actor), e_channel: JSON.stringify(e.channel), e_request_id: e.requestId,
+  };
 }
 
 /** A stored event row, sealed or not. */

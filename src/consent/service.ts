@@ -156,7 +156,11 @@ export class ConsentService {
     // Optimistic: the old values are the view's, and the statement writes only if no change came
     // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
-    if (!(await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version))) {
+    const [row, event] = [optimistic.rows[0], optimistic.events[0]];
+    const written = list.length === 1 && row && event
+      ? await store.writeOneChange(this.db, record.orgId, row, event, record.version)
+      : await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version);
+    if (!written) {
       await this.db.transaction(async (tx) => {
         const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
         // The purpose's consents as of the lock: what the events' old values are taken from.

@@ -1,9 +1,9 @@
 /** SQL of consent records and their current attribute consents. */
 import { and, eq, sql } from 'drizzle-orm';
-import { type Executor, rowsOf } from '../db/open.js';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { consentRecords } from '../db/schema.js';
 import type { EventDraft } from './evidence.js';
-import { insertEventsSql } from './evidence-store.js';
+import { EVENT_COLUMNS, EVENT_PLACEHOLDERS, eventParams, insertEventsSql } from './evidence-store.js';
 import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -92,6 +92,29 @@ export async function lockAndReadConsents(tx: Executor, recordId: string, purpos
   return stored;
 }
 
+const ph = sql.placeholder;
+const UPSERT_CONSENT = sql`INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at)`;
+const ON_CONFLICT = sql`ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
+  SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at`;
+
+// The optimistic change of one attribute (every PATCH of an attribute) as a named statement: planned
+// once per connection instead of on every change (its planning cost about as much as its execution).
+const oneChange = perDb((db) =>
+  prepareRaw(
+    db,
+    'consent_change_one',
+    sql`WITH bumped AS (UPDATE consent_records SET version = version + 1 WHERE id = ${ph('recordId')}::uuid AND version = ${ph('version')}::bigint RETURNING id),
+      stored AS (
+        ${UPSERT_CONSENT}
+        SELECT ${ph('recordId')}::uuid, ${ph('purposeId')}::uuid, ${ph('attributeId')}::uuid, ${ph('userId')}::uuid, ${ph('value')}::text, ${ph('days')}::int,
+          ${ph('decidedAt')}::timestamptz, ${ph('expiresAt')}::timestamptz
+        WHERE EXISTS (SELECT 1 FROM bumped)
+        ${ON_CONFLICT}
+      )
+      INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${EVENT_PLACEHOLDERS}) AS v WHERE EXISTS (SELECT 1 FROM bumped) RETURNING 1 AS written`,
+  ),
+);
+
 /**
  * Stores attribute consents (insert or replace) and writes their events, unsealed, in one
  * statement (see `appendEvents` for what sealing adds later).
@@ -122,11 +145,33 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
   const only = guarded ? sql`WHERE EXISTS (SELECT 1 FROM bumped)` : sql``;
   const result = await tx.execute(sql`
     WITH ${bump}stored AS (
-      INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at)
-      SELECT * FROM (VALUES ${consents}) AS v ${only}
-      ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
-        SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at
+      ${UPSERT_CONSENT} SELECT * FROM (VALUES ${consents}) AS v ${only}
+      ${ON_CONFLICT}
     )
     ${insertEventsSql(orgId, events, only)} RETURNING 1 AS written`);
+  return rowsOf(result).length > 0;
+}
+
+/**
+ * `writeChange` with a read version for exactly one attribute, as one named statement (the PATCH of
+ * an attribute): the same rules, planned once per connection.
+ * @param db - the root handle (a named statement is not run inside a transaction here).
+ * @param orgId - the organisation whose chain the event joins.
+ * @param readVersion - the record's version when the change's old value was read.
+ * @returns false when `readVersion` no longer holds (nothing was written); true otherwise.
+ */
+export async function writeOneChange(db: Db, orgId: string, row: ConsentWrite, event: EventDraft, readVersion: number): Promise<boolean> {
+  const result = await oneChange(db).execute({
+    recordId: row.recordId,
+    version: readVersion,
+    purposeId: row.purposeId,
+    attributeId: row.attributeId,
+    userId: row.userId,
+    value: row.value,
+    days: row.days,
+    decidedAt: row.decidedAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    ...eventParams(orgId, event),
+  });
   return rowsOf(result).length > 0;
 }
