@@ -91,6 +91,13 @@ describe('consented users (SPEC 4.3)', () => {
     expect(past.body.Users).toEqual([]);
   });
 
+  it('of a lawful-basis purpose: an AskMe that ran out does not count, one still running does', async () => {
+    const grace = await set('Grace', org.delivery.id, org.delivery.address, 'AskMe', 1);
+    await t.store.db.execute(sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${grace} AND purpose_id = ${org.delivery.id}`);
+    await set('Carol', org.delivery.id, org.delivery.address, 'AskMe', 30);
+    expect(names(await call(purposeUsers(org.delivery.id), { token: org.tokens.owner }))).toEqual(byId('Carol', 'Dave', 'Erin'));
+  });
+
   it('a limit outside 1..500 is a 400; a purpose or attribute not of the organisation is a 404; an individual gets a 403', async () => {
     for (const q of ['?limit=0', '?limit=501', '?limit=x']) expect((await call(purposeUsers(org.marketing.id, q), { token: org.tokens.owner })).status, q).toBe(400);
     expect((await call(attributeUsers(org.marketing.id, org.delivery.address), { token: org.tokens.owner })).status).toBe(404);
