@@ -105,4 +105,19 @@ describe('consented users (SPEC 4.3)', () => {
     expect((await call(`${t.base}/organizations/${org.otherOrgId}/purposes/${org.marketing.id}/consented/users`, { token: org.tokens.mallory })).status).toBe(404);
     expect((await call(purposeUsers(org.marketing.id), { token: org.tokens.carol })).status).toBe(403);
   });
+
+  it('only the organisation’s staff may list, and an outsider learns nothing of its purposes (403 before any 404)', async () => {
+    const unknown = '01a20000-0000-7000-8000-000000000000';
+    for (const who of ['carol', 'mallory']) {
+      const token = org.tokens[who]!;
+      expect((await call(purposeUsers(org.marketing.id), { token })).status, who).toBe(403);
+      expect((await call(attributeUsers(org.marketing.id, org.marketing.email), { token })).status, who).toBe(403);
+      expect((await call(purposeUsers(unknown), { token })).status, who).toBe(403);
+      expect((await call(attributeUsers(org.marketing.id, unknown), { token })).status, who).toBe(403);
+      expect((await call(purposeUsers(org.marketing.id, '?startid=not-an-id'), { token })).status, who).toBe(403);
+    }
+    for (const who of ['owner', 'admin', 'dpo', 'developer']) {
+      expect((await call(purposeUsers(org.marketing.id), { token: org.tokens[who]! })).status, who).toBe(200);
+    }
+  });
 });
