@@ -51,14 +51,16 @@ export async function authenticate(request: FastifyRequest, liveness: LivenessCa
   const credential = credentialOf(request.headers.authorization);
   if (!credential) throw new Unauthorized('Missing or malformed Authorization header');
   let type: TokenType;
+  let header: ReturnType<typeof unverifiedHeader>;
   try {
-    // The header only picks which verification to run; `typ` is then pinned and checked by `verify`.
-    type = credential.scheme === 'apikey' || unverifiedHeader(credential.token).typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
+    // The header only picks which verification (and key) to run; `typ` is then pinned and checked by `verify`.
+    header = unverifiedHeader(credential.token);
+    type = credential.scheme === 'apikey' || header.typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
   } catch {
     throw new Unauthorized('Invalid token');
   }
   try {
-    const claims = await tokens.verify(credential.token, type);
+    const claims = await tokens.verify(credential.token, type, header);
     if (type === TokenType.apiKey) {
       if (!(await liveness.isApiKeyLive(claims.jti, claims.sub))) throw new Unauthorized('API key revoked');
       return { userId: claims.sub, via: 'apiKey', apiKeyId: claims.jti };

@@ -146,11 +146,13 @@ export class Tokens {
    *
    * @param token - compact JWT.
    * @param type - the expected kind.
+   * @param header - the token's `unverifiedHeader`, when the caller already decoded it (it only
+   *   picks the key; the verifier checks everything again).
    * @throws {InvalidTokenError} on any failure; the reason is not disclosed to clients.
    */
-  async verify(token: string, type: TokenType): Promise<TokenClaims> {
+  async verify(token: string, type: TokenType, header?: { kid?: string }): Promise<TokenClaims> {
     if (type === TokenType.refresh) return checked(this.refreshVerifier, token);
-    const { kid } = unverifiedHeader(token);
+    const { kid } = header ?? unverifiedHeader(token);
     const pem = kid ? await this.keys.verificationKey(kid) : undefined;
     if (!kid || !pem) throw new InvalidTokenError('unknown kid');
     return checked(this.verifierFor(kid, pem, type), token);
