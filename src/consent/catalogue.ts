@@ -55,12 +55,4 @@ export class CatalogueCache {
     }
     return catalogue;
   }
-
-  /**
-   * The cached copy, or a fresh one when none is cached.
-   * @returns null when the organisation does not exist.
-   */
-  async get(orgId: string): Promise<Catalogue | null> {
-    return this.peek(orgId) ?? (await this.load(orgId));
-  }
 }
