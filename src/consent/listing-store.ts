@@ -22,30 +22,6 @@ export interface ListingQuery {
   limit: number;
 }
 
-const purposeStatement = perDb((db) =>
-  prepareRaw(
-    db,
-    'listing_purpose',
-    sql`SELECT p.lawful_usage,
-        ARRAY(SELECT a.id FROM purpose_attributes pa JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL
-              WHERE pa.purpose_id = p.id AND pa.unlinked_at IS NULL ORDER BY pa.created_at, a.id) AS attribute_ids
-      FROM purposes p WHERE p.id = ${sql.placeholder('purposeId')}::uuid AND p.org_id = ${sql.placeholder('orgId')}::uuid AND p.deleted_at IS NULL`,
-  ),
-);
-
-/**
- * A live purpose of the organisation with the IDs of its live data attributes (links not removed,
- * attributes not deleted) in link order; one prepared statement.
- * @param db - the root handle.
- * @param orgId - a well-formed organisation ID.
- * @param purposeId - a well-formed purpose ID.
- * @returns null when the purpose is not the organisation's or was deleted.
- */
-export async function listingPurpose(db: Db, orgId: string, purposeId: string): Promise<{ lawfulUsage: boolean; attributeIds: string[] } | null> {
-  const [row] = rowsOf<{ lawful_usage: boolean; attribute_ids: string[] }>(await purposeStatement(db).execute({ orgId, purposeId }));
-  return row ? { lawfulUsage: row.lawful_usage, attributeIds: row.attribute_ids } : null;
-}
-
 /**
  * How many of a user's stored consents `s.user_id` to the purpose's `attributeIds` do not count at
  * `now()`: the Disallow ones plus the AskMe ones that ran out. Two counts rather than one with an OR:

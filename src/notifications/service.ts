@@ -10,7 +10,7 @@ import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
-import { listingPurpose } from '../consent/listing-store.js';
+import { loadCatalogue } from '../consent/catalogue-store.js';
 import { isId } from '../util/ids.js';
 import { queueJobId } from './ids.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
@@ -100,9 +100,10 @@ export class NotificationService {
    * @throws {Conflict} when the organisation has no transport that could deliver anything.
    */
   async request(principal: Principal, orgId: string, purposeId: string, attributeIds: string[] | undefined): Promise<string> {
-    const purpose = isId(purposeId) ? await listingPurpose(this.db, orgId, purposeId) : null;
+    // Read fresh, not from a cache: the job is decided once, on what is configured now.
+    const purpose = isId(purposeId) ? (await loadCatalogue(this.db, orgId))?.byId.get(purposeId) : undefined;
     if (!purpose) throw new NotFound('Purpose not found');
-    const live = purpose.attributeIds;
+    const live = purpose.attributes.map((a) => a.id);
     const wanted = attributeIds === undefined ? live : [...new Set(attributeIds)];
     const unknown = wanted.find((id) => !live.includes(id));
     if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
