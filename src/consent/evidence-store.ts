@@ -28,26 +28,35 @@ export async function appendEvents(tx: Executor, orgId: string, drafts: EventDra
  */
 export function insertEventsSql(orgId: string, drafts: EventDraft[], only: SQL = sql``): SQL {
   const rows = sql.join(
-    drafts.map(
-      (e) => sql`(${uuidv7()}::uuid, ${orgId}::uuid, ${e.recordId}::uuid, ${e.userId}::uuid, ${e.purposeId}::uuid, ${e.attributeId}::uuid, ${e.oldValue}, ${e.newValue},
-        ${e.oldDays}::int, ${e.newDays}::int, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.actor)}::jsonb, ${JSON.stringify(e.channel)}::jsonb, ${e.requestId})`,
-    ),
+    drafts.map((e) => {
+      const values = eventParams(orgId, e);
+      return eventTuple((column) => values[`e_${column}`]);
+    }),
     sql`, `,
   );
   return sql`INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${rows}) AS v ${only}`;
 }
 
-/** The columns an event is written with, in the order of `insertEventsSql`'s values and `eventParams`. */
-export const EVENT_COLUMNS = sql.raw('(id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)');
+/** The columns an event is written with and their SQL types, in order: the one list every writer uses. */
+const EVENT_FIELDS: ReadonlyArray<readonly [column: string, type: string]> = [
+  ['id', 'uuid'], ['org_id', 'uuid'], ['record_id', 'uuid'], ['user_id', 'uuid'], ['purpose_id', 'uuid'], ['attribute_id', 'uuid'],
+  ['old_value', 'text'], ['new_value', 'text'], ['old_days', 'int'], ['new_days', 'int'], ['occurred_at', 'timestamptz'],
+  ['actor', 'jsonb'], ['channel', 'jsonb'], ['request_id', 'text'],
+];
+
+/** The column list of an event insert, in the order of `EVENT_PLACEHOLDERS` and `insertEventsSql`'s values. */
+export const EVENT_COLUMNS = sql.raw(`(${EVENT_FIELDS.map(([column]) => column).join(', ')})`);
+
+/** One parenthesised row of `EVENT_FIELDS`, each value cast to its column's type. */
+function eventTuple(value: (column: string) => unknown): SQL {
+  return sql`(${sql.join(EVENT_FIELDS.map(([column, type]) => sql`${value(column)}::${sql.raw(type)}`), sql`, `)})`;
+}
 
 /** The values of `EVENT_COLUMNS` as placeholders `e_<column>`, for a prepared statement that writes one event. */
-export const EVENT_PLACEHOLDERS = sql`(${sql.placeholder('e_id')}::uuid, ${sql.placeholder('e_org_id')}::uuid, ${sql.placeholder('e_record_id')}::uuid, ${sql.placeholder('e_user_id')}::uuid,
-  ${sql.placeholder('e_purpose_id')}::uuid, ${sql.placeholder('e_attribute_id')}::uuid, ${sql.placeholder('e_old_value')}::text, ${sql.placeholder('e_new_value')}::text,
-  ${sql.placeholder('e_old_days')}::int, ${sql.placeholder('e_new_days')}::int, ${sql.placeholder('e_occurred_at')}::timestamptz, ${sql.placeholder('e_actor')}::jsonb,
-  ${sql.placeholder('e_channel')}::jsonb, ${sql.placeholder('e_request_id')}::text)`;
+export const EVENT_PLACEHOLDERS = eventTuple((column) => sql.placeholder(`e_${column}`));
 
 /**
- * The values of one event for `EVENT_PLACEHOLDERS`, with a new UUIDv7 as its ID.
+ * The values of one event keyed `e_<column>` (for `EVENT_PLACEHOLDERS`), with a new UUIDv7 as its ID.
  * @param orgId - the organisation whose chain the event joins.
  */
 export function eventParams(orgId: string, e: EventDraft): Record<string, unknown> {
