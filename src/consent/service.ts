@@ -135,7 +135,7 @@ export class ConsentService {
    * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST
    * of a purpose status): reads and authorises as `read` does, then stores the new values together
    * with one event per attribute (old and new value and days, actor, channel) in one statement that
-   * writes only if the record's version is still the one read (`store.writeChange`): two round trips.
+   * writes only if the record's version is still the one read (`store.writeChangeIfUnchanged`): two round trips.
    * When another change came in between, it takes the record's row lock in a transaction, re-reads
    * the purpose's stored consents and writes from those. The events are sealed into the chain after
    * the commit (`ChainSealer`).
@@ -156,11 +156,7 @@ export class ConsentService {
     // Optimistic: the old values are the view's, and the statement writes only if no change came
     // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
-    const [row, event] = [optimistic.rows[0], optimistic.events[0]];
-    const written = list.length === 1 && row && event
-      ? await store.writeOneChange(this.db, record.orgId, row, event, record.version)
-      : await store.writeChange(this.db, record.orgId, optimistic.rows, optimistic.events, record.version);
-    if (!written) {
+    if (!(await store.writeChangeIfUnchanged(this.db, record.orgId, optimistic.rows, optimistic.events, record.version))) {
       await this.db.transaction(async (tx) => {
         const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
         // The purpose's consents as of the lock: what the events' old values are taken from.

@@ -153,14 +153,17 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
 }
 
 /**
- * `writeChange` with a read version for exactly one attribute, as one named statement (the PATCH of
- * an attribute): the same rules, planned once per connection.
- * @param db - the root handle (a named statement is not run inside a transaction here).
- * @param orgId - the organisation whose chain the event joins.
- * @param readVersion - the record's version when the change's old value was read.
+ * `writeChange` with a read version, on its own (not in a transaction): the optimistic write of a
+ * change. A change of exactly one attribute (every attribute PATCH) runs as one named statement,
+ * planned once per connection; others as `writeChange`'s statement.
+ * @param db - the root handle.
+ * @param orgId - the organisation whose chain the events join.
+ * @param readVersion - the record's version when the change's old values were read.
  * @returns false when `readVersion` no longer holds (nothing was written); true otherwise.
  */
-export async function writeOneChange(db: Db, orgId: string, row: ConsentWrite, event: EventDraft, readVersion: number): Promise<boolean> {
+export async function writeChangeIfUnchanged(db: Db, orgId: string, rows: ConsentWrite[], events: EventDraft[], readVersion: number): Promise<boolean> {
+  const [row, event] = [rows[0], events[0]];
+  if (rows.length !== 1 || events.length !== 1 || !row || !event) return writeChange(db, orgId, rows, events, readVersion);
   const result = await oneChange(db).execute({
     recordId: row.recordId,
     version: readVersion,
