@@ -12,6 +12,20 @@ const attributeUrl = (purpose: string, attribute: string) => `${consentsUrl(t, o
 let beforeChanges: string;
 let afterFirst: string;
 
+/**
+ * Runs `statement` as someone with the owner's rights over the evidence tables would: with their
+ * append-only triggers disabled for the moment (the chain must still catch the change).
+ */
+async function tamper(statement: ReturnType<typeof sql>) {
+  await t.store.db.transaction(async (tx) => {
+    await tx.execute(sql`ALTER TABLE consent_events DISABLE TRIGGER consent_events_append_only`);
+    await tx.execute(sql`ALTER TABLE consent_event_seals DISABLE TRIGGER consent_event_seals_append_only`);
+    await tx.execute(statement);
+    await tx.execute(sql`ALTER TABLE consent_events ENABLE TRIGGER consent_events_append_only`);
+    await tx.execute(sql`ALTER TABLE consent_event_seals ENABLE TRIGGER consent_event_seals_append_only`);
+  });
+}
+
 beforeAll(async () => {
   t = await startAssent();
   org = await setUpConsentOrg(t);
@@ -116,21 +130,42 @@ describe('reading the history', () => {
 });
 
 describe('tamper evidence', () => {
+  it('consent evidence is append-only in the database: UPDATE, DELETE and TRUNCATE of events and seals are refused', async () => {
+    for (const statement of [
+      sql`UPDATE consent_events SET new_value = 'Allow' WHERE org_id = ${org.orgId}`,
+      sql`DELETE FROM consent_events WHERE org_id = ${org.orgId}`,
+      sql`TRUNCATE consent_events`,
+      sql`UPDATE consent_event_seals SET seq = seq + 100 WHERE org_id = ${org.orgId}`,
+      sql`DELETE FROM consent_event_seals WHERE org_id = ${org.orgId}`,
+      sql`TRUNCATE consent_event_seals`,
+    ]) {
+      const refused = await t.store.db.execute(statement).then(() => null, (err: Error & { cause?: Error }) => err.cause ?? err);
+      expect(refused?.message).toMatch(/consent evidence is append-only: (UPDATE|DELETE|TRUNCATE) on consent_(events|event_seals) refused/);
+    }
+    expect((await call(verifyUrl(), { token: org.tokens.dpo })).body).toEqual({ Valid: true, Events: 4, FirstBrokenSeq: null, Reason: '' });
+  });
+
   it('the chain verifies; an event edited in SQL breaks it at that event', async () => {
     const ok = await call(verifyUrl(), { token: org.tokens.dpo });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ Valid: true, Events: 4, FirstBrokenSeq: null, Reason: '' });
-    await t.store.db.execute(sql`UPDATE consent_events SET new_value = 'Allow' WHERE org_id = ${org.orgId} AND seq = 3`);
+    await tamper(sql`UPDATE consent_events SET new_value = 'Allow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`);
     const broken = await call(verifyUrl(), { token: org.tokens.owner });
     expect(broken.body).toMatchObject({ Valid: false, FirstBrokenSeq: 3, Reason: 'the event content does not match its hash' });
-    await t.store.db.execute(sql`UPDATE consent_events SET new_value = 'Disallow' WHERE org_id = ${org.orgId} AND seq = 3`);
+    await tamper(sql`UPDATE consent_events SET new_value = 'Disallow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`);
     expect((await call(verifyUrl(), { token: org.tokens.dpo })).body.Valid).toBe(true);
   });
 
   it('a deleted last event is found through the chain head', async () => {
-    await t.store.db.execute(sql`DELETE FROM consent_events WHERE org_id = ${org.orgId} AND seq = 4`);
+    await tamper(sql`DELETE FROM consent_events WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 4)`);
     const res = await call(verifyUrl(), { token: org.tokens.dpo });
     expect(res.body).toMatchObject({ Valid: false, FirstBrokenSeq: 4 });
+  });
+
+  it('a seal deleted in the middle of the chain is found at its place', async () => {
+    await tamper(sql`DELETE FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 2`);
+    const res = await call(verifyUrl(), { token: org.tokens.dpo });
+    expect(res.body).toMatchObject({ Valid: false, FirstBrokenSeq: 2, Reason: 'event 2 is missing (found 3)' });
   });
 
   it('only the Owner, Admin or Dpo may verify', async () => {

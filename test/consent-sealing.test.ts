@@ -48,10 +48,12 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
        VALUES ($1, $2, $3, $4, $5, $6, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}', '{"endpoint":"test","userAgent":""}', 'test-orphan')`,
       [id, suite.org.orgId, recordId, suite.org.users.dave, suite.org.marketing.id, suite.org.marketing.email],
     );
-    const sealedSeq = async () => (await suite.t.store.raw('SELECT seq FROM consent_events WHERE id = $1', [id])).rows[0] as { seq: string | number | null };
+    // What the change's statement also wrote: the event's place in the sealer's queue.
+    await suite.t.store.raw('INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM consent_events WHERE id = $1', [id]);
+    const sealedSeq = async () => (await suite.t.store.raw('SELECT seq FROM consent_event_seals WHERE event_id = $1', [id])).rows[0] as { seq: string | number } | undefined;
     const until = Date.now() + 3000;
-    while ((await sealedSeq()).seq === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(Number((await sealedSeq()).seq)).toBe(before + 1);
+    while ((await sealedSeq()) === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(Number((await sealedSeq())?.seq)).toBe(before + 1);
     expect(await verify()).toEqual({ Valid: true, Events: before + 1, FirstBrokenSeq: null, Reason: '' });
   });
 });

@@ -1,7 +1,7 @@
 /** SQL of the consent history: the per-organisation chain head and the events. */
-import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
-import { consentChainHeads, consentEvents } from '../db/schema.js';
+import { consentChainHeads, consentEventSeals, consentEvents } from '../db/schema.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { EventDraft, SealedEvent } from './evidence.js';
 import type { ConsentRow } from './store.js';
@@ -9,32 +9,45 @@ import type { ConsentValue } from './values.js';
 
 /**
  * Writes events in the change's transaction, unsealed: they get an ID (UUIDv7), their organisation
- * and `written` (a sequence, the order of sealing); `seq` and the hashes come when `ChainSealer`
- * chains them after the commit. Call it while holding the lock of what changed (the record's row, or
- * the attribute consents' rows), so that one record's events are written, and sealed, in the order
- * of its changes. No chain lock is taken here: changes to different records never wait on each other.
+ * and `written` (a sequence, the order of sealing), and a row in the sealer's queue;
+ * `ChainSealer` chains them after the commit. Call it while holding the lock of what changed (the
+ * record's row, or the attribute consents' rows), so that one record's events are written, and
+ * sealed, in the order of its changes. No chain lock is taken here: changes to different records
+ * never wait on each other.
  * @param drafts - the events in order, without ID, organisation and seq.
  */
 export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  await tx.execute(insertEventsSql(orgId, drafts));
+  await tx.execute(sql`WITH ${queuedEventsSql(eventRows(orgId, drafts))}`);
 }
 
 /**
- * The one statement that writes consent events (see `appendEvents`), for a caller that runs it in a
- * statement of its own (`writeChange` puts it after the change's upsert).
- * @param drafts - at least one event, in order.
+ * The end of a `WITH` list that writes consent events and queues them for sealing, in one statement
+ * (see `appendEvents`): `events AS (INSERT INTO consent_events …), INSERT INTO consent_event_queue …`.
+ * A caller may add `RETURNING 1`: one row per event written. Every writer of events goes through it,
+ * so no event is written without its place in the queue.
+ * @param rows - `VALUES` rows in the order of `EVENT_COLUMNS` (`eventRows`, or `EVENT_PLACEHOLDERS`).
  * @param only - a `WHERE` clause on which the insert depends (`writeChange`'s version check), or empty.
  */
-export function insertEventsSql(orgId: string, drafts: EventDraft[], only: SQL = sql``): SQL {
-  const rows = sql.join(
+export function queuedEventsSql(rows: SQL, only: SQL = sql``): SQL {
+  return sql`events AS (
+      INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${rows}) AS v ${only} RETURNING org_id, written, id
+    )
+    INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`;
+}
+
+/**
+ * The `VALUES` rows of events, for `queuedEventsSql`.
+ * @param drafts - at least one event, in order.
+ */
+export function eventRows(orgId: string, drafts: EventDraft[]): SQL {
+  return sql.join(
     drafts.map((e) => {
       const values = eventParams(orgId, e);
       return eventTuple((column) => values[`e_${column}`]);
     }),
     sql`, `,
   );
-  return sql`INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${rows}) AS v ${only}`;
 }
 
 /** The columns an event is written with and their SQL types, in order: the one list every writer uses. */
@@ -44,7 +57,7 @@ const EVENT_FIELDS: ReadonlyArray<readonly [column: string, type: string]> = [
   ['actor', 'jsonb'], ['channel', 'jsonb'], ['request_id', 'text'],
 ];
 
-/** The column list of an event insert, in the order of `EVENT_PLACEHOLDERS` and `insertEventsSql`'s values. */
+/** The column list of an event insert, in the order of `EVENT_PLACEHOLDERS` and `eventRows`. */
 export const EVENT_COLUMNS = sql.raw(`(${EVENT_FIELDS.map(([column]) => column).join(', ')})`);
 
 /** One parenthesised row of `EVENT_FIELDS`, each value cast to its column's type. */
@@ -67,12 +80,19 @@ export function eventParams(orgId: string, e: EventDraft): Record<string, unknow
   };
 }
 
-/** A stored event row, sealed or not. */
+/** A stored event row (written once; its seal is a row of `consent_event_seals`). */
 export type EventRow = typeof consentEvents.$inferSelect;
+/** A stored seal row. */
+type SealRow = typeof consentEventSeals.$inferSelect;
 
-/** A sealed event (from a query that asks for `seq IS NOT NULL`) in the shape it was hashed. */
-export function toSealed(row: EventRow): SealedEvent {
-  return { ...toContent(row), seq: row.seq as number, contentHash: row.contentHash as Buffer, prevLink: row.prevLink as Buffer, link: row.link as Buffer };
+/** An event joined to its seal, in the shape it was hashed. */
+function toSealed({ e, s }: { e: EventRow; s: SealRow }): SealedEvent {
+  return { ...toContent(e), seq: s.seq, contentHash: s.contentHash, prevLink: s.prevLink, link: s.link };
+}
+
+/** Sealed events: each seal with its event (a seal whose event was deleted is not found: a missing link). */
+function sealedEvents(db: Executor) {
+  return db.select({ e: consentEvents, s: consentEventSeals }).from(consentEventSeals).innerJoin(consentEvents, eq(consentEvents.id, consentEventSeals.eventId));
 }
 
 /** What an event row records, as hashed, but for the `seq` that sealing gives it. */
@@ -95,13 +115,11 @@ export function toContent(row: EventRow): Omit<SealedEvent, 'seq' | 'contentHash
   };
 }
 
-/** The organisation's events after `afterSeq`, oldest first, at most `limit` (a keyset batch). */
+/** The organisation's sealed events after `afterSeq`, oldest first, at most `limit` (a keyset batch). */
 export async function eventsAfter(db: Executor, orgId: string, afterSeq: number, limit: number): Promise<SealedEvent[]> {
-  const rows = await db
-    .select()
-    .from(consentEvents)
-    .where(and(eq(consentEvents.orgId, orgId), gt(consentEvents.seq, afterSeq)))
-    .orderBy(asc(consentEvents.seq))
+  const rows = await sealedEvents(db)
+    .where(and(eq(consentEventSeals.orgId, orgId), gt(consentEventSeals.seq, afterSeq)))
+    .orderBy(asc(consentEventSeals.seq))
     .limit(limit);
   return rows.map(toSealed);
 }
@@ -115,7 +133,8 @@ export async function chainHead(db: Executor, orgId: string): Promise<{ seq: num
 /** Filters of a history page. */
 export interface HistoryFilter {
   orgId: string;
-  userId: string;
+  /** The individual's consent record in the organisation. */
+  recordId: string;
   purposeId?: string;
   /** Inclusive lower bound of `occurredAt`. */
   from?: Date;
@@ -125,30 +144,31 @@ export interface HistoryFilter {
   beforeSeq?: number;
 }
 
-/** One page of an individual's events in an organisation, newest first (keyset on seq). */
+/**
+ * One page of a record's sealed events, newest first (keyset on seq). Unsealed events are not
+ * shown: `ChainSealer.flush` seals what was committed before the read.
+ */
 export async function historyPage(db: Executor, f: HistoryFilter, limit: number): Promise<SealedEvent[]> {
-  const rows = await db
-    .select()
-    .from(consentEvents)
+  const rows = await sealedEvents(db)
     .where(
       and(
-        eq(consentEvents.orgId, f.orgId),
-        eq(consentEvents.userId, f.userId),
+        eq(consentEvents.recordId, f.recordId),
+        eq(consentEventSeals.orgId, f.orgId),
         f.purposeId ? eq(consentEvents.purposeId, f.purposeId) : undefined,
         f.from ? gte(consentEvents.occurredAt, f.from) : undefined,
         f.to ? lte(consentEvents.occurredAt, f.to) : undefined,
-        // Sealed events only: `flush` seals what was committed before the read.
-        f.beforeSeq !== undefined ? lt(consentEvents.seq, f.beforeSeq) : isNotNull(consentEvents.seq),
+        f.beforeSeq !== undefined ? lt(consentEventSeals.seq, f.beforeSeq) : undefined,
       ),
     )
-    .orderBy(desc(consentEvents.seq))
+    .orderBy(desc(consentEventSeals.seq))
     .limit(limit);
   return rows.map(toSealed);
 }
 
 /**
  * For each (purpose, attribute) of a record, its last event at or before `at`: what the record
- * held at that instant.
+ * held at that instant. Of events at the same instant, the last written wins (`written` follows
+ * the order of one record's changes).
  */
 export async function stateAt(db: Executor, recordId: string, at: Date) {
   return db
@@ -161,7 +181,7 @@ export async function stateAt(db: Executor, recordId: string, at: Date) {
     })
     .from(consentEvents)
     .where(and(eq(consentEvents.recordId, recordId), lte(consentEvents.occurredAt, at)))
-    .orderBy(consentEvents.purposeId, consentEvents.attributeId, desc(consentEvents.occurredAt), desc(consentEvents.seq));
+    .orderBy(consentEvents.purposeId, consentEvents.attributeId, desc(consentEvents.occurredAt), desc(consentEvents.written));
 }
 
 /**

@@ -71,7 +71,7 @@ export class HistoryService {
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
     if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) throw new BadRequest('startid must be the Seq of an event');
     await this.sealer.flush(record.orgId);
-    const rows = await evidence.historyPage(this.db, { orgId: record.orgId, userId: record.userId, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
+    const rows = await evidence.historyPage(this.db, { orgId: record.orgId, recordId: record.id, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
     const page = keysetPage(rows, limit, (e) => String(e.seq));
     return { events: page.items.map(presentEvent), next: page.next };
   }

@@ -2,9 +2,9 @@
  * SQL of sealing: chaining an organisation's unsealed consent events after its chain head (issue #3
  * "Tamper evidence"; src/consent/sealer.ts runs it).
  */
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
-import { consentChainHeads, consentEvents } from '../db/schema.js';
+import { consentChainHeads, consentEventQueue, consentEvents } from '../db/schema.js';
 import { GENESIS_LINK, type SealedEvent } from './evidence.js';
 import type { EventRow } from './evidence-store.js';
 
@@ -23,45 +23,52 @@ export async function lockChainHead(tx: Executor, orgId: string): Promise<{ seq:
 }
 
 /**
- * The organisation's unsealed events in the order they were written, at most `limit`; committed ones only,
- * as any read sees them.
+ * The organisation's queued (unsealed) events in the order they were written, at most `limit`;
+ * committed ones only, as any read sees them.
  * @param limit - count.
  */
 export async function unsealedEvents(tx: Executor, orgId: string, limit: number): Promise<EventRow[]> {
-  return tx
-    .select()
-    .from(consentEvents)
-    .where(sql`${consentEvents.orgId} = ${orgId} AND ${consentEvents.seq} IS NULL`)
-    .orderBy(consentEvents.written)
+  const rows = await tx
+    .select({ e: consentEvents })
+    .from(consentEventQueue)
+    .innerJoin(consentEvents, eq(consentEvents.id, consentEventQueue.eventId))
+    .where(eq(consentEventQueue.orgId, orgId))
+    .orderBy(consentEventQueue.written)
     .limit(limit);
+  return rows.map((r) => r.e);
 }
 
 /**
- * Stores the seals of `events` (one statement) and moves the head to the last of them.
+ * Stores the seals of `events` and takes them off the queue (one statement), then moves the head to
+ * the last of them. The seals travel as one JSON parameter: a multi-row VALUES of 1000 events
+ * would carry 5000 parameters.
  * @param events - sealed in chain order, all of one organisation.
+ * @param written - each event's `written` (its key in the queue), in the same order.
  */
-export async function storeSeals(tx: Executor, orgId: string, events: SealedEvent[]): Promise<void> {
+export async function storeSeals(tx: Executor, orgId: string, events: SealedEvent[], written: number[]): Promise<void> {
   const last = events.at(-1);
   if (!last) return;
-  const values = sql.join(
-    events.map((e) => sql`(${e.id}::uuid, ${e.seq}::bigint, ${e.contentHash}::bytea, ${e.prevLink}::bytea, ${e.link}::bytea)`),
-    sql`, `,
+  const seals = JSON.stringify(
+    events.map((e, i) => ({ seq: e.seq, w: written[i], id: e.id, h: e.contentHash.toString('hex'), p: e.prevLink.toString('hex'), l: e.link.toString('hex') })),
   );
   await tx.execute(sql`
-    UPDATE consent_events e SET seq = v.seq, content_hash = v.content_hash, prev_link = v.prev_link, link = v.link
-    FROM (VALUES ${values}) AS v(id, seq, content_hash, prev_link, link)
-    WHERE e.id = v.id AND e.seq IS NULL`);
+    WITH v AS (SELECT * FROM json_to_recordset(${seals}::json) AS v(seq bigint, w bigint, id uuid, h text, p text, l text)),
+    sealed AS (
+      INSERT INTO consent_event_seals (org_id, seq, event_id, content_hash, prev_link, link)
+      SELECT ${orgId}::uuid, seq, id, decode(h, 'hex'), decode(p, 'hex'), decode(l, 'hex') FROM v
+    )
+    DELETE FROM consent_event_queue q USING v WHERE q.org_id = ${orgId}::uuid AND q.written = v.w`);
   await tx.execute(sql`UPDATE consent_chain_heads SET seq = ${last.seq}, link = ${last.link} WHERE org_id = ${orgId}`);
 }
 
-/** Whether the organisation has committed unsealed events (the `consent_events_unsealed` index). */
+/** Whether the organisation has committed unsealed events (its rows in the queue). */
 export async function hasUnsealed(db: Executor, orgId: string): Promise<boolean> {
-  const result = await db.execute(sql`SELECT EXISTS (SELECT 1 FROM consent_events WHERE org_id = ${orgId} AND seq IS NULL) AS any`);
+  const result = await db.execute(sql`SELECT EXISTS (SELECT 1 FROM consent_event_queue WHERE org_id = ${orgId}) AS any`);
   return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
 }
 
-/** The organisations that have unsealed events (the `consent_events_unsealed` index). */
+/** The organisations that have unsealed events (in the queue). */
 export async function organisationsWithUnsealed(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`SELECT DISTINCT org_id FROM consent_events WHERE seq IS NULL`);
+  const result = await db.execute(sql`SELECT DISTINCT org_id FROM consent_event_queue`);
   return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
 }

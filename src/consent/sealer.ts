@@ -1,8 +1,9 @@
 /**
  * Seals consent events into their organisation's hash chain just after the change commits (issue #3
  * "Tamper evidence"): a change writes its events unsealed in its own transaction (`appendEvents`),
- * then wakes the sealer, which numbers and links every committed unsealed event of the organisation
- * in one transaction under the chain head's row lock.
+ * and queues them, then wakes the sealer, which numbers and links every committed queued event of the
+ * organisation in one transaction under the chain head's row lock, writing each event's seal as a
+ * row of its own (the event row is never updated).
  *
  * Why after the commit: a chain link needs its predecessor, so whoever links holds the head's lock
  * until commit. Held by each change, it made every consent change of an organisation wait for the
@@ -116,7 +117,7 @@ export class ChainSealer {
       const head = await store.lockChainHead(tx, orgId);
       const rows = await store.unsealedEvents(tx, orgId, BATCH);
       const events: SealedEvent[] = seal(head, rows.map(toContent));
-      await store.storeSeals(tx, orgId, events);
+      await store.storeSeals(tx, orgId, events, rows.map((r) => r.written));
       return rows.length;
     });
   }

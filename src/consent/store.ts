@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { consentRecords } from '../db/schema.js';
 import type { EventDraft } from './evidence.js';
-import { EVENT_COLUMNS, EVENT_PLACEHOLDERS, eventParams, insertEventsSql } from './evidence-store.js';
+import { EVENT_PLACEHOLDERS, eventParams, eventRows, queuedEventsSql } from './evidence-store.js';
 import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -110,8 +110,8 @@ const oneChange = perDb((db) =>
           ${ph('decidedAt')}::timestamptz, ${ph('expiresAt')}::timestamptz
         WHERE EXISTS (SELECT 1 FROM bumped)
         ${ON_CONFLICT}
-      )
-      INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${EVENT_PLACEHOLDERS}) AS v WHERE EXISTS (SELECT 1 FROM bumped) RETURNING 1 AS written`,
+      ),
+      ${queuedEventsSql(EVENT_PLACEHOLDERS, sql`WHERE EXISTS (SELECT 1 FROM bumped)`)} RETURNING 1 AS written`,
   ),
 );
 
@@ -147,8 +147,8 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
     WITH ${bump}stored AS (
       ${UPSERT_CONSENT} SELECT * FROM (VALUES ${consents}) AS v ${only}
       ${ON_CONFLICT}
-    )
-    ${insertEventsSql(orgId, events, only)} RETURNING 1 AS written`);
+    ),
+    ${queuedEventsSql(eventRows(orgId, events), only)} RETURNING 1 AS written`);
   return rowsOf(result).length > 0;
 }
 
