@@ -94,9 +94,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   installAuthGuard(app, ctx.store.db, ctx.liveness, ctx.tokens);
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
-  scheduleSweep(app, ctx.store.db, ctx.config.askMeSweepSeconds);
+  scheduleSweep(app, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds);
   schedulePurge(app, ctx.store.db, ctx.config);
-  // Events left unsealed by a process that died after its commit, and those of the AskMe sweep.
+  // Events left unsealed by a process that died after its commit.
   ctx.sealer.startSweep(1, (err) => app.log.error({ err: safeErrorMessage(err) }, 'sealing consent events failed'));
   app.addHook('onClose', async () => ctx.sealer.stop());
   const notifications = await startNotifications(app, ctx);

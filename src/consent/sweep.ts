@@ -11,6 +11,7 @@ import type { Db } from '../db/open.js';
 import { schedulePeriodic } from '../jobs/periodic.js';
 import { attributeConsents, consentRecords } from '../db/schema.js';
 import { appendEvents } from './evidence-store.js';
+import type { ChainSealer } from './sealer.js';
 import { lockRecord } from './store.js';
 
 /** Records handled per sweep round (count). */
@@ -63,26 +64,33 @@ async function sweepRecord(db: Db, record: { recordId: string; orgId: string }, 
 /**
  * Runs one sweep over every expired AskMe.
  * @param now - the instant that decides expiry.
- * @returns how many attributes lapsed (count).
+ * @returns how many attributes lapsed (count), and the organisations whose chains got events.
  */
-export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<number> {
+export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<{ lapsed: number; orgIds: Set<string> }> {
   const requestId = `sweep-${randomUUID()}`;
-  let total = 0;
+  let lapsed = 0;
+  const orgIds = new Set<string>();
   for (;;) {
     const records = await expiredRecords(db, now);
-    for (const record of records) total += await sweepRecord(db, record, now, requestId);
-    if (records.length < BATCH) return total;
+    for (const record of records) {
+      const n = await sweepRecord(db, record, now, requestId);
+      if (n > 0) orgIds.add(record.orgId);
+      lapsed += n;
+    }
+    if (records.length < BATCH) return { lapsed, orgIds };
   }
 }
 
 /**
  * Runs the sweep every `seconds` while the app is up (first run after one period), and stops it on
- * close. A failed round is logged (one line, no query parameters) and the next one retries.
+ * close. A failed round is logged (one line, no query parameters) and the next one retries. The
+ * sealer is woken for the organisations that got events, as after any change.
  * @param seconds - the period (seconds).
  */
-export function scheduleSweep(app: FastifyInstance, db: Db, seconds: number): void {
+export function scheduleSweep(app: FastifyInstance, db: Db, sealer: ChainSealer, seconds: number): void {
   schedulePeriodic(app, seconds, 'AskMe expiry sweep', async () => {
-    const lapsed = await sweepExpiredAskMe(db);
+    const { lapsed, orgIds } = await sweepExpiredAskMe(db);
+    for (const orgId of orgIds) sealer.wake(orgId);
     if (lapsed > 0) app.log.info({ lapsed }, 'AskMe consents lapsed');
   });
 }
