@@ -56,4 +56,28 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
     expect(Number((await sealedSeq())?.seq)).toBe(before + 1);
     expect(await verify()).toEqual({ Valid: true, Events: before + 1, FirstBrokenSeq: null, Reason: '' });
   });
+  it('a backlog of more than one sealing batch (1000 events) is sealed in order, each event once, and leaves the queue empty', async () => {
+    const before = (await verify()).Events as number;
+    const recordId = await consentIdOf(suite.t, suite.org, 'carol');
+    // 2500 committed events waiting in the queue, as a process that died after writing them leaves
+    // them (the same columns and queue row that a change's statement writes).
+    await suite.t.store.raw(
+      `WITH events AS (
+         INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
+         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}', '{"endpoint":"test","userAgent":""}', 'backlog-' || n
+         FROM generate_series(1, 2500) AS n ORDER BY n RETURNING org_id, written, id)
+       INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`,
+      [suite.org.orgId, recordId, suite.org.users.carol, suite.org.marketing.id, suite.org.marketing.email],
+    );
+    expect(await verify()).toEqual({ Valid: true, Events: before + 2500, FirstBrokenSeq: null, Reason: '' });
+    const queued = await suite.t.store.raw('SELECT count(*)::int AS n FROM consent_event_queue WHERE org_id = $1', [suite.org.orgId]);
+    expect(queued.rows[0]).toEqual({ n: 0 });
+    // Sealed in the order they were written: backlog-1 first, backlog-2500 last.
+    const order = await suite.t.store.raw(
+      `SELECT e.request_id FROM consent_event_seals s JOIN consent_events e ON e.id = s.event_id
+       WHERE s.org_id = $1 AND e.request_id LIKE 'backlog-%' ORDER BY s.seq`,
+      [suite.org.orgId],
+    );
+    expect(order.rows.map((r) => (r as { request_id: string }).request_id)).toEqual(Array.from({ length: 2500 }, (_, i) => `backlog-${i + 1}`));
+  });
 });
