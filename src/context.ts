@@ -16,6 +16,7 @@ import { IndividualService } from './individuals/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
+import { RolesCache } from './orgs/roles-cache.js';
 import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
@@ -34,6 +35,8 @@ export interface Context {
   tokens: Tokens;
   /** The auth guard's cached liveness check of sessions and API keys; `buildApp` attaches it. */
   liveness: LivenessCache;
+  /** The access checks' cached roles of users in organisations; `buildApp` attaches it. */
+  roles: RolesCache;
   /** Seals consent events into their chain after the commit; `buildApp` starts its sweep. */
   sealer: ChainSealer;
   identity: IdentityService;
@@ -67,6 +70,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   await keys.init();
   const tokens = new Tokens(keys, config.publicUrl, master.derivedKey(REFRESH_MAC_PURPOSE));
   const liveness = new LivenessCache(store.db);
+  const roles = new RolesCache(store.db);
   const identity = new IdentityService({ db: store.db, config, tokens, master, liveness });
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
@@ -74,12 +78,12 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const templates = new TemplateService(store.db);
   const sealer = new ChainSealer(store.db);
   const catalogues = new CatalogueCache(store.db);
-  const consents = new ConsentService(store.db, sealer, catalogues);
+  const consents = new ConsentService(store.db, sealer, catalogues, roles);
   const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db, catalogues);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
-  return { config, store, master, mailer, keys, tokens, liveness, sealer, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
+  return { config, store, master, mailer, keys, tokens, liveness, roles, sealer, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
 }

@@ -91,9 +91,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
 
   installBodyKeyCanonicalisation(app);
-  installAuthGuard(app, ctx.store.db, ctx.liveness, ctx.tokens);
+  installAuthGuard(app, ctx.roles, ctx.liveness, ctx.tokens);
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
+  await ctx.roles.attach(ctx.store);
+  app.addHook('onClose', async () => ctx.roles.detach());
   scheduleSweep(app, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds);
   schedulePurge(app, ctx.store.db, ctx.config);
   // Events left unsealed by a process that died after its commit.

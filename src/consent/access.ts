@@ -6,10 +6,9 @@
  * - Owner, Admin and Dpo: read;
  * - nobody else (403).
  */
-import type { Db } from '../db/open.js';
 import { Forbidden, NotFound } from '../http/errors.js';
 import type { Principal } from '../http/auth.js';
-import { rolesInOrganisation } from '../orgs/store.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import { Role } from '../users/roles.js';
 import { isId } from '../util/ids.js';
 import type { Actor } from './evidence.js';
@@ -26,9 +25,9 @@ const HISTORY_READERS: readonly number[] = [Role.Dpo];
  * @throws {NotFound} when the organisation or user ID is malformed, or the organisation unknown.
  * @throws {Forbidden} when the caller may not.
  */
-export async function authorise(db: Db, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
+export async function authorise(roles: RolesCache, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
   if (!isId(orgId) || !isId(userId)) throw new NotFound('Consent record not found');
-  return decideAccess(principal, await rolesInOrganisation(db, orgId, principal.userId), userId, access);
+  return decideAccess(principal, await roles.rolesIn(orgId, principal.userId), userId, access);
 }
 
 /**

@@ -9,6 +9,7 @@ import { NotFound } from '../http/errors.js';
 import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import type { CatalogueCache } from './catalogue.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';
 import type { ChainSealer } from './sealer.js';
@@ -63,6 +64,7 @@ export class ConsentService {
     private readonly db: Db,
     private readonly sealer: ChainSealer,
     private readonly catalogues: CatalogueCache,
+    private readonly roles: RolesCache,
   ) {}
 
   /**
@@ -71,7 +73,7 @@ export class ConsentService {
    *   `consentId` is not the record's; {Forbidden} see `authorise`.
    */
   async open(principal: Principal, path: RecordPath, access: Access): Promise<{ actor: Actor; record: store.RecordRow }> {
-    const actor = await authorise(this.db, principal, path.orgId, path.userId, access);
+    const actor = await authorise(this.roles, principal, path.orgId, path.userId, access);
     const record = await store.findRecord(this.db, path.orgId, path.userId);
     if (!record || (access !== 'history' && !record.subscribed)) throw new NotFound('Consent record not found');
     if (path.consentId !== undefined && path.consentId !== record.id) throw new NotFound('Consent record not found');

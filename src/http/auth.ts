@@ -6,10 +6,9 @@
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../db/open.js';
 import type { LivenessCache } from '../identity/liveness.js';
 import { InvalidTokenError, TokenType, type Tokens, unverifiedHeader } from '../identity/tokens.js';
-import { rolesInOrganisation } from '../orgs/store.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import { isId } from '../util/ids.js';
 import { Forbidden, NotFound, Unauthorized } from './errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
@@ -78,20 +77,20 @@ export async function authenticate(request: FastifyRequest, liveness: LivenessCa
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
  * @throws {Forbidden} when the caller holds none of the roles there.
  */
-async function assertOrgRole(db: Db, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
+async function assertOrgRole(roles: RolesCache, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
   const orgId = (request.params as { organizationID?: string }).organizationID;
   if (!isId(orgId)) throw new NotFound('Organisation not found');
-  const roles = await rolesInOrganisation(db, orgId, principal.userId);
-  if (roles === null) throw new NotFound('Organisation not found');
+  const held = await roles.rolesIn(orgId, principal.userId);
+  if (held === null) throw new NotFound('Organisation not found');
   // Deny by default: a signed-in user of another organisation, or an individual, has no say here.
-  if (!roles.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
+  if (!held.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
 }
 
 /**
  * Installs the guard: refuses at start-up any route without `config.operation`, and before each
  * handler authenticates the caller as the operation's policy row requires.
  */
-export function installAuthGuard(app: FastifyInstance, db: Db, liveness: LivenessCache, tokens: Tokens): void {
+export function installAuthGuard(app: FastifyInstance, roles: RolesCache, liveness: LivenessCache, tokens: Tokens): void {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => {
     const operation = (route.config as OperationConfig | undefined)?.operation;
@@ -108,6 +107,6 @@ export function installAuthGuard(app: FastifyInstance, db: Db, liveness: Livenes
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access') throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;
-    if ('orgRoles' in rule) await assertOrgRole(db, request, principal, rule.orgRoles);
+    if ('orgRoles' in rule) await assertOrgRole(roles, request, principal, rule.orgRoles);
   });
 }

@@ -131,8 +131,8 @@ const rolesStatement = perDb((db) =>
 );
 
 /**
- * The user's roles in the organisation (RoleIDs; empty when none), in one prepared statement; the
- * access checks of the guard and of consent records ask it on every request.
+ * The user's roles in the organisation (RoleIDs; empty when none), in one prepared statement. The
+ * access checks ask it through `RolesCache` (src/orgs/roles-cache.ts).
  * @param db - the root handle (the statement is prepared per pooled connection).
  * @param orgId - a well-formed organisation ID.
  * @param userId - the user.
