@@ -76,8 +76,9 @@ export const attributeConsents = pgTable(
  * The consent history: one immutable event per change (GDPR Art. 7(1)). A row is written once, with
  * its change, and never updated: its place in the organisation's hash chain is a row of
  * `consent_event_seals`, written when src/consent/sealer.ts chains it just after the commit, and until
- * then it waits in `consent_event_queue`. (Sealing used to update the event row in place; that
- * rewrite of every event cost about 30 % of the throughput of consent changes.)
+ * then it waits in `consent_event_queue`. Sealing used to update the event row in place; now the
+ * database refuses any UPDATE or DELETE of an event (migration 0010), so evidence rows are
+ * append-only whatever code runs.
  */
 export const consentEvents = pgTable(
   'consent_events',
