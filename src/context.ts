@@ -10,6 +10,7 @@ import { CatalogueCache } from './consent/catalogue.js';
 import { HistoryService } from './consent/history.js';
 import { ChainSealer } from './consent/sealer.js';
 import { ListingService } from './consent/listing.js';
+import { GroupCommit } from './consent/group-commit.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
@@ -78,7 +79,9 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const templates = new TemplateService(store.db);
   const sealer = new ChainSealer(store.db);
   const catalogues = new CatalogueCache(store.db);
-  const consents = new ConsentService(store.db, sealer, catalogues, roles);
+  // PGlite has one connection: a second statement in flight would only queue there, so one slot.
+  const writes = new GroupCommit(store.db, store.kind === 'pglite' ? 1 : 2);
+  const consents = new ConsentService(store.db, sealer, catalogues, roles, writes);
   const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db, catalogues);

@@ -18,7 +18,7 @@ import type { ConsentValue } from './values.js';
  */
 export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  await tx.execute(sql`WITH ${queuedEventsSql(eventRows(orgId, drafts))}`);
+  await tx.execute(sql`WITH ${queuedEventsSql(valuesSource(eventRows(orgId, drafts)))}`);
 }
 
 /**
@@ -26,14 +26,53 @@ export async function appendEvents(tx: Executor, orgId: string, drafts: EventDra
  * (see `appendEvents`): `events AS (INSERT INTO consent_events …), INSERT INTO consent_event_queue …`.
  * A caller may add `RETURNING 1`: one row per event written. Every writer of events goes through it,
  * so no event is written without its place in the queue.
- * @param rows - `VALUES` rows in the order of `EVENT_COLUMNS` (`eventRows`, or `EVENT_PLACEHOLDERS`).
+ * @param source - a `SELECT` of the event columns in the order of `EVENT_COLUMNS`, in the order the
+ *   events happened (`valuesSource` or `recordsetSource`).
+ * @param asCte - names the queue insert as this `WITH` item instead of ending the statement with it,
+ *   so that the caller's own `SELECT` follows.
+ */
+export function queuedEventsSql(source: SQL, asCte?: string): SQL {
+  const queue = sql`INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`;
+  return sql`events AS (
+      INSERT INTO consent_events ${EVENT_COLUMNS} ${source} RETURNING org_id, written, id
+    )
+    ${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
+}
+
+/**
+ * Events from `VALUES` rows, for `queuedEventsSql`.
+ * @param rows - `eventRows`, or `EVENT_PLACEHOLDERS`.
  * @param only - a `WHERE` clause on which the insert depends (`writeChange`'s version check), or empty.
  */
-export function queuedEventsSql(rows: SQL, only: SQL = sql``): SQL {
-  return sql`events AS (
-      INSERT INTO consent_events ${EVENT_COLUMNS} SELECT * FROM (VALUES ${rows}) AS v ${only} RETURNING org_id, written, id
-    )
-    INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`;
+export function valuesSource(rows: SQL, only: SQL = sql``): SQL {
+  return sql`SELECT * FROM (VALUES ${rows}) AS v ${only}`;
+}
+
+/**
+ * Events from a JSON array of `eventRecord`s, for `queuedEventsSql`, in array order: those whose
+ * `change` passes `only` (`store.writeChangesIfUnchanged`: a change whose version still held).
+ * @param events - the JSON text of the array.
+ * @param only - a condition on `e.change`.
+ */
+export function recordsetSource(events: string, only: SQL): SQL {
+  const columns = sql.raw(EVENT_FIELDS.map(([column]) => `e.${column}`).join(', '));
+  const types = sql.raw(EVENT_FIELDS.map(([column, type]) => `${column} ${type}`).join(', '));
+  return sql`SELECT ${columns} FROM json_to_recordset(${events}::json) AS e(n int, change int, ${types}) WHERE ${only} ORDER BY e.n`;
+}
+
+/**
+ * One event as a record of `recordsetSource`, with a new UUIDv7 as its ID.
+ * @param n - its place in the array (the order of writing).
+ * @param change - the index of the change it belongs to.
+ */
+export function eventRecord(orgId: string, e: EventDraft, n: number, change: number): Record<string, unknown> {
+  const values = eventParams(orgId, e);
+  const record: Record<string, unknown> = { n, change };
+  for (const [column] of EVENT_FIELDS) record[column] = values[`e_${column}`];
+  // Objects, not their JSON text: json_to_recordset reads a jsonb column from the JSON value itself.
+  record.actor = e.actor;
+  record.channel = e.channel;
+  return record;
 }
 
 /**

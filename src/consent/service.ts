@@ -11,6 +11,7 @@ import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
 import type { CatalogueCache } from './catalogue.js';
+import type { GroupCommit } from './group-commit.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';
 import type { ChainSealer } from './sealer.js';
 import { presentPurpose, purposeStatus, type PurposeState } from './present.js';
@@ -59,12 +60,15 @@ export class ConsentService {
    * @param db - the database.
    * @param sealer - woken after each change, to seal its events into the chain.
    * @param catalogues - the organisations' purposes and data attributes, cached and version-checked.
+   * @param roles - the cached roles of users in organisations (the access check).
+   * @param writes - the group commit that the optimistic writes go through.
    */
   constructor(
     private readonly db: Db,
     private readonly sealer: ChainSealer,
     private readonly catalogues: CatalogueCache,
     private readonly roles: RolesCache,
+    private readonly writes: GroupCommit,
   ) {}
 
   /**
@@ -138,6 +142,8 @@ export class ConsentService {
    * of a purpose status): reads and authorises as `read` does, then stores the new values together
    * with one event per attribute (old and new value and days, actor, channel) in one statement that
    * writes only if the record's version is still the one read (`store.writeChangeIfUnchanged`): two round trips.
+   * That write goes through the group commit (`GroupCommit`), so under load it shares one
+   * statement and one commit with other records' changes.
    * When another change came in between, it takes the record's row lock in a transaction, re-reads
    * the purpose's stored consents and writes from those. The events are sealed into the chain after
    * the commit (`ChainSealer`).
@@ -158,7 +164,7 @@ export class ConsentService {
     // Optimistic: the old values are the view's, and the statement writes only if no change came
     // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
-    if (!(await store.writeChangeIfUnchanged(this.db, record.orgId, optimistic.rows, optimistic.events, record.version))) {
+    if (!(await this.writes.write({ orgId: record.orgId, rows: optimistic.rows, events: optimistic.events, readVersion: record.version }))) {
       await this.db.transaction(async (tx) => {
         const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
         // The purpose's consents as of the lock: what the events' old values are taken from.

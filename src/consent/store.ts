@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { consentRecords } from '../db/schema.js';
 import type { EventDraft } from './evidence.js';
-import { EVENT_PLACEHOLDERS, eventParams, eventRows, queuedEventsSql } from './evidence-store.js';
+import { EVENT_PLACEHOLDERS, eventParams, eventRecord, eventRows, queuedEventsSql, recordsetSource, valuesSource } from './evidence-store.js';
 import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -111,7 +111,7 @@ const oneChange = perDb((db) =>
         WHERE EXISTS (SELECT 1 FROM bumped)
         ${ON_CONFLICT}
       ),
-      ${queuedEventsSql(EVENT_PLACEHOLDERS, sql`WHERE EXISTS (SELECT 1 FROM bumped)`)} RETURNING 1 AS written`,
+      ${queuedEventsSql(valuesSource(EVENT_PLACEHOLDERS, sql`WHERE EXISTS (SELECT 1 FROM bumped)`))} RETURNING 1 AS written`,
   ),
 );
 
@@ -148,7 +148,7 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
       ${UPSERT_CONSENT} SELECT * FROM (VALUES ${consents}) AS v ${only}
       ${ON_CONFLICT}
     ),
-    ${queuedEventsSql(eventRows(orgId, events), only)} RETURNING 1 AS written`);
+    ${queuedEventsSql(valuesSource(eventRows(orgId, events), only))} RETURNING 1 AS written`);
   return rowsOf(result).length > 0;
 }
 
@@ -177,4 +177,55 @@ export async function writeChangeIfUnchanged(db: Db, orgId: string, rows: Consen
     ...eventParams(orgId, event),
   });
   return rowsOf(result).length > 0;
+}
+
+/** An optimistic change of one record, for `writeChangesIfUnchanged`. */
+export interface OptimisticWrite {
+  /** The organisation whose chain the events join. */
+  orgId: string;
+  /** The record's version when the change's old values were read. */
+  readVersion: number;
+  /** The consents to store, all of one record. */
+  rows: ConsentWrite[];
+  /** Their events, in order. */
+  events: EventDraft[];
+}
+
+/**
+ * `writeChangeIfUnchanged` for several records in one statement, hence one commit: the group commit
+ * of `GroupCommit`. Each change is written, consents and events together, only if its record's
+ * version is still the one read, exactly as `writeChange` decides it for one record; the others
+ * write nothing. The changes must be of distinct records, or all but one of a record's fail.
+ * Events are written in array order (their `written`), so one record's events keep their order.
+ * @param writes - at least one change, each of one record.
+ * @returns per change, in order: whether it was written (false: its version no longer held).
+ * @throws the database error when the statement fails; then nothing of any change was written.
+ */
+export async function writeChangesIfUnchanged(db: Db, writes: OptimisticWrite[]): Promise<boolean[]> {
+  const changes = JSON.stringify(writes.map((w, i) => ({ i, record_id: w.rows[0]?.recordId, version: w.readVersion })));
+  const consents = JSON.stringify(writes.flatMap((w, i) => w.rows.map((r) => ({ i, ...consentRecord(r) }))));
+  let n = 0;
+  const events = JSON.stringify(writes.flatMap((w, i) => w.events.map((e) => eventRecord(w.orgId, e, n++, i))));
+  const result = await db.execute(sql`
+    WITH w AS (SELECT * FROM json_to_recordset(${changes}::json) AS w(i int, record_id uuid, version bigint)),
+    bumped AS (UPDATE consent_records r SET version = r.version + 1 FROM w WHERE r.id = w.record_id AND r.version = w.version RETURNING w.i),
+    stored AS (
+      ${UPSERT_CONSENT}
+      SELECT c.record_id, c.purpose_id, c.attribute_id, c.user_id, c.value, c.days, c.decided_at, c.expires_at
+      FROM json_to_recordset(${consents}::json) AS c(i int, record_id uuid, purpose_id uuid, attribute_id uuid, user_id uuid, value text, days int, decided_at timestamptz, expires_at timestamptz)
+      WHERE c.i IN (SELECT i FROM bumped)
+      ${ON_CONFLICT}
+    ),
+    ${queuedEventsSql(recordsetSource(events, sql`e.change IN (SELECT i FROM bumped)`), 'queued')}
+    SELECT i FROM bumped`);
+  const written = new Set(rowsOf<{ i: number }>(result).map((r) => r.i));
+  return writes.map((_, i) => written.has(i));
+}
+
+/** A consent as a record of `writeChangesIfUnchanged`'s JSON. */
+function consentRecord(r: ConsentWrite) {
+  return {
+    record_id: r.recordId, purpose_id: r.purposeId, attribute_id: r.attributeId, user_id: r.userId, value: r.value, days: r.days,
+    decided_at: r.decidedAt.toISOString(), expires_at: r.expiresAt?.toISOString() ?? null,
+  };
 }
