@@ -42,6 +42,11 @@ export interface Config {
    * come on top). Few connections kept busy beat many that the database server's cores time-slice.
    */
   dbPoolSize: number;
+  /**
+   * Consent record reads in flight at once on PostgreSQL (count; `ASSENT_DB_READ_SLOTS`, default 2):
+   * reads beyond it wait and then share one statement (`RecordViews`, src/consent/views.ts).
+   */
+  dbReadSlots: number;
   /** Directory of the embedded store, its lock and its generated master key (absolute path). */
   dataDir: string;
   /** Master key material from `ASSENT_SECRET`, or undefined to use the embedded key file. */
@@ -160,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     databaseUrl,
     dbPoolSize: int(env, 'ASSENT_DB_POOL_SIZE', 10),
+    dbReadSlots: int(env, 'ASSENT_DB_READ_SLOTS', 2),
     dataDir: path.resolve(env.ASSENT_DATA_DIR || './data'),
     secret,
     accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),

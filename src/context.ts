@@ -11,6 +11,7 @@ import { HistoryService } from './consent/history.js';
 import { ChainSealer } from './consent/sealer.js';
 import { ListingService } from './consent/listing.js';
 import { GroupCommit } from './consent/group-commit.js';
+import { RecordViews } from './consent/views.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
@@ -81,7 +82,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const catalogues = new CatalogueCache(store.db);
   // PGlite has one connection: a second statement in flight would only queue there, so one slot.
   const writes = new GroupCommit(store.db, store.kind === 'pglite' ? 1 : 2);
-  const consents = new ConsentService(store.db, sealer, catalogues, roles, writes);
+  const views = new RecordViews(store.db, catalogues, store.kind === 'pglite' ? 1 : config.dbReadSlots);
+  const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config);
   const listings = new ListingService(store.db, catalogues);

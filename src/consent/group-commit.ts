@@ -6,38 +6,37 @@
  * flush and the per-statement work around it), so under load one commit per change bounds the
  * write rate (issue #3, "Benchmark": attribute PATCH). Nothing waits for a batch to fill: a change
  * that finds a free slot is written at once, alone, and only changes that arrive while all slots
- * are busy wait, for at most one statement's time. Each change still commits with its own events
- * or not at all (GDPR Art. 7(1); issue #3 "Evidence"), and the answer is sent after its commit.
+ * are busy wait, for at most one statement's time (`Batcher`). Each change still commits with its
+ * own events or not at all (GDPR Art. 7(1); issue #3 "Evidence"), and the answer is sent after its
+ * commit. Two changes of one record never share a statement: the second waits for the first.
  */
+import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import * as store from './store.js';
 import type { OptimisticWrite } from './store.js';
 
-/** A change waiting for its statement. */
-interface Pending {
-  write: OptimisticWrite;
-  recordId: string;
-  resolve(written: boolean): void;
-  reject(err: unknown): void;
-}
-
 /** Group commit of `store.writeChangeIfUnchanged` (see the module comment). */
 export class GroupCommit {
-  private readonly waiting: Pending[] = [];
-  /** Records with a change in a statement now: a record's next change waits for it. */
-  private readonly busy = new Set<string>();
-  private inFlight = 0;
+  private readonly batcher: Batcher<OptimisticWrite, boolean>;
 
   /**
    * @param db - the root handle.
    * @param slots - statements in flight at once (count): overlaps one statement's commit with the next one's work.
    * @param maxBatch - changes per statement at most (count).
    */
-  constructor(
-    private readonly db: Db,
-    private readonly slots = 2,
-    private readonly maxBatch = 64,
-  ) {}
+  constructor(db: Db, slots = 2, maxBatch = 64) {
+    this.batcher = new Batcher<OptimisticWrite, boolean>(
+      {
+        one: ({ orgId, rows, events, readVersion }) => store.writeChangeIfUnchanged(db, orgId, rows, events, readVersion),
+        // A failed batch statement (a deadlock with another process, a row deleted meanwhile) wrote
+        // nothing; the batcher then retries each change alone.
+        many: (writes) => store.writeChangesIfUnchanged(db, writes),
+        key: (write) => write.rows[0]!.recordId,
+      },
+      slots,
+      maxBatch,
+    );
+  }
 
   /**
    * Writes one record's change if the record's version is still `write.readVersion`, as
@@ -46,68 +45,7 @@ export class GroupCommit {
    * @throws the database error of the change's own statement.
    */
   write(write: OptimisticWrite): Promise<boolean> {
-    const recordId = write.rows[0]?.recordId;
-    if (recordId === undefined) return Promise.resolve(true);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ write, recordId, resolve, reject });
-      this.pump();
-    });
-  }
-
-  /** Starts statements while slots are free, each with the waiting changes of records not busy. */
-  private pump(): void {
-    while (this.inFlight < this.slots && this.waiting.length > 0) {
-      const batch = this.take();
-      if (batch.length === 0) return;
-      this.inFlight++;
-      void this.run(batch).finally(() => {
-        this.inFlight--;
-        for (const p of batch) this.busy.delete(p.recordId);
-        this.pump();
-      });
-    }
-  }
-
-  /** Takes up to `maxBatch` waiting changes, in arrival order, at most one per record, none of a busy record. */
-  private take(): Pending[] {
-    const batch: Pending[] = [];
-    for (let i = 0; i < this.waiting.length && batch.length < this.maxBatch; ) {
-      const p = this.waiting[i]!;
-      if (this.busy.has(p.recordId)) {
-        i++;
-        continue;
-      }
-      this.busy.add(p.recordId);
-      batch.push(p);
-      this.waiting.splice(i, 1);
-    }
-    return batch;
-  }
-
-  /**
-   * Writes a batch. A lone change takes the prepared single-change statement. When a batch's
-   * statement fails (a deadlock with another process, a row deleted meanwhile), nothing of it was
-   * written, and each change is retried alone, so that only a change that fails on its own fails.
-   */
-  private async run(batch: Pending[]): Promise<void> {
-    if (batch.length > 1) {
-      try {
-        const written = await store.writeChangesIfUnchanged(this.db, batch.map((p) => p.write));
-        batch.forEach((p, i) => p.resolve(written[i]!));
-        return;
-      } catch {
-        // Fall through: each change on its own.
-      }
-    }
-    await Promise.all(
-      batch.map(async (p) => {
-        try {
-          const { orgId, rows, events, readVersion } = p.write;
-          p.resolve(await store.writeChangeIfUnchanged(this.db, orgId, rows, events, readVersion));
-        } catch (err) {
-          p.reject(err);
-        }
-      }),
-    );
+    if (write.rows.length === 0) return Promise.resolve(true);
+    return this.batcher.run(write);
   }
 }

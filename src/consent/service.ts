@@ -10,7 +10,6 @@ import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
 import { authorise, decideAccess, type Access } from './access.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
-import type { CatalogueCache } from './catalogue.js';
 import type { GroupCommit } from './group-commit.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';
 import type { ChainSealer } from './sealer.js';
@@ -19,7 +18,7 @@ import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import * as store from './store.js';
 import type { ConsentWrite, RecordRow } from './store.js';
 import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from './values.js';
-import { readRecordView } from './view-store.js';
+import type { RecordViews } from './views.js';
 
 /** The request a change came through, for its evidence. */
 export interface RequestMeta extends Channel {
@@ -59,14 +58,14 @@ export class ConsentService {
   /**
    * @param db - the database.
    * @param sealer - woken after each change, to seal its events into the chain.
-   * @param catalogues - the organisations' purposes and data attributes, cached and version-checked.
+   * @param views - the record reads (batched under load), with purposes and data attributes from the cached catalogues.
    * @param roles - the cached roles of users in organisations (the access check).
    * @param writes - the group commit that the optimistic writes go through.
    */
   constructor(
     private readonly db: Db,
     private readonly sealer: ChainSealer,
-    private readonly catalogues: CatalogueCache,
+    private readonly views: RecordViews,
     private readonly roles: RolesCache,
     private readonly writes: GroupCommit,
   ) {}
@@ -106,7 +105,7 @@ export class ConsentService {
   private async view(principal: Principal, path: RecordPath, access: 'read' | 'write', purposeId: string | undefined): Promise<{ actor: Actor; read: RecordRead }> {
     if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
     const purpose = purposeId === undefined ? null : isId(purposeId) ? purposeId : NO_PURPOSE;
-    const view = await readRecordView(this.db, this.catalogues, { orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
+    const view = await this.views.read({ orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
     const actor = decideAccess(principal, view?.roles ?? null, path.userId, access);
     const record = view?.record;
     if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');

@@ -4,7 +4,8 @@
  * setting, the record's stored consents and the organisation's `catalogue_version`), so that a read
  * costs one round trip (issue #3 "Benchmark"). The purposes and data attributes themselves come from
  * the per-process `CatalogueCache`, checked against that version: a stale copy is reloaded, never
- * used. The head is MATERIALIZED so that its subqueries run once.
+ * used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait for
+ * a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
@@ -57,7 +58,44 @@ function viewSql(onePurpose: boolean) {
 const recordStatement = perDb((db) => prepareRaw(db, 'consent_record_view', viewSql(false)));
 const purposeStatement = perDb((db) => prepareRaw(db, 'consent_purpose_view', viewSql(true)));
 
-interface ViewRow {
+/**
+ * The same reads for several (organisation, individual, caller, purpose) keys in one statement,
+ * one row per key that names an existing organisation, tagged with the key's position `i` (from
+ * 1). A null purpose reads the whole record. The head of each key is the single statement's head,
+ * run per key through a LATERAL join.
+ */
+const batchStatement = perDb((db) =>
+  prepareRaw(
+    db,
+    'consent_record_views',
+    sql`
+    SELECT k.i, head.*,
+      (SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
+         FROM attribute_consents c WHERE c.record_id = head.record_id AND (k.purpose_id IS NULL OR c.purpose_id = k.purpose_id)) AS consents
+    FROM unnest(${ph('orgIds')}::uuid[], ${ph('userIds')}::uuid[], ${ph('principalIds')}::uuid[], ${ph('purposeIds')}::uuid[])
+      WITH ORDINALITY AS k(org_id, user_id, principal_id, purpose_id, i)
+    CROSS JOIN LATERAL (
+      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
+        ${rolesSql(sql`o.id`, sql`k.principal_id`)} AS roles,
+        r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
+        EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = k.user_id) AS subscribed
+      FROM organisations o
+      LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = k.user_id
+      WHERE o.id = k.org_id
+    ) AS head`,
+  ),
+);
+
+/** The IDs of one record read: UUIDs, already checked; `purposeId` null reads every purpose. */
+export interface ViewIds {
+  orgId: string;
+  userId: string;
+  principalId: string;
+  purposeId: string | null;
+}
+
+/** What the read statements answer for one key (`readRecordView` turns it into a `RecordView`). */
+export interface ViewRow {
   org_id: string;
   retention_enabled: boolean;
   retention_period_seconds: string | number;
@@ -72,20 +110,48 @@ interface ViewRow {
 }
 
 /**
- * Reads one consent record as its read operations need it, in one prepared statement, with the
- * organisation's purposes and data attributes from `catalogues`: the cached copy when it is at
- * least the version the statement saw, else one loaded after the statement (so at least as new).
- * A copy newer than the statement's snapshot is as good as its own: only changes of the catalogue
- * made while this request ran can differ, and the request overlapped them.
+ * Reads one key's row in one named statement.
  * @param db - the root handle (the statement is prepared per pooled connection).
- * @param catalogues - the cached catalogues.
- * @param ids - UUIDs, already checked: the path's organisation and individual, the caller, and the
- *   purpose to restrict to (null for all).
  * @returns null when the organisation does not exist.
  */
-export async function readRecordView(db: Db, catalogues: CatalogueCache, ids: { orgId: string; userId: string; principalId: string; purposeId: string | null }): Promise<RecordView | null> {
+export async function viewRow(db: Db, ids: ViewIds): Promise<ViewRow | null> {
   const statement = ids.purposeId === null ? recordStatement(db) : purposeStatement(db);
-  const [head] = rowsOf<ViewRow>(await statement.execute(ids));
+  return rowsOf<ViewRow>(await statement.execute({ ...ids }))[0] ?? null;
+}
+
+/** A PostgreSQL array literal of UUIDs (already checked) and NULLs. */
+const uuidArray = (ids: Array<string | null>) => `{${ids.map((id) => id ?? 'NULL').join(',')}}`;
+
+/**
+ * Reads several keys' rows in one named statement (the batches of `RecordViews`).
+ * @param db - the root handle.
+ * @returns per key, in order, its row or null when its organisation does not exist.
+ */
+export async function viewRows(db: Db, keys: ViewIds[]): Promise<Array<ViewRow | null>> {
+  const rows = rowsOf<ViewRow & { i: string | number }>(
+    await batchStatement(db).execute({
+      orgIds: uuidArray(keys.map((k) => k.orgId)),
+      userIds: uuidArray(keys.map((k) => k.userId)),
+      principalIds: uuidArray(keys.map((k) => k.principalId)),
+      purposeIds: uuidArray(keys.map((k) => k.purposeId)),
+    }),
+  );
+  const byPosition = new Map(rows.map((r) => [Number(r.i), r]));
+  return keys.map((_, i) => byPosition.get(i + 1) ?? null);
+}
+
+/**
+ * Turns a key's row into the `RecordView` its read operations need, with the organisation's
+ * purposes and data attributes from `catalogues`: the cached copy when it is at least the version
+ * the statement saw, else one loaded after the statement (so at least as new). A copy newer than
+ * the statement's snapshot is as good as its own: only changes of the catalogue made while this
+ * request ran can differ, and the request overlapped them.
+ * @param catalogues - the cached catalogues.
+ * @param head - the key's row (`viewRow`/`viewRows`), or null.
+ * @param ids - the key.
+ * @returns null when the organisation does not exist.
+ */
+export async function recordViewOf(catalogues: CatalogueCache, head: ViewRow | null, ids: ViewIds): Promise<RecordView | null> {
   if (!head) return null;
   const cached = catalogues.peek(ids.orgId);
   const catalogue = cached && cached.version >= Number(head.catalogue_version) ? cached : await catalogues.load(ids.orgId);

@@ -1,0 +1,42 @@
+/**
+ * Consent record reads through a `Batcher`: a read that finds a free slot runs the record's own
+ * named statement at once; reads that arrive while every slot is busy share one statement
+ * (`viewRows`), so that under load many reads cost one round trip (issue #3 "Benchmark": GET
+ * consents and the read step of every change). Each read still sees one snapshot of its own row
+ * and the caller's roles as of that statement, exactly as a lone read would.
+ */
+import { Batcher } from '../db/batcher.js';
+import type { Db } from '../db/open.js';
+import type { CatalogueCache } from './catalogue.js';
+import { recordViewOf, type RecordView, type ViewIds, type ViewRow, viewRow, viewRows } from './view-store.js';
+
+/** Reads of consent records, batched under load (see the module comment). */
+export class RecordViews {
+  private readonly batcher: Batcher<ViewIds, ViewRow | null>;
+
+  /**
+   * @param db - the root handle.
+   * @param catalogues - the cached catalogues the records' purposes come from.
+   * @param slots - read statements in flight at once (count); further reads wait and batch.
+   * @param maxBatch - reads per statement at most (count).
+   */
+  constructor(
+    db: Db,
+    private readonly catalogues: CatalogueCache,
+    slots: number,
+    maxBatch = 32,
+  ) {
+    this.batcher = new Batcher<ViewIds, ViewRow | null>({ one: (ids) => viewRow(db, ids), many: (keys) => viewRows(db, keys) }, slots, maxBatch);
+  }
+
+  /**
+   * Reads one consent record as its read operations need it (see `recordViewOf`).
+   * @param ids - UUIDs, already checked: the path's organisation and individual, the caller, and
+   *   the purpose to restrict to (null for all).
+   * @returns null when the organisation does not exist.
+   * @throws the database error of the read's statement.
+   */
+  async read(ids: ViewIds): Promise<RecordView | null> {
+    return recordViewOf(this.catalogues, await this.batcher.run(ids), ids);
+  }
+}
