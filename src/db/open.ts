@@ -13,6 +13,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { SharedListener } from './listener.js';
 import * as schema from './schema.js';
 
 /** The Drizzle database handle shared by every store module, whichever driver is behind it. */
@@ -89,7 +90,8 @@ export interface Store {
   raw(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /**
    * Calls `onNotify` with the payload of each PostgreSQL NOTIFY on `channel` (from any process on
-   * PostgreSQL). `onLost` is called once if the listening connection breaks; nothing more arrives.
+   * PostgreSQL, on one connection shared by all channels of the store). `onLost` is called once if
+   * that connection breaks; nothing more arrives.
    * @returns a function that stops listening.
    * @throws the connection error when the listener cannot connect.
    */
@@ -120,6 +122,8 @@ export function openPostgres(url: string, poolSize = 10): Store {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // One LISTEN connection for every channel of the process, outside the pool (src/db/listener.ts).
+  const listener = new SharedListener(url);
   return {
     db,
     kind: 'postgres',
@@ -137,24 +141,9 @@ export function openPostgres(url: string, poolSize = 10): Store {
       await db.execute(sql`SELECT 1`);
     },
     raw: (text, values) => pool.query(text, values),
-    async listen(channel, onNotify, onLost) {
-      const client = new pg.Client({ connectionString: url });
-      let open = true;
-      const lost = () => {
-        if (open) onLost?.();
-        open = false;
-      };
-      client.on('error', lost);
-      client.on('end', lost);
-      await client.connect();
-      client.on('notification', (msg) => msg.channel === channel && onNotify(msg.payload ?? ''));
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        open = false;
-        await client.end().catch(() => {});
-      };
-    },
+    listen: (channel, onNotify, onLost) => listener.listen(channel, onNotify, onLost),
     async close() {
+      await listener.close();
       await pool.end();
     },
   };
