@@ -47,6 +47,12 @@ export interface Config {
    * reads beyond it wait and then share one statement (`RecordViews`, src/consent/views.ts).
    */
   dbReadSlots: number;
+  /**
+   * Write statements of one kind in flight at once on PostgreSQL (count; `ASSENT_DB_WRITE_SLOTS`,
+   * default 2): consent changes, and refresh-token rotations, beyond it wait and then share one
+   * statement and one commit (`GroupCommit`, `IdentityService.refresh`).
+   */
+  dbWriteSlots: number;
   /** Directory of the embedded store, its lock and its generated master key (absolute path). */
   dataDir: string;
   /** Master key material from `ASSENT_SECRET`, or undefined to use the embedded key file. */
@@ -166,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dbPoolSize: int(env, 'ASSENT_DB_POOL_SIZE', 10),
     dbReadSlots: int(env, 'ASSENT_DB_READ_SLOTS', 2),
+    dbWriteSlots: int(env, 'ASSENT_DB_WRITE_SLOTS', 2),
     dataDir: path.resolve(env.ASSENT_DATA_DIR || './data'),
     secret,
     accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),

@@ -73,16 +73,17 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const tokens = new Tokens(keys, config.publicUrl, master.derivedKey(REFRESH_MAC_PURPOSE));
   const liveness = new LivenessCache(store.db);
   const roles = new RolesCache(store.db);
-  const identity = new IdentityService({ db: store.db, config, tokens, master, liveness });
+  // PGlite has one connection: a second statement in flight would only queue there, so one slot.
+  const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
+  const identity = new IdentityService({ db: store.db, config, tokens, master, liveness, rotationSlots: slots(config.dbWriteSlots) });
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
   const templates = new TemplateService(store.db);
   const sealer = new ChainSealer(store.db);
   const catalogues = new CatalogueCache(store.db);
-  // PGlite has one connection: a second statement in flight would only queue there, so one slot.
-  const writes = new GroupCommit(store.db, store.kind === 'pglite' ? 1 : 2);
-  const views = new RecordViews(store.db, catalogues, store.kind === 'pglite' ? 1 : config.dbReadSlots);
+  const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
+  const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
   const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config);

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';
+import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, Forbidden, Unauthorized } from '../http/errors.js';
 import type { TokenBody, UserBody } from '../http/schemas.js';
@@ -36,6 +37,8 @@ export interface IdentityDeps {
   master: MasterKey;
   /** Told of every revocation, so that the auth guard stops accepting the credential at once. */
   liveness: LivenessCache;
+  /** Refresh-token rotations in flight at once (count; `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement. */
+  rotationSlots: number;
 }
 
 /** Normalises a username for lookup: usernames are case-insensitive, like Keycloak's. */
@@ -47,9 +50,22 @@ export function normaliseUsername(username: string): string {
 export class IdentityService {
   private dummyHash: Promise<string>;
   private clients: ClientRegistry;
+  /** Group commit of refresh-token rotations (`Batcher`): under load one statement and one commit for many. */
+  private rotations: Batcher<sessions.Rotation, string | null>;
 
   constructor(private readonly deps: IdentityDeps) {
     this.clients = new ClientRegistry(deps.db);
+    // Keyed by the presented token: two rotations of one token never share a statement, so the
+    // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
+    this.rotations = new Batcher(
+      {
+        one: (r) => sessions.rotateRefresh(deps.db, r.oldHash, r.newHash, r.newExpiresAt),
+        many: (list) => sessions.rotateRefreshMany(deps.db, list),
+        key: (r) => r.oldHash.toString('hex'),
+      },
+      deps.rotationSlots,
+      64,
+    );
     // Verified against when the username is unknown, so that both failures cost one argon2id
     // verification and cannot be told apart by timing (ASVS 5.0 V6.3.8).
     this.dummyHash = hashPassword(randomUUID(), deps.config.argon2);
@@ -189,7 +205,7 @@ export class IdentityService {
     const claims = await this.verifyRefresh(input.refreshtoken);
     await this.assertClient(input.clientid, claims.client_id);
     const next = await tokens.sign(TokenType.refresh, { sub: claims.sub, client_id: claims.client_id, sid: claims.sid }, config.refreshTokenTtl);
-    const family = await sessions.rotateRefresh(db, hashJti(claims.jti), hashJti(next.jti), new Date(next.exp * 1000));
+    const family = await this.rotations.run({ oldHash: hashJti(claims.jti), newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000) });
     if (!family) {
       const reused = await sessions.consumedFamily(db, hashJti(claims.jti));
       // A consumed token presented again means it was stolen or raced: end the session for everyone holding it.

@@ -25,6 +25,47 @@ export async function rotateRefresh(db: Executor, oldHash: Buffer, newHash: Buff
   return rowsOf<{ family_id: string }>(result)[0]?.family_id ?? null;
 }
 
+/** One refresh-token rotation of `rotateRefreshMany`. */
+export interface Rotation {
+  /** SHA-256 of the presented token's `jti`. */
+  oldHash: Buffer;
+  /** SHA-256 of its successor's `jti`. */
+  newHash: Buffer;
+  /** When the successor expires. */
+  newExpiresAt: Date;
+}
+
+/**
+ * `rotateRefresh` for several tokens in one statement, hence one commit (the group commit of
+ * `IdentityService`): each token is consumed and its successor stored exactly as `rotateRefresh`
+ * does it alone, so that of two rotations of one token (here or in another statement) exactly one
+ * finds it unconsumed. The tokens must differ; a token given twice rotates at most once.
+ * @param rotations - at least one.
+ * @returns per rotation, in order: the family ID when rotated; null when the token is unknown,
+ *   consumed, expired or its family revoked.
+ * @throws the database error when the statement fails; then nothing was rotated.
+ */
+export async function rotateRefreshMany(db: Executor, rotations: Rotation[]): Promise<Array<string | null>> {
+  const hex = (hashes: Buffer[]) => `{${hashes.map((h) => h.toString('hex')).join(',')}}`;
+  const result = await db.execute(sql`
+    WITH k AS (
+      SELECT decode(old_hex, 'hex') AS old_hash, decode(new_hex, 'hex') AS new_hash, expires_at, i
+      FROM unnest(${hex(rotations.map((r) => r.oldHash))}::text[], ${hex(rotations.map((r) => r.newHash))}::text[],
+        ${`{${rotations.map((r) => r.newExpiresAt.toISOString()).join(',')}}`}::timestamptz[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, i)
+    ), consumed AS (
+      UPDATE refresh_tokens r SET consumed_at = now()
+      FROM token_families f, k
+      WHERE r.jti_hash = k.old_hash AND r.consumed_at IS NULL AND r.expires_at > now()
+        AND f.id = r.family_id AND f.revoked_at IS NULL
+      RETURNING r.family_id, k.new_hash, k.expires_at, k.i
+    ), successors AS (
+      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at) SELECT new_hash, family_id, expires_at FROM consumed
+    )
+    SELECT i, family_id FROM consumed`);
+  const byPosition = new Map(rowsOf<{ i: string | number; family_id: string }>(result).map((r) => [Number(r.i), r.family_id]));
+  return rotations.map((_, i) => byPosition.get(i + 1) ?? null);
+}
+
 /** The family of a refresh token that was already consumed, or null. */
 export async function consumedFamily(db: Executor, jtiHash: Buffer): Promise<string | null> {
   const [row] = await db

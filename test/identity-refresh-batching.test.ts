@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
+import { decode } from './helpers/jwt.js';
+import { ALICE, BOB, DEFAULT_CLIENT, refresh, signIn } from './helpers/session.js';
+
+let t: TestAssent;
+// One write slot, so that on PostgreSQL the parallel rotations below wait for it and share
+// statements (src/identity/store.ts rotateRefreshMany). PGlite runs each statement to its end
+// before the next request is read, so there every rotation runs alone and the test checks that path.
+beforeAll(async () => {
+  t = await startAssent({ ASSENT_DB_WRITE_SLOTS: '1' });
+});
+afterAll(() => t?.stop());
+
+const sidOf = (token: string) => decode(token).payload.sid as string;
+
+describe(`refresh-token rotations that share one statement each rotate their own token (RFC 9700 §4.14.2; ${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('24 sessions rotated in parallel, each twice and once more with a reused token: every rotation continues its own session, every reuse revokes only its own', async () => {
+    const sessions = [];
+    for (let i = 0; i < 24; i++) sessions.push((await signIn(t, i % 2 ? ALICE : BOB)).Token);
+    const sids = sessions.map((s) => sidOf(s.access_token));
+    expect(new Set(sids).size).toBe(24);
+
+    const rotateAll = (tokens: string[]) => Promise.all(tokens.map((refreshtoken) => refresh(t, { refreshtoken, clientid: DEFAULT_CLIENT })));
+    const first = await rotateAll(sessions.map((s) => s.refresh_token));
+    expect(first.map((r) => r.status)).toEqual(Array(24).fill(200));
+    // A rotation answered with another row of its statement would mint an access token of another session.
+    expect(first.map((r) => sidOf(r.body.access_token))).toEqual(sids);
+    expect(first.map((r) => sidOf(r.body.refresh_token))).toEqual(sids);
+
+    // Each successor was stored in its own family: it rotates, and still in its own session.
+    const second = await rotateAll(first.map((r) => r.body.refresh_token));
+    expect(second.map((r) => r.status)).toEqual(Array(24).fill(200));
+    expect(second.map((r) => sidOf(r.body.access_token))).toEqual(sids);
+
+    // The even sessions present their consumed first token again, beside the odd ones' current tokens:
+    // reuse is refused and revokes its own session only.
+    const third = await rotateAll(sessions.map((s, i) => (i % 2 === 0 ? s.refresh_token : second[i]!.body.refresh_token)));
+    expect(third.map((r) => r.status)).toEqual(sessions.map((_, i) => (i % 2 === 0 ? 400 : 200)));
+    const after = await rotateAll(sessions.map((_, i) => (i % 2 === 0 ? second[i]!.body.refresh_token : third[i]!.body.refresh_token)));
+    expect(after.map((r) => r.status)).toEqual(sessions.map((_, i) => (i % 2 === 0 ? 400 : 200)));
+  });
+});
