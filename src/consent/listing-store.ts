@@ -6,6 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { type Db, perDb, type PreparedRaw, prepareRaw, rowsOf } from '../db/open.js';
 import type { IndividualRow } from '../individuals/store.js';
+import { arrayLiteral } from '../db/arrays.js';
 
 /** What a page asks for. */
 export interface ListingQuery {
@@ -109,7 +110,7 @@ export async function consentedUsers(db: Db, q: ListingQuery): Promise<Individua
     orgId: q.orgId,
     purposeId: q.purposeId,
     attributeId: q.attributeIds[0],
-    attributeIds: `{${q.attributeIds.join(',')}}`,
+    attributeIds: arrayLiteral(q.attributeIds),
     count: q.attributeIds.length,
     after: q.after,
     limit: q.limit,

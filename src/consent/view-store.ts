@@ -7,7 +7,8 @@
  * used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait for
  * a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../db/arrays.js';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { rolesSql } from '../orgs/store.js';
 import type { RetentionRow } from '../retention/store.js';
@@ -39,20 +40,27 @@ const ph = sql.placeholder;
  */
 function viewSql(onePurpose: boolean) {
   return sql`
-    WITH head AS MATERIALIZED (
-      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
-        ${rolesSql(sql`o.id`, sql`${ph('principalId')}::uuid`)} AS roles,
-        r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
-        EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${ph('userId')}::uuid) AS subscribed
-      FROM organisations o
-      LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = ${ph('userId')}::uuid
-      WHERE o.id = ${ph('orgId')}::uuid
-    )
-    SELECT head.*,
-      (SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
-         FROM attribute_consents c WHERE c.record_id = head.record_id
-         ${onePurpose ? sql`AND c.purpose_id = ${ph('purposeId')}::uuid` : sql``}) AS consents
+    WITH head AS MATERIALIZED (${headSql(sql`${ph('orgId')}::uuid`, sql`${ph('userId')}::uuid`, sql`${ph('principalId')}::uuid`)})
+    SELECT head.*, ${consentsSql(onePurpose ? sql`AND c.purpose_id = ${ph('purposeId')}::uuid` : sql``)} AS consents
     FROM head`;
+}
+
+/** The head of one key: the organisation's retention and catalogue version, the caller's roles, the record, the subscription. */
+function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
+  return sql`
+      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
+        ${rolesSql(sql`o.id`, principalId)} AS roles,
+        r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
+        EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = ${userId}) AS subscribed
+      FROM organisations o
+      LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = ${userId}
+      WHERE o.id = ${orgId}`;
+}
+
+/** The stored consents of `head`'s record (restricted by `purposeFilter`) as one JSON array of tuples. */
+function consentsSql(purposeFilter: SQL): SQL {
+  return sql`(SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
+         FROM attribute_consents c WHERE c.record_id = head.record_id ${purposeFilter})`;
 }
 
 const recordStatement = perDb((db) => prepareRaw(db, 'consent_record_view', viewSql(false)));
@@ -69,20 +77,10 @@ const batchStatement = perDb((db) =>
     db,
     'consent_record_views',
     sql`
-    SELECT k.i, head.*,
-      (SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
-         FROM attribute_consents c WHERE c.record_id = head.record_id AND (k.purpose_id IS NULL OR c.purpose_id = k.purpose_id)) AS consents
+    SELECT k.i, head.*, ${consentsSql(sql`AND (k.purpose_id IS NULL OR c.purpose_id = k.purpose_id)`)} AS consents
     FROM unnest(${ph('orgIds')}::uuid[], ${ph('userIds')}::uuid[], ${ph('principalIds')}::uuid[], ${ph('purposeIds')}::uuid[])
       WITH ORDINALITY AS k(org_id, user_id, principal_id, purpose_id, i)
-    CROSS JOIN LATERAL (
-      SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
-        ${rolesSql(sql`o.id`, sql`k.principal_id`)} AS roles,
-        r.id AS record_id, r.created_at AS record_created_at, r.version AS record_version,
-        EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = o.id AND s.user_id = k.user_id) AS subscribed
-      FROM organisations o
-      LEFT JOIN consent_records r ON r.org_id = o.id AND r.user_id = k.user_id
-      WHERE o.id = k.org_id
-    ) AS head`,
+    CROSS JOIN LATERAL (${headSql(sql`k.org_id`, sql`k.user_id`, sql`k.principal_id`)}) AS head`,
   ),
 );
 
@@ -94,7 +92,7 @@ export interface ViewIds {
   purposeId: string | null;
 }
 
-/** What the read statements answer for one key (`readRecordView` turns it into a `RecordView`). */
+/** What the read statements answer for one key (`recordViewOf` turns it into a `RecordView`). */
 export interface ViewRow {
   org_id: string;
   retention_enabled: boolean;
@@ -119,9 +117,6 @@ export async function viewRow(db: Db, ids: ViewIds): Promise<ViewRow | null> {
   return rowsOf<ViewRow>(await statement.execute({ ...ids }))[0] ?? null;
 }
 
-/** A PostgreSQL array literal of UUIDs (already checked) and NULLs. */
-const uuidArray = (ids: Array<string | null>) => `{${ids.map((id) => id ?? 'NULL').join(',')}}`;
-
 /**
  * Reads several keys' rows in one named statement (the batches of `RecordViews`).
  * @param db - the root handle.
@@ -130,10 +125,10 @@ const uuidArray = (ids: Array<string | null>) => `{${ids.map((id) => id ?? 'NULL
 export async function viewRows(db: Db, keys: ViewIds[]): Promise<Array<ViewRow | null>> {
   const rows = rowsOf<ViewRow & { i: string | number }>(
     await batchStatement(db).execute({
-      orgIds: uuidArray(keys.map((k) => k.orgId)),
-      userIds: uuidArray(keys.map((k) => k.userId)),
-      principalIds: uuidArray(keys.map((k) => k.principalId)),
-      purposeIds: uuidArray(keys.map((k) => k.purposeId)),
+      orgIds: arrayLiteral(keys.map((k) => k.orgId)),
+      userIds: arrayLiteral(keys.map((k) => k.userId)),
+      principalIds: arrayLiteral(keys.map((k) => k.principalId)),
+      purposeIds: arrayLiteral(keys.map((k) => k.purposeId)),
     }),
   );
   const byPosition = new Map(rows.map((r) => [Number(r.i), r]));

@@ -7,8 +7,9 @@
  * Why: on this kind of machine the fixed cost of a statement (the pool, the protocol messages, a
  * loopback send and the wake-up of the peer on each side) is most of what a small keyed statement
  * costs the server's main thread and PostgreSQL; sharing it is what lets a 2-core machine serve
- * the consent rates of issue #3 "Benchmark". Used for the consent changes (`GroupCommit`, one
- * commit per batch) and for the consent record reads (`RecordViewReader`).
+ * the rates of issues #2 and #3 "Benchmark". Used for the consent changes (`GroupCommit`) and the
+ * refresh-token rotations (`IdentityService.refresh`), one commit per batch, and for the consent
+ * record reads (`RecordViews`).
  */
 
 /** How a `Batcher` runs its items. */

@@ -59,7 +59,7 @@ export class IdentityService {
     // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
     this.rotations = new Batcher(
       {
-        one: (r) => sessions.rotateRefresh(deps.db, r.oldHash, r.newHash, r.newExpiresAt),
+        one: (r) => sessions.rotateRefresh(deps.db, r),
         many: (list) => sessions.rotateRefreshMany(deps.db, list),
         key: (r) => r.oldHash.toString('hex'),
       },

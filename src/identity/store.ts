@@ -1,29 +1,9 @@
 /** SQL of sessions: token families, refresh tokens and API keys. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../db/arrays.js';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../db/schema.js';
 import { profileColumns, toProfile, type UserProfile } from '../users/store.js';
-
-/**
- * Consumes a refresh token and stores its successor in one statement, so that of two
- * concurrent rotations exactly one finds the row unconsumed (RFC 9700 §4.14.2).
- *
- * @returns the family ID when rotated; null when the token is unknown, consumed, expired or its family revoked.
- */
-export async function rotateRefresh(db: Executor, oldHash: Buffer, newHash: Buffer, newExpiresAt: Date): Promise<string | null> {
-  const result = await db.execute(sql`
-    WITH consumed AS (
-      UPDATE refresh_tokens r SET consumed_at = now()
-      FROM token_families f
-      WHERE r.jti_hash = ${oldHash} AND r.consumed_at IS NULL AND r.expires_at > now()
-        AND f.id = r.family_id AND f.revoked_at IS NULL
-      RETURNING r.family_id
-    )
-    INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
-    SELECT ${newHash}, family_id, ${newExpiresAt.toISOString()}::timestamptz FROM consumed
-    RETURNING family_id`);
-  return rowsOf<{ family_id: string }>(result)[0]?.family_id ?? null;
-}
 
 /** One refresh-token rotation of `rotateRefreshMany`. */
 export interface Rotation {
@@ -36,22 +16,22 @@ export interface Rotation {
 }
 
 /**
- * `rotateRefresh` for several tokens in one statement, hence one commit (the group commit of
- * `IdentityService`): each token is consumed and its successor stored exactly as `rotateRefresh`
- * does it alone, so that of two rotations of one token (here or in another statement) exactly one
- * finds it unconsumed. The tokens must differ; a token given twice rotates at most once.
+ * Consumes refresh tokens and stores their successors in one statement, hence one commit (also
+ * the group commit of `IdentityService`): of two rotations of one token, here or in another
+ * statement, exactly one finds it unconsumed (RFC 9700 §4.14.2). The tokens must differ; a token
+ * given twice rotates at most once.
  * @param rotations - at least one.
  * @returns per rotation, in order: the family ID when rotated; null when the token is unknown,
  *   consumed, expired or its family revoked.
  * @throws the database error when the statement fails; then nothing was rotated.
  */
 export async function rotateRefreshMany(db: Executor, rotations: Rotation[]): Promise<Array<string | null>> {
-  const hex = (hashes: Buffer[]) => `{${hashes.map((h) => h.toString('hex')).join(',')}}`;
+  const hex = (hashes: Buffer[]) => arrayLiteral(hashes.map((h) => h.toString('hex')));
   const result = await db.execute(sql`
     WITH k AS (
       SELECT decode(old_hex, 'hex') AS old_hash, decode(new_hex, 'hex') AS new_hash, expires_at, i
       FROM unnest(${hex(rotations.map((r) => r.oldHash))}::text[], ${hex(rotations.map((r) => r.newHash))}::text[],
-        ${`{${rotations.map((r) => r.newExpiresAt.toISOString()).join(',')}}`}::timestamptz[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, i)
+        ${arrayLiteral(rotations.map((r) => r.newExpiresAt.toISOString()))}::timestamptz[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, i)
     ), consumed AS (
       UPDATE refresh_tokens r SET consumed_at = now()
       FROM token_families f, k
@@ -64,6 +44,15 @@ export async function rotateRefreshMany(db: Executor, rotations: Rotation[]): Pr
     SELECT i, family_id FROM consumed`);
   const byPosition = new Map(rowsOf<{ i: string | number; family_id: string }>(result).map((r) => [Number(r.i), r.family_id]));
   return rotations.map((_, i) => byPosition.get(i + 1) ?? null);
+}
+
+/**
+ * `rotateRefreshMany` of one token.
+ * @returns the family ID when rotated; null when the token is unknown, consumed, expired or its family revoked.
+ */
+export async function rotateRefresh(db: Executor, rotation: Rotation): Promise<string | null> {
+  const [family] = await rotateRefreshMany(db, [rotation]);
+  return family ?? null;
 }
 
 /** The family of a refresh token that was already consumed, or null. */

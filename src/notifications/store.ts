@@ -5,6 +5,7 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentRequestJobs, notificationTransports, webhookAttempts } from '../db/schema.js';
 import { COUNTING } from '../consent/listing-store.js';
+import { arrayLiteral } from '../db/arrays.js';
 
 /** An organisation's transports as stored. */
 export type TransportRow = typeof notificationTransports.$inferSelect;
@@ -151,7 +152,7 @@ export async function claimBatch(tx: Executor, jobId: string, batch: number, cla
     const result = await tx.execute(sql`
       INSERT INTO consent_request_deliveries (job_id, user_id, batch, transport, state)
       SELECT ${jobId}, u, ${batch}, t, CASE WHEN t = 'none' THEN 'skipped' ELSE 'pending' END
-      FROM unnest(${`{${claims.map((c) => c.userId).join(',')}}`}::uuid[], ${`{${claims.map((c) => c.transport).join(',')}}`}::text[]) AS x(u, t)
+      FROM unnest(${arrayLiteral(claims.map((c) => c.userId))}::uuid[], ${arrayLiteral(claims.map((c) => c.transport))}::text[]) AS x(u, t)
       ON CONFLICT DO NOTHING RETURNING state`);
     skipped = rowsOf<{ state: string }>(result).filter((r) => r.state === 'skipped').length;
   }
@@ -199,7 +200,7 @@ export async function settle(db: Executor, jobId: string, userIds: string[], fro
   const result = await db.execute(sql`
     WITH moved AS (
       UPDATE consent_request_deliveries SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
-      WHERE job_id = ${jobId} AND user_id = ANY(${`{${userIds.join(',')}}`}::uuid[]) AND state IN ${from}
+      WHERE job_id = ${jobId} AND user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND state IN ${from}
       RETURNING 1),
     m AS (SELECT count(*)::int AS n FROM moved)
     UPDATE consent_request_jobs SET ${counter} FROM m WHERE id = ${jobId} RETURNING m.n`);
