@@ -38,8 +38,8 @@ export interface Config {
   /** `postgres://` URL of a real PostgreSQL, or undefined for the embedded PGlite store. */
   databaseUrl: string | undefined;
   /**
-   * Most connections to PostgreSQL the process opens for its queries (count; the LISTEN connections
-   * come on top). Few connections kept busy beat many that the database server's cores time-slice.
+   * Most connections to PostgreSQL each of the process's two pools opens (count; one pool for named
+   * statements, one for the rest, `src/db/open.ts`; the LISTEN connection comes on top). Few connections kept busy beat many that the database server's cores time-slice.
    */
   dbPoolSize: number;
   /**

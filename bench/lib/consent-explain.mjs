@@ -3,7 +3,8 @@
  * not copied: the product's own ListingService (dist/consent/listing.js, hence
  * src/consent/listing-store.ts) runs each page against a Drizzle handle whose logger captures every
  * statement and its parameters, exactly as the server sends them. The server sends them as named
- * statements, which PostgreSQL runs with a generic plan after their first executions; so each is
+ * statements on connections with plan_cache_mode = force_generic_plan (src/db/open.ts,
+ * statementHandle), so PostgreSQL runs their generic plans; so each is
  * explained the same way here: PREPAREd in a session with plan_cache_mode = force_generic_plan and
  * EXPLAIN ... EXECUTEd with the same parameters, as literals, without JIT like the server.
  *

@@ -84,7 +84,9 @@ function pageSql({ lawful, single, after }: Shape): SQL {
 }
 
 // Named statements, one per shape: planning this join cost 1 to 2 ms on every call, three times its
-// execution; a named statement is planned once per connection after its first executions.
+// execution. On `statementHandle`'s pool a named statement runs its generic plan, planned once per
+// connection (PostgreSQL's default mode re-planned it on every call: the generic plan does not know
+// the LIMIT and is costed above the custom ones).
 const pageStatements = perDb(() => new Map<string, PreparedRaw>());
 
 function pageStatement(db: Db, shape: Shape): PreparedRaw {

@@ -58,16 +58,37 @@ export interface PreparedRaw {
   execute(values: Record<string, unknown>): Promise<unknown>;
 }
 
+/** The handle each root handle's named statements run on (`statementHandle`); absent = itself. */
+const statementHandles = new WeakMap<Db, Db>();
+
+/**
+ * The handle that named statements of `db` are prepared on. On PostgreSQL it is a second pool whose
+ * sessions run every named statement with its generic plan (`plan_cache_mode = force_generic_plan`),
+ * planned once per connection; on PGlite it is `db` itself.
+ *
+ * Why: in the default `auto` mode PostgreSQL keeps re-planning a named statement whenever its
+ * generic plan is costed above the custom ones. The consented-user pages' generic plans do not know
+ * their LIMIT or how many attributes count, so they were re-planned on every call: 0.3 ms of
+ * planning on a 0.3 ms page (bench/consents.mjs: pages at 16 connections 1210-1400/s, p99 19-24 ms,
+ * against 2050-2200/s, p99 13-14 ms, on the generic plans its EXPLAIN checks are O(limit)).
+ * Unnamed statements stay on `db`, in `auto` mode, planned with their parameter values.
+ * @param db - a root handle from `openPostgres` or `openPglite`.
+ */
+export function statementHandle(db: Db): Db {
+  return statementHandles.get(db) ?? db;
+}
+
 /**
  * Prepares a raw SQL statement (a hot path the query builder cannot express). On PostgreSQL it is
- * a named statement, parsed and planned once per pooled connection instead of on every call.
+ * a named statement on `statementHandle(db)`, parsed and planned once per pooled connection instead
+ * of on every call.
  * @param db - the root handle (not a transaction).
  * @param name - the statement name, unique in the process.
  * @param query - SQL whose parameters are `sql.placeholder(name)`s.
  */
 export function prepareRaw(db: Db, name: string, query: SQL): PreparedRaw {
   // Drizzle's `db.execute` cannot name a statement; its session can (the same path `.prepare(name)` takes).
-  const { session, dialect } = db as unknown as { session: PgSession; dialect: PgDialect };
+  const { session, dialect } = statementHandle(db) as unknown as { session: PgSession; dialect: PgDialect };
   return session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
 }
 
@@ -109,7 +130,8 @@ const MIGRATION_LOCK = 727_001;
  * Opens PostgreSQL at `url` with a connection pool.
  *
  * @param url - a `postgres://` connection string.
- * @param poolSize - maximum pool connections (count; `ASSENT_DB_POOL_SIZE`, default 10). A request
+ * @param poolSize - maximum connections of each of the two pools, the one for named statements
+ *   (`statementHandle`) and the one for everything else (count; `ASSENT_DB_POOL_SIZE`, default 10). A request
  *   that finds them all busy waits in the pool's FIFO queue, which is fairer and cheaper than more
  *   backends competing for the database server's cores (measured in bench/consents.mjs).
  * @throws pg connection errors only when the first query runs (the pool connects lazily).
@@ -118,10 +140,19 @@ export function openPostgres(url: string, poolSize = 10): Store {
   // No JIT: every statement here is a short lookup, and a named statement's generic plan (which
   // does not know its LIMIT) can be costed above jit_above_cost, adding 10 to 50 ms of compilation
   // to a 0.3 ms page on every execution (seen in bench/consents.mjs's EXPLAIN).
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c jit=off' });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c jit=off', application_name: 'assent' });
+  // The named statements' pool (see `statementHandle`); its connections open only when used.
+  const statementPool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    options: '-c jit=off -c plan_cache_mode=force_generic_plan',
+    application_name: 'assent-named-statements',
+  });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  statementPool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  statementHandles.set(db, drizzlePg(statementPool, { schema }) as unknown as Db);
   // One LISTEN connection for every channel of the process, outside the pool (src/db/listener.ts).
   const listener = new SharedListener(url);
   return {
@@ -144,7 +175,7 @@ export function openPostgres(url: string, poolSize = 10): Store {
     listen: (channel, onNotify, onLost) => listener.listen(channel, onNotify, onLost),
     async close() {
       await listener.close();
-      await pool.end();
+      await Promise.all([pool.end(), statementPool.end()]);
     },
   };
 }

@@ -1,7 +1,7 @@
 /** SQL of sessions: token families, refresh tokens and API keys. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
-import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf, statementHandle } from '../db/open.js';
 import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../db/schema.js';
 import { profileColumns, toProfile, type UserProfile } from '../users/store.js';
 
@@ -125,7 +125,7 @@ export interface LoginLookup {
 }
 
 const lookupStatement = perDb((db) =>
-  db
+  statementHandle(db)
     .select({
       row: users,
       ...profileColumns,

@@ -1,6 +1,6 @@
 /** SQL of users, their subscriptions and their roles. */
 import { eq, sql } from 'drizzle-orm';
-import { type Db, type Executor, perDb } from '../db/open.js';
+import { type Db, type Executor, perDb, statementHandle } from '../db/open.js';
 import { users } from '../db/schema.js';
 
 /** A stored user. */
@@ -56,7 +56,7 @@ export function toProfile(found: { row: UserRow; orgs: unknown; roles: unknown; 
 }
 
 const profileById = perDb((db) =>
-  db
+  statementHandle(db)
     .select({ row: users, ...profileColumns })
     .from(users)
     .where(eq(users.id, sql.placeholder('userId')))
