@@ -44,9 +44,9 @@ export function report(results) {
   out(`1. Raw argon2id verify (@node-rs/argon2, m=${verify.params.memoryCost} KiB, t=${verify.params.timeCost}, p=${verify.params.parallelism}), ${opts.verifySeconds} s each`);
   for (const r of verify.runs) {
     const c = r.cpuCores ? `; CPU: bench ${fmt(r.cpuCores.bench, 2)} cores, other processes ${fmt(r.cpuCores.otherProcesses, 2)}, steal ${fmt(r.cpuCores.steal, 2)}` : '';
-    out(`   concurrency ${r.concurrency}: ${fmt(r.perSecond)} verifies/s (${r.verifies} verifies, ${fmt(r.msPerVerifyPerWorker)} ms each per worker${c})`);
+    out(`   concurrency ${r.concurrency}${r.pool ? `, thread pool ${r.pool} (child process)` : ''}: ${fmt(r.perSecond)} verifies/s (${r.verifies} verifies, ${fmt(r.msPerVerifyPerWorker)} ms each per worker${c})`);
   }
-  out(`   reference (best of the two): ${fmt(verify.best)} verifies/s; ${fmt(verify.bestPerCoreSecond)} verifies per CPU-second`);
+  out(`   reference (best of the three): ${fmt(verify.best)} verifies/s; ${fmt(verify.bestPerCoreSecond)} verifies per CPU-second`);
   out();
   out('2. Login storm, POST /v1.1/users/login (alice)');
   const pgLogin = postgres.login;
