@@ -63,8 +63,12 @@ export const attributeConsents = pgTable(
     // Consented-user pages of an attribute or a purpose: a keyset in user order over consenting rows only.
     index('attribute_consents_consenting').on(t.purposeId, t.attributeId, t.userId).where(sql`value <> 'Disallow'`),
     index('attribute_consents_purpose_user').on(t.purposeId, t.userId).where(sql`value <> 'Disallow'`),
-    // Lawful-basis purposes count everyone but those who said Disallow.
-    index('attribute_consents_disallowed').on(t.purposeId, t.userId).where(sql`value = 'Disallow'`),
+    // Lawful-basis purposes count everyone but those whose every attribute is a Disallow or an AskMe
+    // that ran out: one index-only probe per listed user (the columns the test reads are keys). Also
+    // the lawful special consent request's walk over the Disallow rows in user order.
+    index('attribute_consents_not_allowed')
+      .on(t.purposeId, t.userId, t.attributeId, t.value, t.expiresAt)
+      .where(sql`value <> 'Allow'`),
     // The AskMe expiry sweep.
     index('attribute_consents_expiry').on(t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
     // The special consent request on a lawful purpose: its AskMe consents that ran out and the sweep has not yet turned into Disallow.

@@ -107,7 +107,7 @@ async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candid
 
 /**
  * A lawful purpose: undecided counts as Allow, so only stored refusals are candidates, in user-ID
- * order: a Disallow (`attribute_consents_disallowed`, walked in order and stopped after the step's
+ * order: a Disallow (`attribute_consents_not_allowed`, walked in order and stopped after the step's
  * worth) or an AskMe that ran out and that the sweep has not yet turned into a Disallow (few; found
  * through `attribute_consents_askme_purpose` and sorted). A step costs O(limit), not
  * O(subscriptions) nor O(refusals left): each arm has its own LIMIT, since an individual holds at

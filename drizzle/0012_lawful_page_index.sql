@@ -1,0 +1,2 @@
+DROP INDEX "attribute_consents_disallowed";--> statement-breakpoint
+CREATE INDEX "attribute_consents_not_allowed" ON "attribute_consents" USING btree ("purpose_id","user_id","attribute_id","value","expires_at") WHERE value <> 'Allow';
