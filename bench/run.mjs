@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { benchVerify } from './lib/argon2.mjs';
+import { benchVerify, verifyAfterStorm } from './lib/argon2.mjs';
 import { build } from './lib/build.mjs';
 import { cleanup, installGuards } from './lib/cleanup.mjs';
 import { DEMO_FILE, GOALS, KEYCLOAK_PER_VCPU, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
@@ -34,13 +34,14 @@ import { elapsedSeconds, load, log, r1, redact, runCli } from './lib/util.mjs';
 
 const watchdog = installGuards(opts.deadlineSeconds);
 
-async function postgresPhase() {
+async function postgresPhase(verify) {
   const { dbName, pgVersion, url } = await createPostgresDatabase();
   const env = serverEnv({ DATABASE_URL: url.toString(), ASSENT_SECRET: randomBytes(32).toString('base64') });
   runCli(['import', DEMO_FILE], env);
   log('postgres: imported examples/demo.json');
   const server = await startServer('postgres', env, dbName);
   const login = await loginStorm(server, opts.loginConnections);
+  verifyAfterStorm(verify); // the server is idle meanwhile
   const timing = await loginTiming(server);
   const refresh = await refreshStorm(server, opts.refreshConnections);
   const shutdown = await stopServer(server);
@@ -76,7 +77,7 @@ async function main() {
   const { loadConfig } = await import('../dist/config.js');
   const argon2 = loadConfig({}).argon2; // the production defaults, from the product's own config
   const verify = await benchVerify(argon2);
-  const postgres = await postgresPhase();
+  const postgres = await postgresPhase(verify);
   const pglite = opts.skipPglite ? null : await pglitePhase();
   await cleanup();
 

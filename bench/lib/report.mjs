@@ -46,7 +46,9 @@ export function report(results) {
     const c = r.cpuCores ? `; CPU: bench ${fmt(r.cpuCores.bench, 2)} cores, other processes ${fmt(r.cpuCores.otherProcesses, 2)}, steal ${fmt(r.cpuCores.steal, 2)}` : '';
     out(`   concurrency ${r.concurrency}${r.pool ? `, thread pool ${r.pool} (child process)` : ''}: ${fmt(r.perSecond)} verifies/s (${r.verifies} verifies, ${fmt(r.msPerVerifyPerWorker)} ms each per worker${c})`);
   }
-  out(`   reference (best of the three): ${fmt(verify.best)} verifies/s; ${fmt(verify.bestPerCoreSecond)} verifies per CPU-second`);
+  out(`   best of the three: ${fmt(verify.best)} verifies/s; ${fmt(verify.bestPerCoreSecond)} verifies per CPU-second`);
+  if (verify.after) out(`   gapless again right after the PostgreSQL login storm: ${fmt(verify.after.perSecond)} verifies/s`);
+  out(`   reference for the login/verify ratios: ${fmt(verify.reference)} verifies/s${verify.after ? ' (mean of the two)' : ''}`);
   out();
   out('2. Login storm, POST /v1.1/users/login (alice)');
   const pgLogin = postgres.login;
@@ -54,7 +56,7 @@ export function report(results) {
   out(`               ${eld(pgLogin.eventLoopDelayMs)}`);
   out(`               ${cpu(pgLogin.cpuCores)}`);
   if (normalised(pgLogin)) out(`               ${normalised(pgLogin)}`);
-  out(`               login/verify ratio ${fmt(pgLogin.okPerSecond / verify.best, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(pgLogin.okPerSecond / verify.best >= GOALS.loginToVerify)}); ` +
+  out(`               login/verify ratio ${fmt(pgLogin.okPerSecond / verify.reference, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(pgLogin.okPerSecond / verify.reference >= GOALS.loginToVerify)}); ` +
     `event-loop p99 goal <= ${GOALS.eldP99Ms} ms: ${verdict(pgLogin.eventLoopDelayMs.p99 <= GOALS.eldP99Ms)}`);
   if (pglite) {
     const l = pglite.login;
@@ -62,7 +64,7 @@ export function report(results) {
     out(`               ${eld(l.eventLoopDelayMs)}`);
     out(`               ${cpu(l.cpuCores)}`);
     if (normalised(l)) out(`               ${normalised(l)}`);
-    out(`               login/verify ratio ${fmt(l.okPerSecond / verify.best, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(l.okPerSecond / verify.best >= GOALS.loginToVerify)}); ` +
+    out(`               login/verify ratio ${fmt(l.okPerSecond / verify.reference, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(l.okPerSecond / verify.reference >= GOALS.loginToVerify)}); ` +
       `event-loop p99 goal <= ${GOALS.eldP99Ms} ms: ${verdict(l.eventLoopDelayMs.p99 <= GOALS.eldP99Ms)}`);
   }
   out();
@@ -133,8 +135,8 @@ export function derive({ verify, postgres, pglite, machine }) {
     pgRefreshPerCoreSecond: perCoreSecond(postgres.refresh),
     pgLoginToVerifyCpuNormalised: verify.bestPerCoreSecond && perCoreSecond(postgres.login) ? r2(perCoreSecond(postgres.login) / verify.bestPerCoreSecond) : null,
     pgliteLoginToVerifyCpuNormalised: pglite && verify.bestPerCoreSecond && perCoreSecond(pglite.login) ? r2(perCoreSecond(pglite.login) / verify.bestPerCoreSecond) : null,
-    pgLoginToVerify: r2(postgres.login.okPerSecond / verify.best),
-    pgliteLoginToVerify: pglite ? r2(pglite.login.okPerSecond / verify.best) : null,
+    pgLoginToVerify: r2(postgres.login.okPerSecond / verify.reference),
+    pgliteLoginToVerify: pglite ? r2(pglite.login.okPerSecond / verify.reference) : null,
     pgLoginVsKeycloak: r2(postgres.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)),
     pgliteLoginVsKeycloak: pglite ? r2(pglite.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)) : null,
     pgRefreshVsKeycloak: r2(postgres.refresh.okPerSecond / (KEYCLOAK_PER_VCPU.refreshes * machine.cores)),
