@@ -20,6 +20,7 @@ import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
 import { safeErrorMessage } from './util/errors.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
+import { trackHandlers } from './http/in-flight.js';
 import { installErrorHandlers } from './http/errors.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
@@ -64,6 +65,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     reply.header('X-Request-Id', request.id);
     if (draining) reply.header('Connection', 'close');
   });
+  const handlers = trackHandlers(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
 
@@ -127,5 +129,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     },
     { prefix: '/v1' },
   );
+  // Last added, so first run: handlers whose client has gone finish before anything they use is released.
+  app.addHook('onClose', () => handlers.drained());
   return app;
 }

@@ -1,6 +1,7 @@
 /**
  * `assent serve`: opens the store, applies migrations, serves HTTP, and shuts down gracefully on
- * SIGTERM/SIGINT (in-flight requests finish; then the store and the lock are released).
+ * SIGTERM/SIGINT (in-flight requests finish, also the handlers of clients that have gone, see
+ * `trackHandlers`; then the store and the lock are released).
  */
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';

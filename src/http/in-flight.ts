@@ -1,0 +1,54 @@
+/**
+ * Shutdown waits for every request handler, including those whose client has gone.
+ *
+ * Fastify's `close` resolves once the sockets are closed. A handler whose client disconnected
+ * (its socket already gone) may still be running then, for example in the middle of a login's
+ * argon2 verification. If the store closed under it, its next query would fail and be logged as an
+ * unhandled error. Issue #2 "Runtime behaviour": a graceful shutdown lets in-flight requests finish.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** What `trackHandlers` gives: a promise of the moment no request handler is left running. */
+export interface HandlersInFlight {
+  /** Resolves when no counted request is left (at once when none is). */
+  drained(): Promise<void>;
+}
+
+/**
+ * Counts requests from `onRequest` until their reply is produced (`onSend`, which also runs for a
+ * client that has gone, unlike `onResponse`). Call it before any plugin is registered, so that the
+ * hooks reach every route; then add `onClose` → `drained()` last, because Fastify runs `onClose`
+ * hooks in the reverse order of their addition, and the wait must come before the hooks that
+ * release what handlers use. The process's force timer (10 s, `serve.ts`) bounds a handler that
+ * never replies.
+ * @param app - the root instance.
+ */
+export function trackHandlers(app: FastifyInstance): HandlersInFlight {
+  const open = new WeakSet<FastifyRequest>();
+  let count = 0;
+  let waiting: Array<() => void> = [];
+  const finish = (request: FastifyRequest) => {
+    if (!open.delete(request)) return;
+    count -= 1;
+    if (count === 0) {
+      for (const resolve of waiting) resolve();
+      waiting = [];
+    }
+  };
+  // Callback-style hooks: no promise per request on the hot paths.
+  app.addHook('onRequest', (request, _reply, done) => {
+    open.add(request);
+    count += 1;
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    finish(request);
+    done(null, payload);
+  });
+  // A reply that skipped `onSend` (a hijacked one) still ends here.
+  app.addHook('onResponse', (request, _reply, done) => {
+    finish(request);
+    done();
+  });
+  return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
+}
