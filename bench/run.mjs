@@ -2,7 +2,7 @@
 /**
  * Assent benchmark suite: `node bench/run.mjs` (or `npm run bench`).
  *
- * One bounded run (about 100 s; a watchdog ends it at BENCH_DEADLINE_SECONDS) that measures:
+ * One bounded run (about 2 minutes; a watchdog ends it at BENCH_DEADLINE_SECONDS) that measures:
  *   1. the raw @node-rs/argon2 `verify` rate with the production parameters, concurrency 2 and 4, and
  *      gapless (a child with one pool thread per core);
  *   2. a login storm (POST /v1.1/users/login) against the real server on PostgreSQL, then on PGlite,

@@ -58,16 +58,16 @@ function gaplessRate(phc) {
 }
 
 /**
- * The gapless rate again, right after the PostgreSQL login storm: argon2 is bound by memory
- * bandwidth that other tenants of the host share, and the rate drifted by 10 % within minutes here;
- * the ratio's reference is the mean of the rate before the storm and this one.
+ * The gapless rate again, right after the PostgreSQL login storm, stored as `verify.after`: argon2
+ * is bound by memory bandwidth that other tenants of the host share, and the rate drifted by 10 %
+ * within minutes here; the ratios' reference (report.mjs, `verifyReference`) is the mean of the
+ * rate before the storm and this one.
  * @param verify - what `benchVerify` returned.
  */
 export function verifyAfterStorm(verify) {
   const after = gaplessRate(verify.phc);
   log(`argon2id verify again after the login storm, concurrency ${after.concurrency}, thread pool ${after.pool}: ${after.perSecond} verifies/s`);
   verify.after = after;
-  verify.reference = r1((verify.best + after.perSecond) / 2);
 }
 
 export async function benchVerify(argon2) {
@@ -84,13 +84,10 @@ export async function benchVerify(argon2) {
   log(`  concurrency ${child.concurrency}, thread pool ${child.pool}: ${child.perSecond} verifies/s (${child.verifies} in ${child.seconds}s)`);
   runs.push(child);
   const perCore = runs.map((r) => (r.cpuCores?.bench ? r.perSecond / r.cpuCores.bench : null)).filter((x) => x != null);
-  const best = Math.max(...runs.map((r) => r.perSecond));
   const result = {
     params: argon2,
     runs,
-    best,
-    // Until `verifyAfterStorm` brackets the storm: the best rate before it.
-    reference: best,
+    best: Math.max(...runs.map((r) => r.perSecond)),
     // Verifies per CPU-second of this process: insensitive to other processes taking cores.
     bestPerCoreSecond: perCore.length ? r1(Math.max(...perCore)) : null,
   };

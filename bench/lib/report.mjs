@@ -9,7 +9,7 @@ const fmt = (x, digits = 1) => (x == null ? 'n/a' : Number(x).toFixed(digits));
 const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
 
 export function report(results) {
-  const { machine, verify, postgres, pglite } = results;
+  const { machine, verify, postgres, pglite, derived } = results;
   const cores = machine.cores;
   const kc = { logins: KEYCLOAK_PER_VCPU.logins * cores, refreshes: KEYCLOAK_PER_VCPU.refreshes * cores };
   const lines = [];
@@ -48,7 +48,7 @@ export function report(results) {
   }
   out(`   best of the three: ${fmt(verify.best)} verifies/s; ${fmt(verify.bestPerCoreSecond)} verifies per CPU-second`);
   if (verify.after) out(`   gapless again right after the PostgreSQL login storm: ${fmt(verify.after.perSecond)} verifies/s`);
-  out(`   reference for the login/verify ratios: ${fmt(verify.reference)} verifies/s${verify.after ? ' (mean of the two)' : ''}`);
+  out(`   reference for the login/verify ratios: ${fmt(derived.verifyReference)} verifies/s${verify.after ? ' (mean of the two)' : ''}`);
   out();
   out('2. Login storm, POST /v1.1/users/login (alice)');
   const pgLogin = postgres.login;
@@ -56,7 +56,7 @@ export function report(results) {
   out(`               ${eld(pgLogin.eventLoopDelayMs)}`);
   out(`               ${cpu(pgLogin.cpuCores)}`);
   if (normalised(pgLogin)) out(`               ${normalised(pgLogin)}`);
-  out(`               login/verify ratio ${fmt(pgLogin.okPerSecond / verify.reference, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(pgLogin.okPerSecond / verify.reference >= GOALS.loginToVerify)}); ` +
+  out(`               login/verify ratio ${fmt(derived.pgLoginToVerify, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(derived.pgLoginToVerify >= GOALS.loginToVerify)}); ` +
     `event-loop p99 goal <= ${GOALS.eldP99Ms} ms: ${verdict(pgLogin.eventLoopDelayMs.p99 <= GOALS.eldP99Ms)}`);
   if (pglite) {
     const l = pglite.login;
@@ -64,7 +64,7 @@ export function report(results) {
     out(`               ${eld(l.eventLoopDelayMs)}`);
     out(`               ${cpu(l.cpuCores)}`);
     if (normalised(l)) out(`               ${normalised(l)}`);
-    out(`               login/verify ratio ${fmt(l.okPerSecond / verify.reference, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(l.okPerSecond / verify.reference >= GOALS.loginToVerify)}); ` +
+    out(`               login/verify ratio ${fmt(derived.pgliteLoginToVerify, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(derived.pgliteLoginToVerify >= GOALS.loginToVerify)}); ` +
       `event-loop p99 goal <= ${GOALS.eldP99Ms} ms: ${verdict(l.eventLoopDelayMs.p99 <= GOALS.eldP99Ms)}`);
   }
   out();
@@ -129,14 +129,18 @@ export function derive({ verify, postgres, pglite, machine }) {
     const ours = c ? c.serverMainThread + c.serverOtherThreads + c.postgres + c.loadGenerator : 0;
     return ours > 0 ? r1(st.okPerSecond / ours) : null;
   };
+  // The best raw rate before the storms, averaged with the gapless rate right after the PostgreSQL
+  // login storm when that was measured (argon2.mjs, `verifyAfterStorm`).
+  const verifyReference = verify.after ? r1((verify.best + verify.after.perSecond) / 2) : verify.best;
   return {
+    verifyReference,
     pgLoginPerCoreSecond: perCoreSecond(postgres.login),
     pgliteLoginPerCoreSecond: pglite ? perCoreSecond(pglite.login) : null,
     pgRefreshPerCoreSecond: perCoreSecond(postgres.refresh),
     pgLoginToVerifyCpuNormalised: verify.bestPerCoreSecond && perCoreSecond(postgres.login) ? r2(perCoreSecond(postgres.login) / verify.bestPerCoreSecond) : null,
     pgliteLoginToVerifyCpuNormalised: pglite && verify.bestPerCoreSecond && perCoreSecond(pglite.login) ? r2(perCoreSecond(pglite.login) / verify.bestPerCoreSecond) : null,
-    pgLoginToVerify: r2(postgres.login.okPerSecond / verify.reference),
-    pgliteLoginToVerify: pglite ? r2(pglite.login.okPerSecond / verify.reference) : null,
+    pgLoginToVerify: r2(postgres.login.okPerSecond / verifyReference),
+    pgliteLoginToVerify: pglite ? r2(pglite.login.okPerSecond / verifyReference) : null,
     pgLoginVsKeycloak: r2(postgres.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)),
     pgliteLoginVsKeycloak: pglite ? r2(pglite.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)) : null,
     pgRefreshVsKeycloak: r2(postgres.refresh.okPerSecond / (KEYCLOAK_PER_VCPU.refreshes * machine.cores)),

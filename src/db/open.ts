@@ -140,17 +140,15 @@ export function openPostgres(url: string, poolSize = 10): Store {
   // No JIT: every statement here is a short lookup, and a named statement's generic plan (which
   // does not know its LIMIT) can be costed above jit_above_cost, adding 10 to 50 ms of compilation
   // to a 0.3 ms page on every execution (seen in bench/consents.mjs's EXPLAIN).
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c jit=off', application_name: 'assent' });
+  const newPool = (applicationName: string, options: string) => {
+    const created = new pg.Pool({ connectionString: url, max: poolSize, options: `-c jit=off ${options}`.trim(), application_name: applicationName });
+    // A dropped idle connection must not crash the process; the pool replaces it.
+    created.on('error', () => {});
+    return created;
+  };
+  const pool = newPool('assent', '');
   // The named statements' pool (see `statementHandle`); its connections open only when used.
-  const statementPool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    options: '-c jit=off -c plan_cache_mode=force_generic_plan',
-    application_name: 'assent-named-statements',
-  });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  statementPool.on('error', () => {});
+  const statementPool = newPool('assent-named-statements', '-c plan_cache_mode=force_generic_plan');
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   statementHandles.set(db, drizzlePg(statementPool, { schema }) as unknown as Db);
   // One LISTEN connection for every channel of the process, outside the pool (src/db/listener.ts).
