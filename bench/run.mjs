@@ -2,11 +2,13 @@
 /**
  * Assent benchmark suite: `node bench/run.mjs` (or `npm run bench`).
  *
- * One bounded run (about 2 minutes; a watchdog ends it at BENCH_DEADLINE_SECONDS) that measures:
+ * One bounded run (about 3 minutes; a watchdog ends it at BENCH_DEADLINE_SECONDS) that measures:
  *   1. the raw @node-rs/argon2 `verify` rate with the production parameters, concurrency 2 and 4, and
  *      gapless (a child with one pool thread per core);
  *   2. a login storm (POST /v1.1/users/login) against the real server on PostgreSQL, then on PGlite,
  *      with the server's event-loop delay recorded by the bench/eld.mjs preload;
+ *   2a. the same storm against two floor servers (verify only; lookup + verify + one write), one
+ *      before and one after the PostgreSQL login storm;
  *   3. a refresh storm (POST /v1/users/token) on PostgreSQL, one rotating refresh-token chain per
  *      connection;
  *   4b. on PostgreSQL, between its login and refresh storms: failed logins with an unknown username
@@ -26,6 +28,7 @@ import { benchVerify, verifyAfterStorm } from './lib/argon2.mjs';
 import { build } from './lib/build.mjs';
 import { cleanup, installGuards } from './lib/cleanup.mjs';
 import { DEMO_FILE, GOALS, KEYCLOAK_PER_VCPU, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
+import { floorStorm } from './lib/floor.mjs';
 import { derive, report } from './lib/report.mjs';
 import { createPgliteDir, createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
 import { loginStorm, refreshStorm } from './lib/storms.mjs';
@@ -39,13 +42,24 @@ async function postgresPhase(verify) {
   const env = serverEnv({ DATABASE_URL: url.toString(), ASSENT_SECRET: randomBytes(32).toString('base64') });
   runCli(['import', DEMO_FILE], env);
   log('postgres: imported examples/demo.json');
+  // The floors bracket the login storm, like the two gapless verify runs (drift, argon2.mjs).
+  const floorVerify = await floorStorm('verify', env, dbName, verify.phc);
   const server = await startServer('postgres', env, dbName);
   const login = await loginStorm(server, opts.loginConnections);
   verifyAfterStorm(verify); // the server is idle meanwhile
+  const floorDatabase = await floorStorm('database', env, dbName, verify.phc);
   const timing = await loginTiming(server);
   const refresh = await refreshStorm(server, opts.refreshConnections);
   const shutdown = await stopServer(server);
-  return { database: `PostgreSQL ${pgVersion} at ${url.host}`, databaseName: dbName, login, loginTiming: timing, refresh, shutdown };
+  return {
+    database: `PostgreSQL ${pgVersion} at ${url.host}`,
+    databaseName: dbName,
+    floors: { verify: floorVerify, database: floorDatabase },
+    login,
+    loginTiming: timing,
+    refresh,
+    shutdown,
+  };
 }
 
 async function pglitePhase() {

@@ -58,6 +58,7 @@ export function report(results) {
   if (normalised(pgLogin)) out(`               ${normalised(pgLogin)}`);
   out(`               login/verify ratio ${fmt(derived.pgLoginToVerify, 2)} (goal >= ${GOALS.loginToVerify}: ${verdict(derived.pgLoginToVerify >= GOALS.loginToVerify)}); ` +
     `event-loop p99 goal <= ${GOALS.eldP99Ms} ms: ${verdict(pgLogin.eventLoopDelayMs.p99 <= GOALS.eldP99Ms)}`);
+  if (postgres.floors) floorSection(postgres.floors, derived, out, storm, cpu);
   if (pglite) {
     const l = pglite.login;
     out(`   PGlite:     ${storm(l)}`);
@@ -91,7 +92,7 @@ export function report(results) {
   out(`   CPU: ${machine.cpuModel}; cores: ${cores}; Node ${machine.node}; libuv thread pool: ${machine.uvThreadpool}; database: ${postgres.database}${pglite ? ' and PGlite' : ''}`);
   out(`   load average before/after: PG login ${pgLogin.loadAvgBefore[0]} -> ${pgLogin.loadAvgAfter[0]}, refresh ${rf.loadAvgBefore[0]} -> ${rf.loadAvgAfter[0]}` +
     (pglite ? `, PGlite login ${pglite.login.loadAvgBefore[0]} -> ${pglite.login.loadAvgAfter[0]}` : '') + ' (1-min; the load generator shares the cores)');
-  const strangers = [pgLogin.cpuCores, rf.cpuCores, pglite?.login.cpuCores].filter(Boolean);
+  const strangers = [pgLogin.cpuCores, rf.cpuCores, pglite?.login.cpuCores, postgres.floors?.verify.cpuCores, postgres.floors?.database.cpuCores].filter(Boolean);
   const worst = Math.max(0, ...strangers.map((c) => c.otherProcesses + c.steal), ...verify.runs.map((r) => (r.cpuCores ? r.cpuCores.otherProcesses + r.cpuCores.steal : 0)));
   if (worst >= 0.2) {
     out();
@@ -99,6 +100,20 @@ export function report(results) {
       'the figures above are depressed by that much and are not a clean measurement. Re-run on a quiet machine.');
   }
   return lines.join('\n');
+}
+
+/** Section 2a: the floor servers (floor.mjs) and the PostgreSQL login set against them. */
+function floorSection(floors, derived, out, storm, cpu) {
+  out('   2a. Floors: the same storm against plain node:http servers (bench/lib/floor-server.mjs), before and after the PostgreSQL storm');
+  const rows = [
+    ['verify only (HTTP + argon2id):', floors.verify, derived.floorVerifyToVerify, derived.pgLoginToFloorVerify],
+    ['lookup + verify + one write:', floors.database, derived.floorDatabaseToVerify, derived.pgLoginToFloorDatabase],
+  ];
+  for (const [name, f, toVerify, loginTo] of rows) {
+    out(`   ${name.padEnd(31)}${storm(f)}`);
+    out(`   ${''.padEnd(31)}${cpu(f.cpuCores)}`);
+    out(`   ${''.padEnd(31)}floor/verify ratio ${fmt(toVerify, 2)}; the PostgreSQL login reaches ${fmt(loginTo, 2)} of this floor`);
+  }
 }
 
 const signed = (x, digits) => `${x >= 0 ? '+' : ''}${fmt(x, digits)}`;
@@ -140,6 +155,10 @@ export function derive({ verify, postgres, pglite, machine }) {
     pgLoginToVerifyCpuNormalised: verify.bestPerCoreSecond && perCoreSecond(postgres.login) ? r2(perCoreSecond(postgres.login) / verify.bestPerCoreSecond) : null,
     pgliteLoginToVerifyCpuNormalised: pglite && verify.bestPerCoreSecond && perCoreSecond(pglite.login) ? r2(perCoreSecond(pglite.login) / verify.bestPerCoreSecond) : null,
     pgLoginToVerify: r2(postgres.login.okPerSecond / verifyReference),
+    floorVerifyToVerify: postgres.floors ? r2(postgres.floors.verify.okPerSecond / verifyReference) : null,
+    floorDatabaseToVerify: postgres.floors ? r2(postgres.floors.database.okPerSecond / verifyReference) : null,
+    pgLoginToFloorVerify: postgres.floors ? r2(postgres.login.okPerSecond / postgres.floors.verify.okPerSecond) : null,
+    pgLoginToFloorDatabase: postgres.floors ? r2(postgres.login.okPerSecond / postgres.floors.database.okPerSecond) : null,
     pgliteLoginToVerify: pglite ? r2(pglite.login.okPerSecond / verifyReference) : null,
     pgLoginVsKeycloak: r2(postgres.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)),
     pgliteLoginVsKeycloak: pglite ? r2(pglite.login.okPerSecond / (KEYCLOAK_PER_VCPU.logins * machine.cores)) : null,

@@ -78,11 +78,18 @@ export function createPgliteDir() {
   return dir;
 }
 
-export async function startServer(label, env, dbName = null) {
+/**
+ * Starts a server child with the event-loop probe preloaded and waits until `GET /readyz` answers.
+ * @param label - names it in the log.
+ * @param env - its environment (see `serverEnv`); PORT, HOST and BENCH_ELD_FILE are added.
+ * @param dbName - the PostgreSQL database whose backends count as the server's in CPU snapshots.
+ * @param script - what node runs: Assent (`bin/assent.js serve`) or a floor server (floor.mjs).
+ */
+export async function startServer(label, env, dbName = null, script = ['bin/assent.js', 'serve']) {
   const port = await freePort();
   const eldFile = path.join(os.tmpdir(), `assent-bench-eld-${process.pid}-${label}-${Date.now()}.jsonl`);
   onCleanup(() => rmSync(eldFile, { force: true }));
-  const child = spawn(process.execPath, ['--import', './bench/eld.mjs', 'bin/assent.js', 'serve'], {
+  const child = spawn(process.execPath, ['--import', './bench/eld.mjs', ...script], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST, BENCH_ELD_FILE: eldFile },
     stdio: ['ignore', 'pipe', 'pipe'],
