@@ -6,7 +6,7 @@
  *   1. the raw @node-rs/argon2 `verify` rate with the production parameters, concurrency 2 and 4, and
  *      gapless (a child with one pool thread per core);
  *   2. a login storm (POST /v1.1/users/login) against the real server on PostgreSQL, then on PGlite,
- *      with the server's event-loop delay recorded by the bench/eld.mjs preload;
+ *      with the server's event-loop delay recorded by the bench/eld.cjs preload;
  *   2a. the same storm against two floor servers (verify only; lookup + verify + one write), one
  *      before and one after the PostgreSQL login storm;
  *   3. a refresh storm (POST /v1/users/token) on PostgreSQL, one rotating refresh-token chain per
@@ -30,7 +30,7 @@ import { cleanup, installGuards } from './lib/cleanup.mjs';
 import { DEMO_FILE, GOALS, KEYCLOAK_PER_VCPU, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
 import { floorStorm } from './lib/floor.mjs';
 import { derive, report } from './lib/report.mjs';
-import { createPgliteDir, createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
+import { createPgliteDir, createPostgresDatabase, serverEnv, serverThreadPool, startServer, stopServer } from './lib/server.mjs';
 import { loginStorm, refreshStorm } from './lib/storms.mjs';
 import { loginTiming } from './lib/timing.mjs';
 import { elapsedSeconds, load, log, r1, redact, runCli } from './lib/util.mjs';
@@ -84,6 +84,7 @@ async function main() {
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
     totalMemGiB: r1(os.totalmem() / 2 ** 30),
     uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)',
+    serverThreadPool: serverThreadPool(),
     loadAvgStart: load(),
   };
   log(`Assent benchmark: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cli = path.join(root, 'bin', 'assent.js');
+const cli = path.join(root, 'bin', 'assent.cjs');
 const demoFile = path.join(root, 'examples', 'demo.json');
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
 const host = env.HOST || '127.0.0.1';

@@ -72,7 +72,7 @@ function readJsonFile(file: string | undefined): unknown {
 }
 
 /**
- * Entry point of `bin/assent.js`.
+ * Entry point of `bin/assent.cjs`.
  * @param args - the arguments after the program name.
  */
 export async function main(args: string[]): Promise<void> {

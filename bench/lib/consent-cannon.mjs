@@ -17,7 +17,7 @@ import { assertLocal, load, log, r2 } from './util.mjs';
  * @property {string} base   http://127.0.0.1:<port>
  * @property {import('node:child_process').ChildProcess} child  the server process (CPU accounting)
  * @property {string|null} [dbName]  its PostgreSQL database, for the CPU split
- * @property {boolean} [eld]  whether it runs the bench/eld.mjs probe (Assent only)
+ * @property {boolean} [eld]  whether it runs the bench/eld.cjs probe (Assent only)
  */
 
 /**

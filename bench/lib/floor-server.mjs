@@ -4,8 +4,8 @@
  * endpoint on this machine can reach. Started as a child, like the real server, with the
  * event-loop probe preloaded:
  *
- *   FLOOR_MODE=verify   FLOOR_PHC=<phc>        node --import ./bench/eld.mjs bench/lib/floor-server.mjs
- *   FLOOR_MODE=database DATABASE_URL=<url>     node --import ./bench/eld.mjs bench/lib/floor-server.mjs
+ *   FLOOR_MODE=verify   FLOOR_PHC=<phc>        node --require ./bench/eld.cjs bench/lib/floor-server.mjs
+ *   FLOOR_MODE=database DATABASE_URL=<url>     node --require ./bench/eld.cjs bench/lib/floor-server.mjs
  *
  * Every POST body is `{"username", "password"}`; the answer is 200 `{"ok":true}` or 401.
  * - `verify`: argon2id verification of the password against FLOOR_PHC, nothing else.

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { opts } from './config.mjs';
-import { startServer, stopServer } from './server.mjs';
+import { serverThreadPool, startServer, stopServer } from './server.mjs';
 import { loginStorm } from './storms.mjs';
 
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
@@ -21,7 +21,10 @@ const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.mjs', import.meta.url
  * @returns the storm's figures (as `loginStorm`) and `mode`.
  */
 export async function floorStorm(mode, env, dbName, phc) {
-  const server = await startServer(`floor-${mode}`, { ...env, FLOOR_MODE: mode, FLOOR_PHC: phc }, dbName, [FLOOR_SERVER]);
+  // An ES module entry starts the thread pool before its first line runs, so the size the real
+  // server gets from bin/assent.cjs is passed in the environment.
+  const floorEnv = { ...env, FLOOR_MODE: mode, FLOOR_PHC: phc, UV_THREADPOOL_SIZE: serverThreadPool() };
+  const server = await startServer(`floor-${mode}`, floorEnv, dbName, [FLOOR_SERVER]);
   const storm = await loginStorm(server, opts.loginConnections);
   const shutdown = await stopServer(server);
   return { mode, ...storm, shutdown };

@@ -89,7 +89,7 @@ export function report(results) {
     out();
   }
   out('5. Machine');
-  out(`   CPU: ${machine.cpuModel}; cores: ${cores}; Node ${machine.node}; libuv thread pool: ${machine.uvThreadpool}; database: ${postgres.database}${pglite ? ' and PGlite' : ''}`);
+  out(`   CPU: ${machine.cpuModel}; cores: ${cores}; Node ${machine.node}; libuv thread pool: bench ${machine.uvThreadpool}, servers ${machine.serverThreadPool ?? '4 (default)'}; database: ${postgres.database}${pglite ? ' and PGlite' : ''}`);
   out(`   load average before/after: PG login ${pgLogin.loadAvgBefore[0]} -> ${pgLogin.loadAvgAfter[0]}, refresh ${rf.loadAvgBefore[0]} -> ${rf.loadAvgAfter[0]}` +
     (pglite ? `, PGlite login ${pglite.login.loadAvgBefore[0]} -> ${pglite.login.loadAvgAfter[0]}` : '') + ' (1-min; the load generator shares the cores)');
   const strangers = [pgLogin.cpuCores, rf.cpuCores, pglite?.login.cpuCores, postgres.floors?.verify.cpuCores, postgres.floors?.database.cpuCores].filter(Boolean);

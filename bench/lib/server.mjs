@@ -1,6 +1,6 @@
 /**
  * The server under test and its database: creating and dropping the PostgreSQL bench database or
- * the PGlite directory, starting `node --import ./bench/eld.mjs bin/assent.js serve` as a child on
+ * the PGlite directory, starting `node --require ./bench/eld.cjs bin/assent.cjs serve` as a child on
  * a free port of 127.0.0.1, reading the event-loop probe's records, and stopping the child.
  * Everything created here registers its undo step with onCleanup.
  */
@@ -21,6 +21,14 @@ export const THROTTLE_ENV = {
   ASSENT_ACCOUNT_DELAY_AFTER: '1000000',
   ASSENT_ACCOUNT_LOCK_AFTER: '1000000',
 };
+
+/**
+ * The libuv thread pool size the server runs with: UV_THREADPOOL_SIZE when set, else what
+ * `bin/assent.cjs` chooses (one thread per core, at least 2). Floor servers are given the same.
+ */
+export function serverThreadPool() {
+  return process.env.UV_THREADPOOL_SIZE || String(Math.max(2, os.availableParallelism()));
+}
 
 /** The server's environment: this process's, minus anything that would point it elsewhere. */
 export function serverEnv(extra) {
@@ -83,13 +91,13 @@ export function createPgliteDir() {
  * @param label - names it in the log.
  * @param env - its environment (see `serverEnv`); PORT, HOST and BENCH_ELD_FILE are added.
  * @param dbName - the PostgreSQL database whose backends count as the server's in CPU snapshots.
- * @param script - what node runs: Assent (`bin/assent.js serve`) or a floor server (floor.mjs).
+ * @param script - what node runs: Assent (`bin/assent.cjs serve`) or a floor server (floor.mjs).
  */
-export async function startServer(label, env, dbName = null, script = ['bin/assent.js', 'serve']) {
+export async function startServer(label, env, dbName = null, script = ['bin/assent.cjs', 'serve']) {
   const port = await freePort();
   const eldFile = path.join(os.tmpdir(), `assent-bench-eld-${process.pid}-${label}-${Date.now()}.jsonl`);
   onCleanup(() => rmSync(eldFile, { force: true }));
-  const child = spawn(process.execPath, ['--import', './bench/eld.mjs', ...script], {
+  const child = spawn(process.execPath, ['--require', './bench/eld.cjs', ...script], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST, BENCH_ELD_FILE: eldFile },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -43,7 +43,7 @@ export function freePort() {
 
 /** Runs the CLI to completion (import, migrate); throws with its output when it fails. */
 export function runCli(args, env, timeoutMs = 60_000) {
-  const res = spawnSync(process.execPath, ['bin/assent.js', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
+  const res = spawnSync(process.execPath, ['bin/assent.cjs', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
   if (res.status !== 0) throw new Error(`assent ${args.join(' ')} failed (status ${res.status}, signal ${res.signal}):\n${res.stderr}${res.stdout}`);
   return res.stdout;
 }

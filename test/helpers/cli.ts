@@ -1,5 +1,5 @@
 /**
- * Runs the real `assent` command (`node bin/assent.js`, the compiled dist/) as child processes:
+ * Runs the real `assent` command (`node bin/assent.cjs`, the compiled dist/) as child processes:
  * one-shot commands (`import`, `migrate`, ...) and a long-running `serve`, each on a throwaway
  * store — a fresh PGlite data directory, or a fresh PostgreSQL database when TEST_DATABASE_URL is set.
  */
@@ -15,7 +15,7 @@ import { freePort, freshPostgresDatabase, onPostgres, TEST_SECRET } from './asse
 
 /** Repository root and the CLI entry point. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin/assent.js');
+export const BIN = path.join(ROOT, 'bin/assent.cjs');
 /** The demo import file shipped with Assent. */
 export const DEMO_FILE = path.join(ROOT, 'examples/demo.json');
 
@@ -37,7 +37,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `node bin/assent.js ...args` to completion.
+ * Runs `node bin/assent.cjs ...args` to completion.
  * @param env - Assent environment (ASSENT_DATA_DIR, DATABASE_URL, ...).
  * @param timeoutMs - kill the command (SIGKILL) after this long.
  */
@@ -131,7 +131,7 @@ export interface ServeProcess {
 }
 
 /**
- * Spawns `node bin/assent.js serve` on a free port and waits until `GET /readyz` answers 200.
+ * Spawns `node bin/assent.cjs serve` on a free port and waits until `GET /readyz` answers 200.
  * @param env - Assent environment; PORT and HOST are set here.
  * @throws when the process exits or is not ready within `timeoutMs`.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs the real `assent` command (bin/assent.js, on the built dist/) as child processes: a serving
+ * Runs the real `assent` command (bin/assent.cjs, on the built dist/) as child processes: a serving
  * process on a fresh store, and one-shot CLI commands pointed at the same store. `npm test`
  * builds dist/ first.
  */
@@ -12,7 +12,7 @@ import { freePort, freshPostgresDatabase, onPostgres, TEST_SECRET } from './asse
 
 /** The repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = path.join(ROOT, 'bin/assent.js');
+const BIN = path.join(ROOT, 'bin/assent.cjs');
 
 /** The outcome of a CLI run. */
 export interface CliResult {
@@ -39,7 +39,7 @@ export interface ServedAssent {
   cleanup(): Promise<void>;
 }
 
-/** Runs `node bin/assent.js ...args` with `env` and collects its output. */
+/** Runs `node bin/assent.cjs ...args` with `env` and collects its output. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,7 +1,7 @@
 /**
  * Event-loop delay probe, preloaded into the server by the benchmark:
  *
- *   BENCH_ELD_FILE=/tmp/eld.jsonl node --import ./bench/eld.mjs bin/assent.js serve
+ *   BENCH_ELD_FILE=/tmp/eld.jsonl node --require ./bench/eld.cjs bin/assent.cjs serve
  *
  * It samples the event loop with `perf_hooks.monitorEventLoopDelay({ resolution: 10 })` and appends
  * one JSON line per window to BENCH_ELD_FILE:
@@ -16,12 +16,16 @@
  * timer's resolution (interval - 10 ms, floored at 0, as fastify's under-pressure reports it);
  * `raw` holds the undoctored intervals.
  *
+ * CommonJS, preloaded with `--require`: an ES module preload would start libuv's thread pool before
+ * `bin/assent.cjs` sizes it, and the server would run with a pool it never has in production.
+ *
  * Behaviour of the product is unchanged: the probe adds no SIGTERM/SIGINT listener (the server
  * installs its own), only a SIGUSR2 listener (a signal Assent does not use), an unref'd timer
  * inside the histogram, and an 'exit' listener. Without BENCH_ELD_FILE it does nothing.
  */
-import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+'use strict';
+const { appendFileSync } = require('node:fs');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 
 const file = process.env.BENCH_ELD_FILE;
 const RESOLUTION_MS = 10;
