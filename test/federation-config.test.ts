@@ -111,11 +111,16 @@ describe('IdP configuration', () => {
     expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual(['com.example.app:/cb', 'http://127.0.0.1:4000/cb', 'https://app.example/cb']);
   });
 
-  it('the import file sets the app redirect URIs (optional redirectUris of an organisation)', async () => {
+  it('the import file sets the app redirect URIs (optional redirectUris of an organisation), audited once per change', async () => {
     const file = demoImport();
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['https://imported.example/cb'];
     await runImport(t.store.db, file, t.config.argon2);
     expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual(['https://imported.example/cb']);
+    const audited = (await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0];
+    expect(audited).toMatchObject({ Action: 'idp.app-redirect-uris.update', ActorUserID: '', ActorAPIKeyID: '', Detail: { uris: ['https://imported.example/cb'], source: 'import' } });
+    // The same file again changes nothing, so it adds no entry.
+    await runImport(t.store.db, file, t.config.argon2);
+    expect((await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0].ID).toBe(audited.ID);
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['javascript:alert(1)'];
     await expect(runImport(t.store.db, file, t.config.argon2)).rejects.toThrow(/redirectUris\[0\]/);
   });
@@ -129,12 +134,14 @@ describe('IdP configuration', () => {
     const res = await call(`${t.base}/organizations/${orgId}/audit-log`, { token: owner });
     expect(res.status).toBe(200);
     const actions = res.body.Entries.map((e: { Action: string }) => e.Action);
-    expect(actions).toEqual(['idp.delete', 'idp.app-redirect-uris.update', 'idp.update', 'idp.update', 'idp.create']);
+    expect(actions).toEqual(['idp.delete', 'idp.app-redirect-uris.update', 'idp.app-redirect-uris.update', 'idp.update', 'idp.update', 'idp.create']);
     for (const e of res.body.Entries) {
-      expect(e.ActorUserID).toBe(ownerId);
+      // The import's entry has no user as its actor; every other change was the owner's.
+      expect(e.ActorUserID).toBe(e.Detail.source === 'import' ? '' : ownerId);
       expect(Date.parse(e.At)).toBeGreaterThan(Date.now() - 600_000);
     }
-    expect(res.body.Entries[2].Detail.fields).toEqual(['clientSecret', 'validateSignature']);
+    expect(res.body.Entries[1].Detail.source).toBe('import');
+    expect(res.body.Entries[3].Detail.fields).toEqual(['clientSecret', 'validateSignature']);
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('a-new-secret');

@@ -3,7 +3,7 @@
  * in one transaction, so a bad file writes nothing (issue #2, "Import: organisations as code").
  */
 import { Value } from 'typebox/value';
-import type { Db } from '../db/open.js';
+import type { Db, Executor } from '../db/open.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
 import { normalisePassword, passwordProblem } from '../passwords/policy.js';
@@ -11,7 +11,7 @@ import { ROLE_BY_NAME } from '../users/roles.js';
 import { findNul } from '../util/nul.js';
 import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
 import { redirectUriProblem } from '../federation/redirect-uris.js';
-import { setRedirectUris } from '../federation/store.js';
+import { audit, redirectUris, setRedirectUris } from '../federation/store.js';
 import * as store from './store.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
@@ -152,8 +152,23 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
     await store.subscribe(tx, userId, orgId);
     out.users[i.username] = userId;
   }
-  if (org.redirectUris) await setRedirectUris(tx, orgId, [...new Set(org.redirectUris)]);
+  if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris);
   return out;
+}
+
+/**
+ * Replaces an organisation's app redirect URIs with the file's, when they differ, and records the
+ * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris` (issue #5),
+ * with no user as its actor and `source: "import"` (ASVS 5.0 V16.2.1: every change of a security
+ * setting is logged). An unchanged list writes nothing, so a repeated import adds no entry.
+ * @param uris - as the file lists them (already validated); duplicates are dropped.
+ */
+async function importRedirectUris(tx: Executor, orgId: string, uris: string[]): Promise<void> {
+  const wanted = [...new Set(uris)];
+  const stored = await redirectUris(tx, orgId);
+  if (stored.length === wanted.length && wanted.every((uri) => stored.includes(uri))) return;
+  await setRedirectUris(tx, orgId, wanted);
+  await audit(tx, { orgId, actorUserId: null, actorApiKeyId: null, action: 'idp.app-redirect-uris.update', detail: { uris: wanted, source: 'import' } });
 }
 
 /**
