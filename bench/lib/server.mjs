@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { threadPoolSize } from '../../bin/thread-pool.cjs';
 import { onCleanup } from './cleanup.mjs';
 import { HOST, opts, ROOT } from './config.mjs';
 import { assertLocal, freePort, log } from './util.mjs';
@@ -23,11 +24,12 @@ export const THROTTLE_ENV = {
 };
 
 /**
- * The libuv thread pool size the server runs with: UV_THREADPOOL_SIZE when set, else what
- * `bin/assent.cjs` chooses (one thread per core, at least 2). Floor servers are given the same.
+ * The libuv thread pool size the server runs with, by the product's own rule
+ * (`bin/thread-pool.cjs`: UV_THREADPOOL_SIZE when set, else one thread per core, at least 2).
+ * Floor servers are given the same.
  */
 export function serverThreadPool() {
-  return process.env.UV_THREADPOOL_SIZE || String(Math.max(2, os.availableParallelism()));
+  return threadPoolSize(process.env);
 }
 
 /** The server's environment: this process's, minus anything that would point it elsewhere. */
