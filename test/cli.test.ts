@@ -9,9 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { call, onPostgres } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
-
-const ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' };
+import { DEMO_ALICE, DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 
 /** A store of the run's kind (PGlite or PostgreSQL) with a server on it. */
 let store: TestStore;
@@ -45,7 +43,7 @@ describe('assent CLI', { timeout: 120_000 }, () => {
     const res = await runCli(['import', DEMO_FILE], store.env);
     expect(res.code, res.stderr).toBe(0);
     const ids = JSON.parse(res.stdout);
-    const login = await call(`${server.base}/v1.1/users/login`, { body: ALICE });
+    const login = await call(`${server.base}/v1.1/users/login`, { body: DEMO_ALICE });
     expect(login.status).toBe(200);
     expect(login.body.User.ID).toBe(ids.organisations.acme.users['alice@acme.example']);
     expect(server.child.exitCode).toBeNull();
@@ -147,7 +145,7 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       await holder.query('LOCK TABLE login_throttle IN ACCESS EXCLUSIVE MODE');
       const req = http.request(`${again.base}/v1.1/users/login`, { agent: false, method: 'POST', headers: { 'content-type': 'application/json' } });
       req.on('error', () => {}); // the client leaves on purpose
-      req.end(JSON.stringify(ALICE));
+      req.end(JSON.stringify(DEMO_ALICE));
       await until(() => again.stdout().includes('/v1.1/users/login'), 'the server to receive the login');
       await new Promise((r) => setTimeout(r, 200)); // the body parsed, the lookup waiting on the lock
       req.destroy();
@@ -174,7 +172,7 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
  * @param agent - the HTTP agent; false for a fresh connection without keep-alive.
  */
 async function loginAcrossSigterm(target: ServeProcess, agent: http.Agent | false): Promise<{ status: number; text: string }> {
-  const body = JSON.stringify(ALICE);
+  const body = JSON.stringify(DEMO_ALICE);
   const requestId = `in-flight-${Date.now()}`;
   const req = http.request(`${target.base}/v1.1/users/login`, {
     agent,

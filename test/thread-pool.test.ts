@@ -7,9 +7,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, startServe, type TestStore } from './helpers/cli.js';
-
-const ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' };
+import { DEMO_ALICE, DEMO_FILE, freshStore, runCli, startServe, type TestStore } from './helpers/cli.js';
 
 describe.skipIf(process.platform !== 'linux')('assent serve: the thread pool', { timeout: 120_000 }, () => {
   let store: TestStore;
@@ -24,7 +22,7 @@ describe.skipIf(process.platform !== 'linux')('assent serve: the thread pool', {
   async function threadsAfterLogin(env: Record<string, string>): Promise<number> {
     const server = await startServe({ ...store.env, ...env });
     try {
-      const login = await call(`${server.base}/v1.1/users/login`, { body: ALICE });
+      const login = await call(`${server.base}/v1.1/users/login`, { body: DEMO_ALICE });
       expect(login.status).toBe(200);
       return readdirSync(`/proc/${server.child.pid}/task`).length;
     } finally {

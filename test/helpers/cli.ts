@@ -18,6 +18,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BIN = path.join(ROOT, 'bin/assent.cjs');
 /** The demo import file shipped with Assent. */
 export const DEMO_FILE = path.join(ROOT, 'examples/demo.json');
+/** The demo individual's credentials, as `DEMO_FILE` declares them (README quick start). */
+export const DEMO_ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' };
 
 /** The runner's own environment without any Assent setting, so that only what a test passes applies. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
