@@ -6,40 +6,27 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
+import { type DemoRequest, restartAfterKill, serveDemoRequest } from './helpers/demo-request.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
-import { type ServedAssent, serveFresh } from './helpers/server-process.js';
 
 /** Individuals added to the demo organisation (alice is already subscribed). */
 const ADDED = 150;
 const BATCH = 20;
 
-let s: ServedAssent;
+let demo: DemoRequest;
 let hook: Receiver;
 
 beforeAll(async () => {
   hook = await startReceiver();
-  s = await serveFresh('examples/demo.json', {
-    ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1',
-    ASSENT_NOTIFY_BATCH_SIZE: String(BATCH),
-    ASSENT_JOB_LEASE_SECONDS: '2',
-  });
-});
+  demo = await serveDemoRequest(ADDED, BATCH, hook.url, 'person');
+}, 120_000);
 afterAll(async () => {
-  await s?.cleanup();
+  await demo?.s.cleanup();
   await hook?.close();
 });
 
 it('killing the process mid-job and starting it again finishes the job without notifying anyone under two keys', async () => {
-  const signIn = await call(`${s.base}/v1.1/users/login`, { body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' } });
-  const token = signIn.body.Token.access_token as string;
-  const orgId = signIn.body.User.Roles[0].OrgID as string;
-  const orgUrl = `${s.base}/organizations/${orgId}`;
-  const purposes = (await call(`${orgUrl}/purposes`, { token })).body.Purposes;
-  const marketing = purposes.find((p: any) => p.Name === 'Marketing').ID as string;
-  for (let i = 0; i < ADDED; i++) {
-    expect((await call(`${orgUrl}/users`, { body: { username: `person${i}@acme.example` }, token })).status).toBe(201);
-  }
-  expect((await call(`${orgUrl}/notification-transports`, { method: 'PUT', body: { webhook: { url: hook.url } }, token })).status).toBe(200);
+  const { s, token, orgUrl, marketing } = demo;
 
   hook.delayMs = 25; // slow enough that the kill lands mid-job
   const res = await call(`${orgUrl}/purposes/${marketing}/attributes/consent`, { method: 'POST', body: {}, token });
@@ -50,12 +37,7 @@ it('killing the process mid-job and starting it again finishes the job without n
   const atKill = hook.received.length;
   expect(atKill).toBeLessThan(ADDED); // the job was interrupted, not finished
 
-  // On the embedded store the dead process's data-directory lock goes stale after 15 s.
-  await waitFor(
-    () => s.restart().then(() => true, () => false),
-    (ok) => ok,
-    60_000,
-  );
+  await restartAfterKill(s);
   const job = await waitFor(() => call(location, { token }), (r) => r.body?.State === 'completed', 60_000);
   const keys = new Set(hook.received.map((r) => String(r.headers['idempotency-key'])));
   const users = new Set(hook.received.map((r) => r.body.userId));

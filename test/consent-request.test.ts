@@ -92,7 +92,7 @@ describe('special consent request (SPEC 4.3)', () => {
     expect(location).toMatch(new RegExp(`^${t.base}/organizations/${org.orgId}/jobs/[0-9a-f-]{36}$`));
     const job = await finished(location);
     const expected = [org.users.dave, extra.erin, extra.frank, extra.grace].sort();
-    expect(job).toMatchObject({ State: 'completed', Type: 'consent-request', PurposeID: org.marketing.id, Notified: 4, Skipped: 0, Failed: 0, Error: '' });
+    expect(job).toMatchObject({ State: 'completed', Type: 'consent-request', PurposeID: org.marketing.id, Notified: 4, Skipped: 0, SkippedReason: '', Failed: 0, Error: '' });
     expect(job.AttributeIDs.sort()).toEqual([org.marketing.email, org.marketing.phone].sort());
     expect(hook.received.map((r) => r.body.userId).sort()).toEqual(expected);
     for (const r of hook.received) {
@@ -154,13 +154,15 @@ describe('special consent request (SPEC 4.3)', () => {
     expect(await jobCount()).toBe(before);
   });
 
-  it('without any transport the request is refused with 409, and no job is made', async () => {
+  it('without any transport the request still answers 202 (SPEC 4.3); the job counts everyone as skipped and says why', async () => {
     await transports({ webhook: null });
-    const before = await jobCount();
+    hook.received.length = 0;
     const res = await call(requestUrl(org.marketing.id), { method: 'POST', body: {}, token: org.tokens.owner });
-    expect(res.status).toBe(409);
-    expect(res.body.Message).toMatch(/no notification transport/);
-    expect(await jobCount()).toBe(before);
+    expect(res.status).toBe(202);
+    const job = await finished(res.headers.get('location')!);
+    expect(job).toMatchObject({ State: 'completed', Notified: 0, Skipped: 4, Failed: 0, Error: '' }); // dave, erin, frank, grace
+    expect(job.SkippedReason).toMatch(/no notification transport/);
+    expect(hook.received).toHaveLength(0);
     secret = (await transports({ webhook: { url: hook.url } })).body.Webhook.Secret;
   });
 
@@ -187,9 +189,9 @@ describe('webhook failures', () => {
     expect(hook.received.map((r) => r.headers['idempotency-key'])).toEqual([`${job.ID}.${org.users.dave}`, `${job.ID}.${org.users.dave}`]);
     const log = await call(`${orgUrl()}/notification-transports/webhook/attempts?limit=2`, { token: org.tokens.owner });
     expect(log.status).toBe(200);
-    expect(log.body.Attempts.map((a: any) => [a.JobID, a.Attempt, a.Status, a.Error])).toEqual([
-      [job.ID, 2, 200, ''],
-      [job.ID, 1, 503, 'answered HTTP 503'],
+    expect(log.body.Attempts.map((a: any) => [a.JobID, a.Attempt, a.State, a.Status, a.Error])).toEqual([
+      [job.ID, 2, 'delivered', 200, ''],
+      [job.ID, 1, 'failed', 503, 'answered HTTP 503'],
     ]);
     expect(log.body.Links.Next).toContain('startid=');
     expect(JSON.stringify(log.body)).not.toContain('remote body');

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 /**
- * Notifications of the special consent request (SPEC 4.3, the 202 operation; issue #3): each
+ * Notifications of the special consent request (SPEC 4.3, the 202 operation): each
  * organisation's transports, the request jobs, one delivery row per (job, individual), which is
  * the idempotency key that keeps an individual from being notified twice, and the webhook log.
  */
@@ -49,6 +49,8 @@ export const consentRequestJobs = pgTable(
     skipped: integer('skipped').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     error: text('error'),
+    /** Why individuals were counted as `skipped` (no transport reaches them), or null when none was. */
+    skipReason: text('skip_reason'),
     createdAt: tz('created_at').notNull().defaultNow(),
     startedAt: tz('started_at'),
     finishedAt: tz('finished_at'),
@@ -84,7 +86,13 @@ export const consentRequestDeliveries = pgTable(
   ],
 );
 
-/** The webhook delivery log: one row per attempt (UUIDv7 IDs, so ID order is time order); never the signature. */
+/**
+ * The webhook delivery log: one row per attempt (UUIDv7 IDs, so ID order is time order); never the
+ * signature. A row is written before its request is sent (`state` `sending`) and completed after
+ * (`delivered` or `failed`, with status, error and duration), so every request that may have reached
+ * the receiver is in the log; one whose process died in flight becomes `unknown` when the delivery
+ * is attempted again.
+ */
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
@@ -98,9 +106,15 @@ export const webhookAttempts = pgTable(
     status: integer('status'),
     /** Why it failed, in our words (never the remote body); null on success. */
     error: text('error'),
-    /** milliseconds */
+    /** milliseconds; 0 while `sending` or `unknown` */
     durationMs: integer('duration_ms').notNull(),
+    /** `sending` (recorded, outcome not yet known), `delivered`, `failed` or `unknown` (the sender died). */
+    state: text('state').notNull(),
     at: tz('at').notNull().defaultNow(),
   },
-  (t) => [index('webhook_attempts_org_id').on(t.orgId, t.id)],
+  (t) => [
+    index('webhook_attempts_org_id').on(t.orgId, t.id),
+    // Attempts still in flight: a delivery attempted again finds its predecessors' in O(in flight).
+    index('webhook_attempts_in_flight').on(t.jobId, t.userId).where(sql`state = 'sending'`),
+  ],
 );

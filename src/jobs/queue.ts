@@ -13,7 +13,7 @@ import type { Store } from '../db/open.js';
 export const QUEUES = {
   /** One batch of a special consent request: `{jobId, batch}`. */
   consentRequestBatch: 'consent-request-batch',
-  /** One failed webhook or mail delivery to retry: `{jobId, userId}`. */
+  /** One attempt of a failed webhook or mail delivery: `{jobId, userId, attempt}`. */
   consentRequestRetry: 'consent-request-retry',
 } as const;
 
@@ -21,10 +21,6 @@ export const QUEUES = {
 export interface QueueOptions {
   /** Lease of one job (seconds). */
   leaseSeconds: number;
-  /** Retries of a failed delivery (count). */
-  deliveryRetries: number;
-  /** First retry delay of a delivery, doubled each time (seconds). */
-  deliveryRetryDelaySeconds: number;
 }
 
 /** A started queue. */
@@ -50,8 +46,9 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
   const definitions = [
     // A batch that fails (the database went away) is retried; its last failure marks the request failed.
     { name: QUEUES.consentRequestBatch, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
-    // The retry job's own first run is the first retry, so pg-boss retries it one time fewer.
-    { name: QUEUES.consentRequestRetry, retryLimit: Math.max(opts.deliveryRetries - 1, 0), retryDelay: opts.deliveryRetryDelaySeconds, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
+    // One job per attempt of a delivery (notifications/retries.ts schedules the next with its backoff);
+    // pg-boss retries a take of them only when it failed itself (the database went away), like a batch.
+    { name: QUEUES.consentRequestRetry, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
   ];
   for (const queue of definitions) {
     await boss.createQueue(queue.name, queue); // a no-op when it exists...

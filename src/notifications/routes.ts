@@ -40,6 +40,7 @@ const JobBody = Type.Object({
   AttributeIDs: Type.Array(Type.String()),
   Notified: Type.Integer({ description: 'individuals notified (count)' }),
   Skipped: Type.Integer({ description: 'individuals no transport reaches (count)' }),
+  SkippedReason: Type.String({ description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was' }),
   Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
   Error: Type.String({ description: 'why the job failed; "" otherwise' }),
   CreatedAt: Type.String({ description: 'RFC 3339' }),
@@ -52,6 +53,7 @@ const AttemptBody = Type.Object({
   UserID: Type.String(),
   URL: Type.String(),
   Attempt: Type.Integer({ description: '1 for the first try' }),
+  State: Type.String({ description: '`sending` (recorded before the request left; no outcome yet), `delivered`, `failed`, or `unknown` (the sending process stopped before the answer came)' }),
   Status: Type.Integer({ description: 'HTTP status of the answer; 0 when none came' }),
   Error: Type.String({ description: 'why it failed; "" on success' }),
   DurationMs: Type.Integer({ description: 'milliseconds' }),
@@ -66,10 +68,10 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Noti
       tags: ['consents'],
       security,
       summary: 'Special consent request: notify every subscribed individual who disallows any of the attributes',
-      description: 'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual.',
+      description: 'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual. Without any transport the job counts everyone as skipped, with the reason.',
       params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
       body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
-      response: { 202: Type.Null(), ...errors(400, 401, 403, 404, 409) },
+      response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
     },
     // SPEC 4.3: the body is optional; a request without one asks about every attribute.
     preValidation: absentBodyAsEmpty,
@@ -104,7 +106,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Noti
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
       const page = await notifications.attempts(req.params.organizationID, req.query.startid, limit);
-      const Attempts = page.items.map((a) => ({ ID: a.id, JobID: a.jobId, UserID: a.userId, URL: a.url, Attempt: a.attempt, Status: a.status ?? 0, Error: a.error ?? '', DurationMs: a.durationMs, At: a.at.toISOString() }));
+      const Attempts = page.items.map((a) => ({ ID: a.id, JobID: a.jobId, UserID: a.userId, URL: a.url, Attempt: a.attempt, State: a.state, Status: a.status ?? 0, Error: a.error ?? '', DurationMs: a.durationMs, At: a.at.toISOString() }));
       return { Attempts, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });

@@ -1,12 +1,12 @@
 /**
- * The rules of the special consent request (SPEC 4.3, the 202 operation; issue #3) and of the
+ * The rules of the special consent request (SPEC 4.3, the 202 operation) and of the
  * organisation's notification transports.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { rawIn } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import { BadRequest, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
@@ -15,6 +15,7 @@ import { isId } from '../util/ids.js';
 import { queueJobId } from './ids.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
+import { type AttemptRow, attemptsPage } from './attempts-store.js';
 
 /** The transports as shown to admins; the secret only when it was just generated. */
 export interface TransportsView {
@@ -40,6 +41,8 @@ export interface JobView {
   AttributeIDs: string[];
   Notified: number;
   Skipped: number;
+  /** Why individuals were skipped; "" when none was. */
+  SkippedReason: string;
   Failed: number;
   Error: string;
   CreatedAt: string;
@@ -97,7 +100,8 @@ export class NotificationService {
    * @returns the job's ID.
    * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
    * @throws {BadRequest} when the purpose has no attributes to ask about.
-   * @throws {Conflict} when the organisation has no transport that could deliver anything.
+   * An organisation without any transport still gets its job (SPEC 4.3 answers 202): the job counts
+   * everyone as `Skipped` and says why in `SkippedReason`.
    */
   async request(principal: Principal, orgId: string, purposeId: string, attributeIds: string[] | undefined): Promise<string> {
     // Read fresh, not from a cache: the job is decided once, on what is configured now.
@@ -108,10 +112,6 @@ export class NotificationService {
     const unknown = wanted.find((id) => !live.includes(id));
     if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
     if (wanted.length === 0) throw new BadRequest('The purpose has no data attributes to ask about');
-    const { transports } = await this.setup.transports(orgId);
-    if (!transports.webhook && !transports.email) {
-      throw new Conflict('The organisation has no notification transport: configure a webhook or e-mail at /notification-transports');
-    }
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       const requestedBy = { userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) };
@@ -134,6 +134,7 @@ export class NotificationService {
       AttributeIDs: row.attributeIds,
       Notified: row.notified,
       Skipped: row.skipped,
+      SkippedReason: row.skipReason ?? '',
       Failed: row.failed,
       Error: row.error ?? '',
       CreatedAt: iso(row.createdAt),
@@ -143,9 +144,9 @@ export class NotificationService {
   }
 
   /** One page of the webhook log, newest first. @param startId - exclusive; a malformed one gives an empty page. */
-  async attempts(orgId: string, startId: string | undefined, limit: number): Promise<{ items: store.AttemptRow[]; next?: string }> {
+  async attempts(orgId: string, startId: string | undefined, limit: number): Promise<{ items: AttemptRow[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { items: [] };
-    return keysetPage(await store.attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
+    return keysetPage(await attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
   }
 
   private view(row: store.TransportRow | null): TransportsView {

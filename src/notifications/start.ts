@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
 import { startQueue, stopQueue } from '../jobs/queue.js';
 import { safeErrorMessage } from '../util/errors.js';
+import { RetryWorker } from './retries.js';
 import { NotificationService } from './service.js';
 import { NotificationSetup } from './setup.js';
 import { ConsentRequestWorker } from './worker.js';
@@ -22,13 +23,15 @@ export async function startNotifications(app: FastifyInstance, ctx: Context): Pr
   const { config, store } = ctx;
   const queue = await startQueue(
     store,
-    { leaseSeconds: config.jobLeaseSeconds, deliveryRetries: config.webhookRetries, deliveryRetryDelaySeconds: config.webhookRetryDelaySeconds },
+    { leaseSeconds: config.jobLeaseSeconds },
     (err) => app.log.error({ err: safeErrorMessage(err) }, 'job queue error'),
   );
   const setup = new NotificationSetup(store.db, ctx.master, ctx.mailer, config);
-  const worker = new ConsentRequestWorker(store.db, queue, setup, app.log);
+  const retries = new RetryWorker(store.db, queue, setup);
+  const worker = new ConsentRequestWorker(store.db, queue, setup, retries, app.log);
   await worker.start();
   app.addHook('onClose', async () => {
+    retries.stop();
     await stopQueue(queue);
     ctx.mailer.close();
   });

@@ -1,9 +1,10 @@
 /**
- * SQL of the special consent request (issue #3): transports, jobs, delivery rows, the webhook log.
+ * SQL of the special consent request (SPEC 4.3): transports, jobs, delivery rows (the webhook log is
+ * `attempts-store.ts`).
  */
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
-import { consentRequestJobs, notificationTransports, webhookAttempts } from '../db/schema.js';
+import { consentRequestJobs, notificationTransports } from '../db/schema.js';
 import { COUNTING } from '../consent/listing-store.js';
 import { arrayLiteral } from '../db/arrays.js';
 
@@ -11,8 +12,6 @@ import { arrayLiteral } from '../db/arrays.js';
 export type TransportRow = typeof notificationTransports.$inferSelect;
 /** A job as stored. */
 export type JobRow = typeof consentRequestJobs.$inferSelect;
-/** A webhook log row as stored. */
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
 /** The organisation's transports, or null when none were ever configured. */
 export async function readTransports(db: Executor, orgId: string): Promise<TransportRow | null> {
@@ -75,7 +74,7 @@ export interface RecipientScan {
 
 /**
  * The next step of the scan for individuals to notify: subscribed individuals for whom at least one
- * of `attributeIds` does not count as consented (NOTES.md "Defaults"; issue #3, "Special consent
+ * of `attributeIds` does not count as consented (NOTES.md "Defaults"; README "Special consent
  * request"). Each step yields at most `limit` individuals in user-ID order after `after`: on a
  * lawful purpose the candidates it examined, on a consent-based one the recipients it found.
  * @returns the recipients among them, the new cursor, and whether the scan is done.
@@ -144,9 +143,11 @@ export interface Claim {
  * Claims a batch: inserts its delivery rows (`skipped` for transport `none`, else `pending`) and
  * moves the job's cursor. The (job, individual) key makes a second claim of anyone a no-op.
  * @param cursor - the last user ID the batch's scan examined (`RecipientPage.cursor`), or null.
+ * @param skipReason - why the batch's `none` claims reach nobody; stored on the job (the first
+ *   reason given is kept) when any row is skipped.
  * @returns how many rows were skipped (count).
  */
-export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], cursor: string | null, scanDone: boolean): Promise<number> {
+export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], cursor: string | null, scanDone: boolean, skipReason: string | null = null): Promise<number> {
   let skipped = 0;
   if (claims.length > 0) {
     const result = await tx.execute(sql`
@@ -156,8 +157,10 @@ export async function claimBatch(tx: Executor, jobId: string, batch: number, cla
       ON CONFLICT DO NOTHING RETURNING state`);
     skipped = rowsOf<{ state: string }>(result).filter((r) => r.state === 'skipped').length;
   }
+  const reason = skipped > 0 ? skipReason : null;
   await tx.execute(sql`
     UPDATE consent_request_jobs SET batch_seq = ${batch}, scan_done = ${scanDone}, skipped = skipped + ${skipped},
+      skip_reason = COALESCE(skip_reason, ${reason}::text),
       cursor = COALESCE(${cursor ?? null}::uuid, cursor), state = 'running', started_at = COALESCE(started_at, now())
     WHERE id = ${jobId}`);
   return skipped;
@@ -168,6 +171,7 @@ export interface PendingDelivery {
   userId: string;
   transport: 'webhook' | 'email';
   email: string;
+  /** Attempts settled so far (count): the next attempt is number `attempts + 1`. */
   attempts: number;
 }
 
@@ -179,12 +183,12 @@ export async function pendingOfBatch(db: Executor, jobId: string, batch: number)
   return rowsOf<PendingDelivery>(result);
 }
 
-/** One delivery awaiting a retry, or null when it is no longer `retrying`. */
-export async function retryingDelivery(db: Executor, jobId: string, userId: string): Promise<PendingDelivery | null> {
+/** The deliveries among `userIds` still `retrying` (the others were settled meanwhile). */
+export async function retryingDeliveries(db: Executor, jobId: string, userIds: string[]): Promise<PendingDelivery[]> {
   const result = await db.execute(sql`
     SELECT d.user_id AS "userId", d.transport, u.email, d.attempts FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
-    WHERE d.job_id = ${jobId} AND d.user_id = ${userId} AND d.state = 'retrying'`);
-  return rowsOf<PendingDelivery>(result)[0] ?? null;
+    WHERE d.job_id = ${jobId} AND d.user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND d.state = 'retrying'`);
+  return rowsOf<PendingDelivery>(result);
 }
 
 /**
@@ -220,30 +224,6 @@ export async function failJob(db: Executor, jobId: string, error: string): Promi
   await db.execute(sql`
     UPDATE consent_request_jobs SET state = 'failed', error = ${error}, finished_at = now()
     WHERE id = ${jobId} AND state IN ('queued', 'running')`);
-}
-
-/**
- * Appends webhook log rows in one statement with one parameter (a JSON array): a query-builder insert
- * of a chunk (64 rows × 9 columns) built 576 parameters and cost more main-thread time than sending
- * the webhooks themselves (bench/consents.mjs, the special request's CPU profile).
- */
-export async function logAttempts(db: Executor, rows: (typeof webhookAttempts.$inferInsert)[]): Promise<void> {
-  if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => ({ id: r.id, org_id: r.orgId, job_id: r.jobId, user_id: r.userId, url: r.url, attempt: r.attempt, status: r.status ?? null, error: r.error ?? null, duration_ms: r.durationMs })));
-  await db.execute(sql`
-    INSERT INTO webhook_attempts (id, org_id, job_id, user_id, url, attempt, status, error, duration_ms)
-    SELECT id, org_id, job_id, user_id, url, attempt, status, error, duration_ms
-    FROM json_to_recordset(${json}::json) AS x(id uuid, org_id uuid, job_id uuid, user_id uuid, url text, attempt int, status int, error text, duration_ms int)`);
-}
-
-/** One page of the organisation's webhook log, newest first (UUIDv7 IDs are time-ordered). */
-export async function attemptsPage(db: Executor, orgId: string, before: string | undefined, limit: number): Promise<AttemptRow[]> {
-  return db
-    .select()
-    .from(webhookAttempts)
-    .where(before === undefined ? eq(webhookAttempts.orgId, orgId) : and(eq(webhookAttempts.orgId, orgId), lt(webhookAttempts.id, before)))
-    .orderBy(desc(webhookAttempts.id))
-    .limit(limit);
 }
 
 /** A job by ID alone (the worker's view), or null. */

@@ -1,11 +1,11 @@
 /**
- * The worker of the special consent request (SPEC 4.3, the 202 operation; issue #3), on the
- * pg-boss queues of `jobs/queue.ts`. A request is processed in batches:
+ * The worker of the special consent request (SPEC 4.3, the 202 operation), on the pg-boss queues of
+ * `jobs/queue.ts`. A request is processed in batches:
  * 1. claim: under the job's row lock, find the next individuals to notify (a keyset after the
  *    job's cursor), insert one delivery row each, keyed (job, individual), move the cursor, and
  *    enqueue the next batch, all in one transaction;
- * 2. send: deliver the batch's pending rows, then mark them sent, or hand failures to the retry
- *    queue (exponential backoff), which marks them failed after its last retry;
+ * 2. send: deliver the batch's pending rows through `send.ts` (each webhook attempt logged before it
+ *    is sent), then mark them sent, or hand failures to the retries (`retries.ts`);
  * 3. complete: when the scan is done and nothing is pending or retrying.
  * A process killed mid-batch leaves the batch's pg-boss job active; its lease runs out, it runs
  * again elsewhere, and re-sends only the rows still `pending`, under the same idempotency key.
@@ -16,11 +16,12 @@ import type { Db } from '../db/open.js';
 import { rawIn } from '../db/open.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { safeErrorMessage } from '../util/errors.js';
-import { mapLimit } from '../util/pool.js';
-import type { JobContext, NotificationSetup } from './setup.js';
-import * as store from './store.js';
-import { chooseTransport, type DeliveryOutcome, type Transport } from './transports.js';
 import { queueJobId } from './ids.js';
+import type { RetryWorker } from './retries.js';
+import { sendAll } from './send.js';
+import type { NotificationSetup } from './setup.js';
+import * as store from './store.js';
+import { chooseTransport } from './transports.js';
 
 /** A batch job's data. */
 export interface BatchData {
@@ -28,21 +29,14 @@ export interface BatchData {
   /** 1-based batch number. */
   batch: number;
 }
-/** A retry job's data. */
-export interface RetryData {
-  jobId: string;
-  userId: string;
-}
 
-/** Deliveries in flight at once per batch (count). */
-const SEND_CONCURRENCY = 64;
-/**
- * Deliveries settled together (count). After a crash, what was in flight or not yet settled is sent
- * again: at most SEND_CONCURRENCY + SETTLE_EVERY per worker.
- */
-const SETTLE_EVERY = 64;
 /** Batch workers per process (count): one claims while another sends. */
 const BATCH_WORKERS = 2;
+
+/** Why individuals are skipped when no transport at all is configured (the job's `SkippedReason`). */
+export const NO_TRANSPORT = 'The organisation has no notification transport: configure a webhook or e-mail at /notification-transports';
+/** Why individuals are skipped when e-mail is the only transport and they have no address. */
+export const NO_ADDRESS = 'E-mail is the only notification transport and these individuals have no e-mail address';
 
 /** Runs special consent requests. */
 export class ConsentRequestWorker {
@@ -50,23 +44,22 @@ export class ConsentRequestWorker {
     private readonly db: Db,
     private readonly queue: Queue,
     private readonly setup: NotificationSetup,
+    private readonly retries: RetryWorker,
     private readonly log: FastifyBaseLogger,
   ) {}
 
   /** pg-boss IDs of this process's batch workers. */
   private readonly batchWorkers: string[] = [];
 
-  /** Starts fetching work from both queues. */
+  /** Starts fetching batches, and the retry workers. */
   async start(): Promise<void> {
     // Work queued in this process wakes these workers at once (`wake`); the poll only finds work
-    // queued by other processes, or retries that came due.
+    // queued by other processes.
     const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: 2 };
     for (let i = 0; i < BATCH_WORKERS; i++) {
       this.batchWorkers.push(await this.queue.work<BatchData>(QUEUES.consentRequestBatch, options, async ([job]) => this.guard(job!, () => this.runBatch(job!.data))));
     }
-    await this.queue.work<RetryData>(QUEUES.consentRequestRetry, { ...options, batchSize: 16 }, async (jobs) => {
-      await Promise.all(jobs.map((job) => this.runRetry(job)));
-    });
+    await this.retries.start();
   }
 
   /**
@@ -102,7 +95,7 @@ export class ConsentRequestWorker {
       const page = await store.nextRecipients(tx, { ...ctx.scope, after: locked.cursor, limit });
       const scanDone = page.done;
       const claims = page.recipients.map((r) => ({ userId: r.userId, transport: chooseTransport(available, r) }));
-      await store.claimBatch(tx, jobId, batch, claims, page.cursor, scanDone);
+      await store.claimBatch(tx, jobId, batch, claims, page.cursor, scanDone, available.webhook || available.email ? NO_ADDRESS : NO_TRANSPORT);
       if (!scanDone) {
         await this.queue.send(QUEUES.consentRequestBatch, { jobId, batch: batch + 1 }, { id: queueJobId(jobId, `batch.${batch + 1}`), db: rawIn(tx) });
       }
@@ -110,78 +103,7 @@ export class ConsentRequestWorker {
     });
     if (enqueued) this.wake(); // the next batch is claimed while this one sends
     const pending = await store.pendingOfBatch(this.db, jobId, batch);
-    // Sends never wait for the database: outcomes are settled behind them, SETTLE_EVERY at a time,
-    // so a crash re-sends at most what was in flight or unsettled, never the whole batch.
-    let buffered: Array<{ delivery: store.PendingDelivery; outcome: DeliveryOutcome }> = [];
-    let settling = Promise.resolve();
-    let settleError: unknown;
-    const flush = () => {
-      const chunk = buffered;
-      buffered = [];
-      // Caught here and rethrown below: a rejection left pending while sends go on would crash the process.
-      settling = settling.then(() => this.settleChunk(ctx, jobId, chunk)).catch((err) => void (settleError ??= err));
-    };
-    await mapLimit(pending, SEND_CONCURRENCY, async (delivery) => {
-      const outcome = await this.transportOf(ctx.transports, delivery.transport).deliver(ctx.notification, delivery);
-      // Read `buffered` only after the await: a flush meanwhile replaced it (`buffered.push(await …)`
-      // would push into the chunk already handed to the settler, and the outcome would be lost).
-      buffered.push({ delivery, outcome });
-      if (buffered.length >= SETTLE_EVERY) flush();
-    });
-    flush();
-    await settling;
-    if (settleError !== undefined) throw settleError; // the batch runs again; unsettled rows are still pending
+    await sendAll(this.db, this.setup, ctx, pending.map((delivery) => ({ delivery, attempt: 1 })), (chunk) => this.retries.settle(jobId, chunk, 'pending'));
     await store.completeIfDone(this.db, jobId);
-  }
-
-  private async settleChunk(ctx: JobContext, jobId: string, chunk: Array<{ delivery: store.PendingDelivery; outcome: DeliveryOutcome }>): Promise<void> {
-    if (chunk.length === 0) return;
-    await this.record(ctx.orgId, jobId, chunk.map((c) => c.delivery), chunk.map((c) => c.outcome), 1, ctx.webhookUrl);
-    const sent = chunk.filter((c) => c.outcome.ok).map((c) => c.delivery.userId);
-    const failed = chunk.filter((c) => !c.outcome.ok);
-    await store.settle(this.db, jobId, sent, ['pending'], 'sent', null);
-    if (failed.length > 0) await this.scheduleRetries(jobId, failed.map((c) => c.delivery.userId), failed[0]!.outcome.error ?? 'failed');
-  }
-
-  private async scheduleRetries(jobId: string, userIds: string[], error: string): Promise<void> {
-    if (this.setup.retries === 0) {
-      await store.settle(this.db, jobId, userIds, ['pending'], 'failed', error);
-      return;
-    }
-    await this.db.transaction(async (tx) => {
-      await store.settle(tx, jobId, userIds, ['pending'], 'retrying', error);
-      await this.queue.insert(
-        userIds.map((userId) => ({ name: QUEUES.consentRequestRetry, id: queueJobId(jobId, `retry.${userId}`), data: { jobId, userId }, startAfter: new Date(Date.now() + this.setup.retryDelaySeconds * 1000) })),
-        { db: rawIn(tx) },
-      );
-    });
-  }
-
-  private async runRetry(job: PgBoss.JobWithMetadata<RetryData>): Promise<void> {
-    const { jobId, userId } = job.data;
-    const delivery = await store.retryingDelivery(this.db, jobId, userId);
-    const row = delivery && (await store.findJobById(this.db, jobId));
-    if (!delivery || !row || row.state !== 'running') return;
-    const ctx = await this.setup.context(row);
-    const outcome = await this.transportOf(ctx.transports, delivery.transport).deliver(ctx.notification, delivery);
-    await this.record(ctx.orgId, jobId, [delivery], [outcome], job.retryCount + 2, ctx.webhookUrl);
-    if (outcome.ok) await store.settle(this.db, jobId, [userId], ['retrying'], 'sent', null);
-    else if (job.retryCount >= job.retryLimit) await store.settle(this.db, jobId, [userId], ['retrying'], 'failed', outcome.error ?? 'failed');
-    else throw new Error(outcome.error ?? 'delivery failed'); // pg-boss retries it after the next backoff
-    await store.completeIfDone(this.db, jobId);
-  }
-
-  private transportOf(transports: { webhook?: Transport; email?: Transport }, name: 'webhook' | 'email'): Transport {
-    const transport = transports[name];
-    // The organisation removed the transport after the claim: nothing can deliver this any more.
-    return transport ?? { name, deliver: async () => ({ ok: false, error: `the ${name} transport was removed`, durationMs: 0 }) };
-  }
-
-  private async record(orgId: string, jobId: string, deliveries: store.PendingDelivery[], outcomes: DeliveryOutcome[], attempt: number, url: string): Promise<void> {
-    const rows = deliveries
-      .map((d, i) => ({ d, o: outcomes[i]! }))
-      .filter(({ d }) => d.transport === 'webhook')
-      .map(({ d, o }) => ({ id: this.setup.attemptId(), orgId, jobId, userId: d.userId, url, attempt, status: o.status ?? null, error: o.error ?? null, durationMs: o.durationMs }));
-    await store.logAttempts(this.db, rows);
   }
 }
