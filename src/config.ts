@@ -75,6 +75,8 @@ export interface Config {
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
+  /** How long an invitation to an organisation stays usable (seconds; `ASSENT_INVITATION_TTL_SECONDS`, README "Invitations"). */
+  invitationTtlSeconds: number;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
   askMeSweepSeconds: number;
   /** How often stale login-throttle counters and rate-limit windows are deleted (seconds; `ASSENT_PURGE_SECONDS`). */
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     forgotPerUsername: { max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
     forgotPerIp: { max: int(env, 'ASSENT_FORGOT_PER_IP', 30), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
+    invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),
     trustProxy: env.ASSENT_TRUST_PROXY === 'true',

@@ -86,7 +86,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
   const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
-  const individuals = new IndividualService(store.db, config);
+  const individuals = new IndividualService(store.db, config, roles);
   const listings = new ListingService(store.db, catalogues);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);

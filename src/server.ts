@@ -25,6 +25,7 @@ import { installErrorHandlers } from './http/errors.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
+import { invitationRoutes } from './invitations/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { startNotifications } from './notifications/start.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
@@ -108,6 +109,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
   await app.register(passwordRoutes, { ctx }); // {base}/user/password/* and the page /password/reset
+  await app.register(invitationRoutes, { ctx }); // {base}/…/invitations* and the page /invitations/accept
   await app.register(
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });

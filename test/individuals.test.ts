@@ -23,12 +23,15 @@ describe('creating and subscribing individuals', () => {
     expect(record.body.ID).toBe(res.body.ConsentID);
   });
 
-  it('subscribes an existing user by ID (201), and again is a 200 with the same record', async () => {
-    const first = await call(usersUrl(), { token: org.tokens.owner, body: { userid: org.users.mallory } });
+  it('a user subscribes themselves by their own ID (201), and again is a 200 with the same record', async () => {
+    const first = await call(usersUrl(), { token: org.tokens.mallory, body: { userid: org.users.mallory } });
     expect(first.status).toBe(201);
-    const again = await call(usersUrl(), { token: org.tokens.owner, body: { userid: org.users.mallory } });
+    const again = await call(usersUrl(), { token: org.tokens.mallory, body: { userid: org.users.mallory } });
     expect(again.status).toBe(200);
     expect(again.body.ConsentID).toBe(first.body.ConsentID);
+    const staff = await call(usersUrl(), { token: org.tokens.owner, body: { userid: org.users.mallory } });
+    expect(staff.status).toBe(200);
+    expect(staff.body.ConsentID).toBe(first.body.ConsentID);
   });
 
   it('a taken username is a 409, an unknown userid a 404, and neither or both a 400; nothing is created', async () => {
@@ -84,7 +87,9 @@ describe('unsubscribing', () => {
     expect((await call(consents, { token: org.tokens.dave })).status).toBe(404);
     expect((await call(`${consents}/history`, { token: org.tokens.dpo })).body.Events).toHaveLength(1);
     expect((await call(usersUrl(`/${org.users.dave}`), { method: 'DELETE', token: org.tokens.admin })).status).toBe(404);
-    const back = await call(usersUrl(), { token: org.tokens.admin, body: { userid: org.users.dave } });
+    // Once unsubscribed, Dave is no longer the organisation's to re-enrol: only his own act brings him back.
+    expect((await call(usersUrl(), { token: org.tokens.admin, body: { userid: org.users.dave } })).status).toBe(404);
+    const back = await call(usersUrl(), { token: org.tokens.dave, body: { userid: org.users.dave } });
     expect(back.status).toBe(201);
     expect(back.body.ConsentID).toBe(record.ID);
     const restored = await call(consents, { token: org.tokens.dave });

@@ -1,10 +1,10 @@
 /**
- * User management (SPEC 4.4; issue #4): profile images, password-reset tokens and the generic
- * fixed-window rate limits of unauthenticated or bulk operations.
+ * User management (SPEC 4.4; issue #4): profile images, password-reset tokens, invitations to an
+ * organisation, and the generic fixed-window rate limits of unauthenticated or bulk operations.
  */
 import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { users } from './schema.js';
+import { organisations, users } from './schema.js';
 
 /**
  * A user's profile image, re-encoded as JPEG with all metadata stripped. The current one is
@@ -52,3 +52,30 @@ export const rateLimits = pgTable('rate_limits', {
   windowStart: tz('window_start').notNull(),
   count: integer('count').notNull(),
 });
+
+/**
+ * An invitation of an organisation's staff to an e-mail address (README "Invitations"): the only
+ * way besides subscribing themselves for an existing user to join an organisation. Only the
+ * SHA-256 of the token is stored; the token itself is only in the mail. Single use: accepted or
+ * revoked, it is spent; past `expiresAt` it is refused. The user columns name who acted, without
+ * a foreign key, so that deleting an account leaves the organisation's record of who joined.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    /** The address the link was mailed to, as the staff typed it (trimmed). */
+    email: text('email').notNull(),
+    tokenHash: bytea('token_hash').notNull().unique(),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    expiresAt: tz('expires_at').notNull(),
+    acceptedAt: tz('accepted_at'),
+    acceptedBy: uuid('accepted_by'),
+    revokedAt: tz('revoked_at'),
+  },
+  (t) => [index('invitations_org').on(t.orgId, t.id)],
+);

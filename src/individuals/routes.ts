@@ -2,7 +2,7 @@
  * Routes of an organisation's individuals, under `{base}`:
  * - `GET /organizations/{organizationID}/users` (keyset pages by user ID)
  * - `GET /organizations/{organizationID}/users/count`
- * - `POST /organizations/{organizationID}/users` (create an individual, or subscribe one by ID)
+ * - `POST /organizations/{organizationID}/users` (create an individual, or subscribe oneself by ID)
  * - `DELETE /organizations/{organizationID}/users/{userID}` (unsubscribe; the consent record stays)
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -17,7 +17,7 @@ const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
 const AddBody = Type.Object({
-  userid: Type.Optional(Type.String({ maxLength: 100, description: 'an existing user to subscribe (instead of username)' })),
+  userid: Type.Optional(Type.String({ maxLength: 100, description: 'your own ID, to subscribe yourself; staff: a user already subscribed (instead of username)' })),
   username: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'a new user to create (instead of userid)' })),
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
@@ -49,7 +49,8 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: Individu
   app.post('/organizations/:organizationID/users', {
     config: { operation: 'individuals.add' },
     schema: {
-      tags, security, summary: 'Create an individual, or subscribe an existing user by ID (201 when new, 200 when already subscribed)', params: OrgParams,
+      tags, security, summary: 'Subscribe yourself (your own ID as userid), or, as Owner or Admin, create an individual (username); a userid of someone else answers only for a user already subscribed (200), else 404. 201 when created or newly subscribed',
+      params: OrgParams,
       body: AddBody,
       response: {
         200: Type.Object({ User: Individual, ConsentID: Type.String() }),
@@ -58,7 +59,7 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: Individu
       },
     },
     handler: async (req, reply) => {
-      const added = await individuals.add(req.params.organizationID, req.body);
+      const added = await individuals.add(req.principal!, req.params.organizationID, req.body);
       return reply.code(added.created ? 201 : 200).send({ User: added.user, ConsentID: added.consentId });
     },
   });

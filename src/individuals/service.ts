@@ -2,15 +2,22 @@
  * The rules of an organisation's individuals (issue #3 "Individuals"): listing, counting,
  * creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
  * consent record; unsubscribing keeps it, with its history (evidence outlives the relation).
+ *
+ * An existing user joins an organisation only by their own act (GDPR Art. 7: consent is the
+ * individual's own statement): they subscribe themselves, or accept an invitation
+ * (`src/invitations/`). Staff create new users, and see only users already subscribed.
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { BadRequest, Conflict, NotFound } from '../http/errors.js';
+import type { Principal } from '../http/auth.js';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { normaliseUsername } from '../identity/service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { assertPasswordPolicy } from '../passwords/policy.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import { subscribe } from '../orgs/store.js';
+import { Role } from '../users/roles.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';
 import * as store from './store.js';
@@ -41,11 +48,20 @@ export function presentIndividual(row: store.IndividualRow): IndividualBody {
   return { ID: row.id, Name: row.name, Email: row.email, Phone: row.phone };
 }
 
+/** Roles that may create individuals and re-read those they manage (README "Access policy", `individuals.add`). */
+const MANAGERS: readonly number[] = [Role.Owner, Role.Admin];
+
 /** An organisation's individuals. */
 export class IndividualService {
+  /**
+   * @param db - the store.
+   * @param config - argon2 parameters for new users' passwords.
+   * @param roles - the caller's roles in an organisation (the check of `add`).
+   */
   constructor(
     private readonly db: Db,
     private readonly config: Config,
+    private readonly roles: RolesCache,
   ) {}
 
   /**
@@ -65,19 +81,29 @@ export class IndividualService {
   }
 
   /**
-   * Subscribes an existing user (by `userid`) or creates one (by `username`), with a consent record.
+   * `POST /organizations/{organizationID}/users`: the caller subscribes themselves (their own ID
+   * as `userid`), or the organisation's Owner or Admin creates a new user (`username`), or names
+   * one already subscribed (`userid`, answered as it is).
+   * @param principal - the caller.
    * @returns the user, their consent record ID, and whether anything was created or subscribed.
-   * @throws {BadRequest} unless exactly one of `userid` and `username` is given; {PasswordPolicyError}
-   *   (400) when `password` breaks the password policy; {NotFound} for an unknown `userid`;
-   *   {Conflict} when `username` is taken.
+   * @throws {NotFound} for an unknown organisation, and for a `userid` that is neither the caller
+   *   nor subscribed (an unknown and an unmanaged user get the same answer); {Forbidden} when the
+   *   caller is neither the user named nor the Owner or Admin; {BadRequest} unless exactly one of
+   *   `userid` and `username` is given; {PasswordPolicyError} (400) when `password` breaks the
+   *   password policy; {Conflict} when `username` is taken.
    */
-  async add(orgId: string, input: AddIndividual): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+  async add(principal: Principal, orgId: string, input: AddIndividual): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+    const held = isId(orgId) ? await this.roles.rolesIn(orgId, principal.userId) : null;
+    if (held === null) throw new NotFound('Organisation not found');
+    if (input.username === undefined && input.userid?.toLowerCase() === principal.userId) return this.subscribeSelf(orgId, principal.userId);
+    if (!held.some((r) => MANAGERS.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
     if ((input.userid === undefined) === (input.username === undefined)) throw new BadRequest('Send either userid (an existing user) or username (a new user)');
     if (input.userid !== undefined) {
-      const user = isId(input.userid) ? await store.findUser(this.db, input.userid) : null;
+      // Enrolling someone else would hand their profile and consents to the organisation without
+      // their act: staff only see users already subscribed, and any other ID is "not found".
+      const user = isId(input.userid) ? await store.findSubscriber(this.db, orgId, input.userid.toLowerCase()) : null;
       if (!user) throw new NotFound('User not found');
-      const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
-      return { user: presentIndividual(user), consentId, created: subscribed };
+      return { user: presentIndividual(user), consentId: user.consentId, created: false };
     }
     const username = normaliseUsername(input.username!);
     // A password, when given, must pass the policy (NIST SP 800-63B §5.1.1.2): it is hashed in its NFKC form.
@@ -91,6 +117,14 @@ export class IndividualService {
       if (isUniqueViolation(err)) throw new Conflict('A user with this username exists; subscribe them by userid');
       throw err;
     }
+  }
+
+  /** The caller subscribes themselves; 201 when new, 200 when they were already subscribed. */
+  private async subscribeSelf(orgId: string, userId: string): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+    const user = await store.findUser(this.db, userId);
+    if (!user) throw new NotFound('User not found');
+    const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
+    return { user: presentIndividual(user), consentId, created: subscribed };
   }
 
   private create(orgId: string, username: string, input: { name?: string; email?: string; phone?: string }, passwordHash: string | null) {

@@ -2,7 +2,7 @@
 import { and, asc, count, eq, gt } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../db/open.js';
-import { subscriptions, users } from '../db/schema.js';
+import { consentRecords, subscriptions, users } from '../db/schema.js';
 
 /** An individual as the listings show them. */
 export interface IndividualRow {
@@ -37,6 +37,20 @@ export async function countSubscribers(db: Executor, orgId: string): Promise<num
 /** A user by ID, or null. */
 export async function findUser(db: Executor, id: string): Promise<IndividualRow | null> {
   const [row] = await db.select(columns).from(users).where(eq(users.id, id));
+  return row ?? null;
+}
+
+/**
+ * A user subscribed to the organisation now, with their consent record's ID, or null (also for a
+ * user who exists but is not subscribed: the organisation does not manage them).
+ */
+export async function findSubscriber(db: Executor, orgId: string, userId: string): Promise<(IndividualRow & { consentId: string }) | null> {
+  const [row] = await db
+    .select({ ...columns, consentId: consentRecords.id })
+    .from(subscriptions)
+    .innerJoin(users, eq(users.id, subscriptions.userId))
+    .innerJoin(consentRecords, and(eq(consentRecords.orgId, subscriptions.orgId), eq(consentRecords.userId, subscriptions.userId)))
+    .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId)));
   return row ?? null;
 }
 

@@ -12,7 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 
-const STYLE = `
+/** The style of Assent's self-contained pages (this one and the invitation page, `src/invitations/page.ts`). */
+export const PAGE_STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1b; }
 h1 { font-size: 1.4rem; }
 label { display: block; margin-top: 1rem; font-weight: 600; }
@@ -24,14 +25,25 @@ button { margin-top: 1.25rem; padding: .5rem 1.25rem; font: inherit; }
 #status.ok { color: #145a14; }
 `;
 
-const SCRIPT = `
-(function () {
+/**
+ * The opening of a link page's script (inside its function): reads `token` from the fragment and
+ * removes it from the address bar and the history, finds the form and the `#status` line, defines
+ * `show(text, ok)`, and stops with `missing` shown when the link carries no token.
+ * @param formId - the form's `id`.
+ * @param missing - the text shown for a link without a token (no quotes or backslashes).
+ */
+export function fragmentTokenPrologue(formId: string, missing: string): string {
+  return `
   var token = new URLSearchParams(location.hash.slice(1)).get('token');
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);
-  var form = document.getElementById('reset');
+  var form = document.getElementById('${formId}');
   var status = document.getElementById('status');
   function show(text, ok) { status.textContent = text; status.className = ok ? 'ok' : 'error'; }
-  if (!token) { form.hidden = true; show('This link is incomplete. Open the link of the e-mail again, or ask for a new one.', false); return; }
+  if (!token) { form.hidden = true; show('${missing}', false); return; }`;
+}
+
+const SCRIPT = `
+(function () {${fragmentTokenPrologue('reset', 'This link is incomplete. Open the link of the e-mail again, or ask for a new one.')}
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var password = form.elements.password.value;
@@ -56,18 +68,25 @@ const SCRIPT = `
 const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * The page's Content-Security-Policy: nothing but its own inline script and style (by hash), and
- * requests to its own origin (the completion endpoint); no framing, no `<base>`, no form elsewhere.
+ * The Content-Security-Policy of a self-contained page: nothing but its own inline script and
+ * style (by hash), and requests to its own origin; no framing, no `<base>`, no form elsewhere.
+ * @param script - the text of the page's one inline script.
+ * @param style - the text of its one inline style.
  */
-export const RESET_PAGE_CSP = [
-  "default-src 'none'",
-  `script-src ${hashOf(SCRIPT)}`,
-  `style-src ${hashOf(STYLE)}`,
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function selfContainedPageCsp(script: string, style: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${hashOf(script)}`,
+    `style-src ${hashOf(style)}`,
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The reset page's Content-Security-Policy (its requests go to the completion endpoint). */
+export const RESET_PAGE_CSP = selfContainedPageCsp(SCRIPT, PAGE_STYLE);
 
 /** Response headers of the page: the CSP, no framing (clickjacking), no Referer, no caching, no sniffing. */
 export const RESET_PAGE_HEADERS: Record<string, string> = {
@@ -81,31 +100,42 @@ export const RESET_PAGE_HEADERS: Record<string, string> = {
 };
 
 /**
- * The HTML of the page. The completion endpoint is relative (`../v1/…` from `/password/reset`), so
- * the page works under any `ASSENT_PUBLIC_URL`, path prefix included.
+ * A self-contained page of a mailed link: the document around a heading, a form and the
+ * `#status` line, with the shared style and the page's one inline script.
+ * @param title - the title and heading (plain text).
+ * @param form - the `<form>` element's HTML.
+ * @param script - the page's script (allowed by hash in its CSP).
  */
-export const RESET_PAGE_HTML = `<!doctype html>
+export function linkPageHtml(title: string, form: string, script: string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
-<title>Choose a new password</title>
-<style>${STYLE}</style>
+<title>${title}</title>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
-<h1>Choose a new password</h1>
-<form id="reset" method="post" data-endpoint="../v1/user/password/forgot/complete">
+<h1>${title}</h1>
+${form}
+<p id="status" role="status" aria-live="polite"></p>
+<script>${script}</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The HTML of the page. The completion endpoint is relative (`../v1/…` from `/password/reset`), so
+ * the page works under any `ASSENT_PUBLIC_URL`, path prefix included.
+ */
+export const RESET_PAGE_HTML = linkPageHtml('Choose a new password', `<form id="reset" method="post" data-endpoint="../v1/user/password/forgot/complete">
 <p class="hint">At least 8 characters; spaces and any characters are welcome. Common passwords are refused.</p>
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" required>
 <label for="confirm">The same password again</label>
 <input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
 <button type="submit">Change password</button>
-</form>
-<p id="status" role="status" aria-live="polite"></p>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+</form>`, SCRIPT);
