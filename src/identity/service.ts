@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import type { MasterKey } from '../crypto/master-key.js';
+import { type MasterKey, SealError } from '../crypto/master-key.js';
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, Forbidden, Unauthorized } from '../http/errors.js';
@@ -141,17 +141,38 @@ export class IdentityService {
   }
 
   /**
-   * The user's live API key, minted (360 days by default) when there is none.
+   * The user's live API key, minted (360 days by default) when there is none or when this server
+   * would refuse the stored one (`acceptedApiKey`).
    * @param userId - the user.
    * @param liveSealed - the user's live key as stored (sealed), or null when there is none.
    * @returns the compact JWT.
    */
   private async apiKeyFor(userId: string, liveSealed: string | null): Promise<string> {
     const { db, config, tokens, master } = this.deps;
-    if (liveSealed) return master.open(liveSealed, API_KEY_PURPOSE);
+    const stored = liveSealed ? await this.acceptedApiKey(liveSealed) : null;
+    if (stored) return stored;
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
     await sessions.insertApiKey(db, { id: key.jti, userId, tokenSealed: master.seal(key.token, API_KEY_PURPOSE), expiresAt: new Date(key.exp * 1000) });
     return key.token;
+  }
+
+  /**
+   * The stored API key when this server would accept it, else null: a key minted under another
+   * `ASSENT_PUBLIC_URL` (its `iss`/`aud`), signed by a key no longer published, or sealed under
+   * another master key is refused by the auth guard, so handing it out would give the user a key
+   * that answers 401 (README "Identity", API keys). Such a key is left as it is: a process still
+   * serving the old public URL accepts it until it expires or is revoked.
+   * @param sealed - the newest live key of the user, sealed under the master key.
+   */
+  private async acceptedApiKey(sealed: string): Promise<string | null> {
+    try {
+      const key = this.deps.master.open(sealed, API_KEY_PURPOSE);
+      await this.deps.tokens.verify(key, TokenType.apiKey);
+      return key;
+    } catch (err) {
+      if (err instanceof InvalidTokenError || err instanceof SealError) return null;
+      throw err;
+    }
   }
 
   /**
