@@ -16,6 +16,7 @@ import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
 import { ClientRegistry } from './clients.js';
 import type { LivenessCache } from './liveness.js';
 import * as sessions from './store.js';
+import { openSuccessor, sealSuccessor } from './successor.js';
 import * as throttle from './throttle.js';
 import { hashJti, InvalidTokenError, TokenType, type Tokens } from './tokens.js';
 
@@ -59,8 +60,8 @@ export class IdentityService {
     // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
     this.rotations = new Batcher(
       {
-        one: (r) => sessions.rotateRefresh(deps.db, r),
-        many: (list) => sessions.rotateRefreshMany(deps.db, list),
+        one: (r) => sessions.rotateRefresh(deps.db, r, deps.config.refreshReuseGraceSeconds),
+        many: (list) => sessions.rotateRefreshMany(deps.db, list, deps.config.refreshReuseGraceSeconds),
         key: (r) => r.oldHash.toString('hex'),
       },
       deps.rotationSlots,
@@ -218,25 +219,30 @@ export class IdentityService {
 
   /**
    * Rotates a refresh token (SPEC 4.2 "Refresh access token"; RFC 6749 §6; RFC 9700 §4.14.2).
-   * Reuse of a consumed token revokes its whole family.
+   * The answer is built before the rotation so that the same statement keeps it sealed for the
+   * reuse grace period (`successor.ts`). A consumed token presented again within that period,
+   * while its successor is unused, answers the same tokens; any other reuse revokes the family.
    * @throws {BadRequest} `invalid_grant` / `invalid_client`.
    */
   async refresh(input: { refreshtoken: string; clientid: string }): Promise<TokenBody> {
-    const { db, config, tokens } = this.deps;
+    const { db, config, tokens, master } = this.deps;
     const claims = await this.verifyRefresh(input.refreshtoken);
+    // Also guards the grace period: only the client the token was issued to may get its successor.
     await this.assertClient(input.clientid, claims.client_id);
     const next = await tokens.sign(TokenType.refresh, { sub: claims.sub, client_id: claims.client_id, sid: claims.sid }, config.refreshTokenTtl);
-    const family = await this.rotations.run({ oldHash: hashJti(claims.jti), newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000) });
-    if (!family) {
-      const reused = await sessions.consumedFamily(db, hashJti(claims.jti));
-      // A consumed token presented again means it was stolen or raced: end the session for everyone holding it.
-      if (reused) {
-        await sessions.revokeFamily(db, reused, 'refresh token reuse');
-        this.deps.liveness.forgetUser(claims.sub);
-      }
-      throw new BadRequest('Invalid refresh token', 'invalid_grant');
+    const body = await this.tokenBody(claims.sub, claims.client_id, claims.sid, next.token);
+    const successorSealed = sealSuccessor(master, body, config.refreshReuseGraceSeconds);
+    const oldHash = hashJti(claims.jti);
+    if (await this.rotations.run({ oldHash, newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000), successorSealed })) return body;
+    const reused = await sessions.consumedToken(db, oldHash);
+    // A parallel refresh of the same client within the grace period, before the successor was used: the same answer.
+    if (reused?.successorSealed) return openSuccessor(master, reused.successorSealed);
+    // A consumed token presented again otherwise means it was stolen or raced: end the session for everyone holding it.
+    if (reused) {
+      await sessions.revokeFamily(db, reused.familyId, 'refresh token reuse');
+      this.deps.liveness.forgetUser(claims.sub);
     }
-    return this.tokenBody(claims.sub, input.clientid, family, next.token);
+    throw new BadRequest('Invalid refresh token', 'invalid_grant');
   }
 
   /**
