@@ -61,6 +61,12 @@ export interface Config {
   accessTokenTtl: number;
   /** Refresh-token lifetime (seconds). */
   refreshTokenTtl: number;
+  /**
+   * Refresh-token reuse grace period (seconds; 0 disables it): a rotated refresh token presented
+   * again by its client within it, while its successor is unused, answers the same successor
+   * tokens instead of revoking the session (README "Sessions"; RFC 9700 §4.14.2).
+   */
+  refreshReuseGraceSeconds: number;
   /** API-key lifetime (seconds). */
   apiKeyTtl: number;
   /** Client ID that a login without `clientid` binds its tokens to; undefined means the first registered client. */
@@ -179,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret,
     accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),
     refreshTokenTtl: int(env, 'ASSENT_REFRESH_TOKEN_TTL', 36000),
+    refreshReuseGraceSeconds: int(env, 'ASSENT_REFRESH_REUSE_GRACE_SECONDS', 5, 0),
     apiKeyTtl: int(env, 'ASSENT_API_KEY_TTL_DAYS', 360) * 86400,
     defaultClientId: env.ASSENT_DEFAULT_CLIENT_ID || undefined,
     argon2: {

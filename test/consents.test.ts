@@ -117,7 +117,7 @@ describe('changing consents (SPEC 4.3)', () => {
 
   it('a value outside the three is a 400 and changes nothing', async () => {
     const url = `${purposeUrl('carol', carolRecord, org.marketing.id)}/attributes/${org.marketing.email}`;
-    for (const body of [{ consented: 'Maybe', days: 0 }, { consented: '', days: 0 }, { consented: 'Allow', days: -1 }, { consented: 'Allow' }]) {
+    for (const body of [{ consented: 'Maybe', days: 0 }, { consented: '', days: 0 }, { consented: 'Allow', days: -1 }, { consented: 'Maybe' }, {}, { days: 0 }, { days: -3 }, { Days: 36_501 }]) {
       const res = await call(url, { method: 'PATCH', token: org.tokens.carol, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.Code).toBe(400);

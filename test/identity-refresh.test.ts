@@ -7,7 +7,9 @@ import { ALICE, BOB, DEFAULT_CLIENT, meStatus, OTHER_CLIENT, refresh, signIn, ty
 
 let t: TestAssent;
 beforeAll(async () => {
-  t = await startAssent();
+  // No reuse grace period: every reuse of a rotated token revokes at once (the grace period is
+  // tested in test/identity-refresh-grace.test.ts).
+  t = await startAssent({ ASSENT_REFRESH_REUSE_GRACE_SECONDS: '0' });
 });
 afterAll(() => t?.stop());
 

@@ -13,6 +13,9 @@ import { waitFor } from './helpers/receiver.js';
 import { DEFAULT_CLIENT, me, refresh } from './helpers/session.js';
 import { type Smtp, type SmtpMail, startSmtp } from './helpers/smtp.js';
 
+/** The text the iOS SDK shows (NOTES.md "Forgotten password"). */
+const FORGOT_MSG = 'If an account with this username has an e-mail address, a password-reset link has been sent to it.';
+
 let t: TestAssent;
 let smtp: Smtp;
 
@@ -59,8 +62,7 @@ describe('forgotten password: the mail, the page, the completion', () => {
 
     const res = await forgot(t, user.username);
     expect(res.status).toBe(200);
-    expect(res.body).toBeNull();
-    expect(res.headers.get('content-length')).toBe('0');
+    expect(res.body).toEqual({ msg: FORGOT_MSG });
     const mails = await smtp.waitForMails(user.email, 1);
     expect(mails[0]!.subject).toBe('Reset your password');
     const link = linkOf(mails[0]!);
@@ -165,12 +167,14 @@ describe('forgotten password: the mail, the page, the completion', () => {
     expect((await call(`${t.base}/user/password/forgot/complete`, { body: { token: 'x' } })).status).toBe(400);
   });
 
-  it('an unknown username, and a user without an e-mail address, get the same 200 with no body, and nothing is sent', async () => {
+  it('an unknown username, and a user without an e-mail address, get the same 200 {"msg"} answer, and nothing is sent', async () => {
     const known = await newUser(t, 'fritz');
     const without = await newUser(t, 'gaby', { email: false });
     const before = smtp.mails.length;
     const answers = [await forgot(t, 'nobody-at-all@acme.example'), await forgot(t, without.username), await forgot(t, known.username)];
     const shape = (r: (typeof answers)[number]) => ({ status: r.status, body: r.body, headers: [...r.headers.keys()].filter((h) => !['date', 'x-request-id'].includes(h)).sort() });
+    expect(answers[0]!.body).toEqual({ msg: FORGOT_MSG });
+    expect(answers[0]!.headers.get('content-type')).toMatch(/^application\/json/);
     expect(shape(answers[0]!)).toEqual(shape(answers[2]!));
     expect(shape(answers[1]!)).toEqual(shape(answers[2]!));
     await smtp.waitForMails(known.email, 1);

@@ -13,7 +13,7 @@ import type { Principal } from '../http/auth.js';
 import { errors } from '../http/schemas.js';
 import { ConsentRecordBody, PurposeConsentsBody, UpdateResultBody } from './schemas.js';
 import type { ConsentService, RequestMeta } from './service.js';
-import { MAX_DAYS, parseConsentValue } from './values.js';
+import { attributeChoice, MAX_DAYS, parseConsentValue } from './values.js';
 
 const UserParams = Type.Object({ organizationID: Type.String(), userID: Type.String() });
 const RecordParams = Type.Object({ ...UserParams.properties, consentID: Type.String() });
@@ -108,12 +108,15 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     config: { operation: 'consents.attribute.update' },
     schema: {
       tags, security, summary: 'Update a single attribute consent', params: AttributeParams,
-      body: Type.Object({ consented: Consented, days: Type.Integer({ minimum: 0, maximum: MAX_DAYS, description: 'days; 0 = no time limit' }) }),
+      body: Type.Object({
+        consented: Type.Optional(Consented),
+        days: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DAYS, description: 'days; 0 = no time limit (the default); sent alone (at least 1), AskMe for that many days' })),
+      }),
       response: { 200: Type.Object({ Msg: Type.String(), Status: Type.Integer() }), ...writes },
     },
     handler: async (req) => {
-      const value = parseConsentValue(req.body.consented);
-      await consents.change(principal(req), path(req.params), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days: req.body.days }], requestMeta(req));
+      const { value, days } = attributeChoice(req.body.consented, req.body.days);
+      await consents.change(principal(req), path(req.params), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days }], requestMeta(req));
       // Exactly this body: the web dashboard counts the update as done only when Status === 200 (NOTES.md).
       return { Msg: 'Consent updated successfully', Status: 200 };
     },

@@ -24,6 +24,27 @@ export function parseConsentValue(raw: string): ConsentValue {
   return value;
 }
 
+/** A choice on one attribute: the value and the days given with it (days; 0 = no time limit). */
+export interface AttributeChoice {
+  value: ConsentValue;
+  days: number;
+}
+
+/**
+ * The choice of a single-attribute PATCH body (SPEC 4.3; NOTES.md "`days` is optional"): `days`
+ * defaults to 0; `{"days": N}` without `consented` is AskMe for N days (N ≥ 1), the iOS SDK's
+ * slider.
+ * @param consented - the value as sent, or undefined.
+ * @param days - the days as sent (days, 0 to `MAX_DAYS`, checked by the schema), or undefined.
+ * @throws {BadRequest} when neither is sent, when `days` alone is 0, or when the value is none of the three.
+ */
+export function attributeChoice(consented: string | undefined, days: number | undefined): AttributeChoice {
+  if (consented !== undefined) return { value: parseConsentValue(consented), days: days ?? 0 };
+  if (days === undefined) throw new BadRequest('The body must carry consented, days, or both');
+  if (days < 1) throw new BadRequest('days alone means AskMe for that many days, so it must be at least 1');
+  return { value: 'AskMe', days };
+}
+
 /** An attribute consent as stored, or the default when nobody decided yet. */
 export interface StoredConsent {
   value: ConsentValue;

@@ -207,6 +207,17 @@ export const refreshTokens = pgTable(
       .references(() => tokenFamilies.id),
     expiresAt: tz('expires_at').notNull(),
     consumedAt: tz('consumed_at'),
+    /** SHA-256 of the `jti` this token succeeded, so that rotating it clears the predecessor's `successorSealed`. */
+    predecessorHash: bytea('predecessor_hash'),
+    /**
+     * The token body answered when this token was rotated (access and refresh token, JSON), sealed
+     * under the master key; answered again to the same client within the grace period while the
+     * successor is unused (README "Sessions", `ASSENT_REFRESH_REUSE_GRACE_SECONDS`). Cleared when
+     * the successor is rotated; ignored after `graceUntil`.
+     */
+    successorSealed: text('successor_sealed'),
+    /** End of the reuse grace period of this (consumed) token. */
+    graceUntil: tz('grace_until'),
   },
   (t) => [index('refresh_tokens_family').on(t.familyId), index('refresh_tokens_expires').on(t.expiresAt)],
 );

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import type { MasterKey } from '../crypto/master-key.js';
+import { type MasterKey, SealError } from '../crypto/master-key.js';
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, Forbidden, Unauthorized } from '../http/errors.js';
@@ -16,6 +16,7 @@ import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
 import { ClientRegistry } from './clients.js';
 import type { LivenessCache } from './liveness.js';
 import * as sessions from './store.js';
+import { openSuccessor, sealSuccessor } from './successor.js';
 import * as throttle from './throttle.js';
 import { hashJti, InvalidTokenError, TokenType, type Tokens } from './tokens.js';
 
@@ -59,8 +60,8 @@ export class IdentityService {
     // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
     this.rotations = new Batcher(
       {
-        one: (r) => sessions.rotateRefresh(deps.db, r),
-        many: (list) => sessions.rotateRefreshMany(deps.db, list),
+        one: (r) => sessions.rotateRefresh(deps.db, r, deps.config.refreshReuseGraceSeconds),
+        many: (list) => sessions.rotateRefreshMany(deps.db, list, deps.config.refreshReuseGraceSeconds),
         key: (r) => r.oldHash.toString('hex'),
       },
       deps.rotationSlots,
@@ -141,17 +142,38 @@ export class IdentityService {
   }
 
   /**
-   * The user's live API key, minted (360 days by default) when there is none.
+   * The user's live API key, minted (360 days by default) when there is none or when this server
+   * would refuse the stored one (`acceptedApiKey`).
    * @param userId - the user.
    * @param liveSealed - the user's live key as stored (sealed), or null when there is none.
    * @returns the compact JWT.
    */
   private async apiKeyFor(userId: string, liveSealed: string | null): Promise<string> {
     const { db, config, tokens, master } = this.deps;
-    if (liveSealed) return master.open(liveSealed, API_KEY_PURPOSE);
+    const stored = liveSealed ? await this.acceptedApiKey(liveSealed) : null;
+    if (stored) return stored;
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
     await sessions.insertApiKey(db, { id: key.jti, userId, tokenSealed: master.seal(key.token, API_KEY_PURPOSE), expiresAt: new Date(key.exp * 1000) });
     return key.token;
+  }
+
+  /**
+   * The stored API key when this server would accept it, else null: a key minted under another
+   * `ASSENT_PUBLIC_URL` (its `iss`/`aud`), signed by a key no longer published, or sealed under
+   * another master key is refused by the auth guard, so handing it out would give the user a key
+   * that answers 401 (README "Identity", API keys). Such a key is left as it is: a process still
+   * serving the old public URL accepts it until it expires or is revoked.
+   * @param sealed - the newest live key of the user, sealed under the master key.
+   */
+  private async acceptedApiKey(sealed: string): Promise<string | null> {
+    try {
+      const key = this.deps.master.open(sealed, API_KEY_PURPOSE);
+      await this.deps.tokens.verify(key, TokenType.apiKey);
+      return key;
+    } catch (err) {
+      if (err instanceof InvalidTokenError || err instanceof SealError) return null;
+      throw err;
+    }
   }
 
   /**
@@ -197,25 +219,30 @@ export class IdentityService {
 
   /**
    * Rotates a refresh token (SPEC 4.2 "Refresh access token"; RFC 6749 §6; RFC 9700 §4.14.2).
-   * Reuse of a consumed token revokes its whole family.
+   * The answer is built before the rotation so that the same statement keeps it sealed for the
+   * reuse grace period (`successor.ts`). A consumed token presented again within that period,
+   * while its successor is unused, answers the same tokens; any other reuse revokes the family.
    * @throws {BadRequest} `invalid_grant` / `invalid_client`.
    */
   async refresh(input: { refreshtoken: string; clientid: string }): Promise<TokenBody> {
-    const { db, config, tokens } = this.deps;
+    const { db, config, tokens, master } = this.deps;
     const claims = await this.verifyRefresh(input.refreshtoken);
+    // Also guards the grace period: only the client the token was issued to may get its successor.
     await this.assertClient(input.clientid, claims.client_id);
     const next = await tokens.sign(TokenType.refresh, { sub: claims.sub, client_id: claims.client_id, sid: claims.sid }, config.refreshTokenTtl);
-    const family = await this.rotations.run({ oldHash: hashJti(claims.jti), newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000) });
-    if (!family) {
-      const reused = await sessions.consumedFamily(db, hashJti(claims.jti));
-      // A consumed token presented again means it was stolen or raced: end the session for everyone holding it.
-      if (reused) {
-        await sessions.revokeFamily(db, reused, 'refresh token reuse');
-        this.deps.liveness.forgetUser(claims.sub);
-      }
-      throw new BadRequest('Invalid refresh token', 'invalid_grant');
+    const body = await this.tokenBody(claims.sub, claims.client_id, claims.sid, next.token);
+    const successorSealed = sealSuccessor(master, body, config.refreshReuseGraceSeconds);
+    const oldHash = hashJti(claims.jti);
+    if (await this.rotations.run({ oldHash, newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000), successorSealed })) return body;
+    const reused = await sessions.consumedToken(db, oldHash);
+    // A parallel refresh of the same client within the grace period, before the successor was used: the same answer.
+    if (reused?.successorSealed) return openSuccessor(master, reused.successorSealed);
+    // A consumed token presented again otherwise means it was stolen or raced: end the session for everyone holding it.
+    if (reused) {
+      await sessions.revokeFamily(db, reused.familyId, 'refresh token reuse');
+      this.deps.liveness.forgetUser(claims.sub);
     }
-    return this.tokenBody(claims.sub, input.clientid, family, next.token);
+    throw new BadRequest('Invalid refresh token', 'invalid_grant');
   }
 
   /**

@@ -13,33 +13,43 @@ export interface Rotation {
   newHash: Buffer;
   /** When the successor expires. */
   newExpiresAt: Date;
+  /** The answer of this rotation (`successor.ts`), sealed, kept for the reuse grace period; null when there is none. */
+  successorSealed: string | null;
 }
 
 /**
  * Consumes refresh tokens and stores their successors in one statement, hence one commit (also
  * the group commit of `IdentityService`): of two rotations of one token, here or in another
  * statement, exactly one finds it unconsumed (RFC 9700 §4.14.2). The tokens must differ; a token
- * given twice rotates at most once.
+ * given twice rotates at most once. Each consumed token keeps its sealed answer until
+ * `graceSeconds` from now; rotating a successor clears its predecessor's (the successor is used,
+ * so the grace period is over).
  * @param rotations - at least one.
+ * @param graceSeconds - `ASSENT_REFRESH_REUSE_GRACE_SECONDS` (seconds).
  * @returns per rotation, in order: the family ID when rotated; null when the token is unknown,
  *   consumed, expired or its family revoked.
  * @throws the database error when the statement fails; then nothing was rotated.
  */
-export async function rotateRefreshMany(db: Executor, rotations: Rotation[]): Promise<Array<string | null>> {
+export async function rotateRefreshMany(db: Executor, rotations: Rotation[], graceSeconds: number): Promise<Array<string | null>> {
   const hex = (hashes: Buffer[]) => arrayLiteral(hashes.map((h) => h.toString('hex')));
   const result = await db.execute(sql`
     WITH k AS (
-      SELECT decode(old_hex, 'hex') AS old_hash, decode(new_hex, 'hex') AS new_hash, expires_at, i
+      SELECT decode(old_hex, 'hex') AS old_hash, decode(new_hex, 'hex') AS new_hash, expires_at, sealed, i
       FROM unnest(${hex(rotations.map((r) => r.oldHash))}::text[], ${hex(rotations.map((r) => r.newHash))}::text[],
-        ${arrayLiteral(rotations.map((r) => r.newExpiresAt.toISOString()))}::timestamptz[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, i)
+        ${arrayLiteral(rotations.map((r) => r.newExpiresAt.toISOString()))}::timestamptz[],
+        ${arrayLiteral(rotations.map((r) => r.successorSealed))}::text[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, sealed, i)
     ), consumed AS (
-      UPDATE refresh_tokens r SET consumed_at = now()
+      UPDATE refresh_tokens r SET consumed_at = now(), successor_sealed = k.sealed,
+        grace_until = CASE WHEN k.sealed IS NULL THEN NULL ELSE now() + make_interval(secs => ${graceSeconds}::int) END
       FROM token_families f, k
       WHERE r.jti_hash = k.old_hash AND r.consumed_at IS NULL AND r.expires_at > now()
         AND f.id = r.family_id AND f.revoked_at IS NULL
-      RETURNING r.family_id, k.new_hash, k.expires_at, k.i
+      RETURNING r.family_id, r.jti_hash AS old_hash, r.predecessor_hash, k.new_hash, k.expires_at, k.i
     ), successors AS (
-      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at) SELECT new_hash, family_id, expires_at FROM consumed
+      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at, predecessor_hash) SELECT new_hash, family_id, expires_at, old_hash FROM consumed
+    ), predecessors AS (
+      UPDATE refresh_tokens p SET successor_sealed = NULL, grace_until = NULL
+      FROM consumed c WHERE p.jti_hash = c.predecessor_hash AND p.successor_sealed IS NOT NULL
     )
     SELECT i, family_id FROM consumed`);
   const byPosition = new Map(rowsOf<{ i: string | number; family_id: string }>(result).map((r) => [Number(r.i), r.family_id]));
@@ -50,18 +60,30 @@ export async function rotateRefreshMany(db: Executor, rotations: Rotation[]): Pr
  * `rotateRefreshMany` of one token.
  * @returns the family ID when rotated; null when the token is unknown, consumed, expired or its family revoked.
  */
-export async function rotateRefresh(db: Executor, rotation: Rotation): Promise<string | null> {
-  const [family] = await rotateRefreshMany(db, [rotation]);
+export async function rotateRefresh(db: Executor, rotation: Rotation, graceSeconds: number): Promise<string | null> {
+  const [family] = await rotateRefreshMany(db, [rotation], graceSeconds);
   return family ?? null;
 }
 
-/** The family of a refresh token that was already consumed, or null. */
-export async function consumedFamily(db: Executor, jtiHash: Buffer): Promise<string | null> {
+/** A refresh token presented again after its rotation. */
+export interface ConsumedToken {
+  familyId: string;
+  /** Its rotation's sealed answer while the grace period runs, the successor is unused and the family is live; else null. */
+  successorSealed: string | null;
+}
+
+/** A refresh token that was already consumed (one primary-key lookup and its family's), or null. */
+export async function consumedToken(db: Executor, jtiHash: Buffer): Promise<ConsumedToken | null> {
   const [row] = await db
-    .select({ familyId: refreshTokens.familyId })
+    .select({
+      familyId: refreshTokens.familyId,
+      successorSealed: sql<string | null>`CASE WHEN ${refreshTokens.graceUntil} > now() AND ${tokenFamilies.revokedAt} IS NULL
+        THEN ${refreshTokens.successorSealed} END`,
+    })
     .from(refreshTokens)
+    .innerJoin(tokenFamilies, eq(tokenFamilies.id, refreshTokens.familyId))
     .where(and(eq(refreshTokens.jtiHash, jtiHash), sql`${refreshTokens.consumedAt} IS NOT NULL`));
-  return row?.familyId ?? null;
+  return row ?? null;
 }
 
 /** Revokes a family; later access tokens and refresh tokens of it are refused. Idempotent. */

@@ -1,7 +1,7 @@
 /**
  * Routes of password changes (SPEC 4.4; NOTES.md "Path aliases"):
  * - `POST {base}/user/password/reset` (alias `PUT`): the signed-in user sets a new password;
- * - `PUT {base}/user/password/forgot`: asks for a reset link by e-mail (always 200);
+ * - `PUT {base}/user/password/forgot`: asks for a reset link by e-mail (always 200 `{"msg": …}`, NOTES.md);
  * - `POST {base}/user/password/forgot/complete`: sets the password with the link's token;
  * - `GET /password/reset`: the HTML page of the link (at the root, beside `{base}`).
  */
@@ -13,12 +13,13 @@ import { errors } from '../http/schemas.js';
 import { BackgroundTasks } from './background.js';
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './page.js';
 import { MAX_PASSWORD_INPUT } from './policy.js';
-import { PasswordService } from './service.js';
+import { FORGOT_ANSWER, PasswordService } from './service.js';
 
 const tags = ['users'];
 const POLICY = 'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), any characters, no composition rules, not in the list of common or breached passwords, not the username. A refusal is a 400 whose Message names the rule.';
 const NewPassword = Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: POLICY });
 const NoBody = Type.Null({ description: 'no body' });
+const ForgotAnswer = Type.Object({ msg: Type.String({ description: 'the same text whether or not the account exists' }) });
 
 const ResetBody = Type.Object({
   password: NewPassword,
@@ -58,13 +59,13 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
     config: { operation: 'user.password.forgot' },
     schema: {
       tags,
-      summary: 'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. Always 200, whether or not the user exists',
+      summary: 'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. Always 200 {"msg": …}, the same whether or not the user exists',
       body: ForgotBody,
-      response: { 200: NoBody, ...errors(400, 429) },
+      response: { 200: ForgotAnswer, ...errors(400, 429) },
     },
-    handler: async (req, reply) => {
+    handler: async (req) => {
       await passwords.requestReset(req.body.username, req.ip, req.log);
-      return noBody(reply);
+      return { msg: FORGOT_ANSWER };
     },
   });
 

@@ -28,6 +28,11 @@ const RESET_TOKEN_BYTES = 32;
 export const INVALID_RESET_LINK = 'This password-reset link is not valid: it was already used, or a newer one was requested. Ask for a new one.';
 /** The answer to a token older than 30 minutes. */
 export const EXPIRED_RESET_LINK = `This password-reset link has expired (links last ${RESET_LINK_MINUTES} minutes). Ask for a new one.`;
+/**
+ * The `msg` of every forgotten-password answer (NOTES.md "Forgotten password": the iOS SDK shows
+ * it). One text whether or not the account exists, so the answer cannot enumerate accounts (ASVS 5.0 V6.3.8).
+ */
+export const FORGOT_ANSWER = 'If an account with this username has an e-mail address, a password-reset link has been sent to it.';
 /** The answer to a wrong `currentpassword`. */
 export const WRONG_CURRENT_PASSWORD = 'The current password is wrong';
 
