@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch } from '../src/net/guarded-fetch.js';
 import { OutboundError, postOutbound } from '../src/net/outbound.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type FakeIdp, startDns, startFakeIdp } from './helpers/oidc.js';
+import { type FakeIdp, startDns, startFakeIdp, configureFakeIdp } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 const INTERNAL = 'idp-keys.internal.test';
@@ -43,12 +43,7 @@ beforeAll(async () => {
   orgId = t.ids.organisations.acme!.id;
   owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   fake = await startFakeIdp('assent-client');
-  const res = await call(idp(), {
-    token: owner,
-    body: { issuer: fake.url, authorizationUrl: `${fake.url}/authorize`, tokenUrl: `${fake.url}/token`, jwksUrl: `${fake.url}/jwks`, userInfoUrl: `${fake.url}/userinfo`, logoutUrl: '', clientId: 'assent-client', clientSecret: 'fake-secret', disableUserInfo: false, defaultScope: 'openid' },
-  });
-  expect(res.status).toBe(201);
-  expect((await call(`${idp()}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: [APP] } })).status).toBe(200);
+  await configureFakeIdp(idp(), owner, fake, APP);
 });
 afterAll(async () => {
   net.Socket.prototype.connect = originalConnect;
