@@ -6,10 +6,15 @@
  *   /docs included; no HSTS when the public URL is plain http;
  * - CORS: preflights of allowed origins (configured, or the origin of an app redirect URI, which
  *   takes effect without a restart) pass without a credential and echo the origin; other origins,
- *   `null` included, get no CORS header and no 500; every answer varies on Origin.
+ *   `null` included, get no CORS header and no 500; every answer varies on Origin; a setting that
+ *   is not a list of exact origins (`*`, `null`, a path) stops `assent serve` before it starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
+import { runCli } from './helpers/cli.js';
 
 const DASHBOARD = 'https://dashboard.example.org';
 const APP_ORIGIN = 'https://app.example';
@@ -143,4 +148,19 @@ describe('CORS', () => {
     expect((await call(uris, { method: 'PUT', token: owner, body: { RedirectURIs: [] } })).status).toBe(200);
     expect(await eventually(false)).toBe(false);
   }, 30_000);
+});
+
+describe('ASSENT_CORS_ORIGINS', () => {
+  it('anything but exact origins (*, null, a path, a trailing slash, another scheme) stops assent serve with exit 2 naming the setting', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-cors-'));
+    try {
+      for (const value of ['*', 'null', 'https://dashboard.example.org/app', 'https://dashboard.example.org/', 'ftp://files.example.org', `${DASHBOARD},*`]) {
+        const res = await runCli(['serve'], { ASSENT_DATA_DIR: dataDir, PORT: '0', ASSENT_CORS_ORIGINS: value }, 30_000);
+        expect(res.code, value).toBe(2);
+        expect(res.stderr, value).toContain('ASSENT_CORS_ORIGINS');
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
