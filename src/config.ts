@@ -97,6 +97,12 @@ export interface Config {
   webhookAllowHttpHosts: string[];
   /** Hosts an organisation's IdP URLs may name over plain http and at private or loopback addresses (development, tests). */
   federationAllowHttpHosts: string[];
+  /**
+   * Exact origins (`scheme://host[:port]`) of browser apps allowed to call the API cross-origin
+   * (`ASSENT_CORS_ORIGINS`, comma-separated; README "CORS and security headers"), besides the web
+   * origins of the organisations' app redirect URIs.
+   */
+  corsOrigins: string[];
   /** DNS servers (`ip[:port]`) that outbound requests resolve with; empty means the system resolver (`dns.lookup`). */
   dnsServers: string[];
   /** Lease of one batch of a background job before another worker takes it over (seconds). */
@@ -132,6 +138,23 @@ function smtpUrl(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   return raw;
+}
+
+/** `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null` would open the API to any page (Fetch standard, CORS protocol). */
+function corsOrigins(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const origin of list) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, no trailing slash, no *), got "${origin}"`);
+    }
+  }
+  return list;
 }
 
 function dnsServers(raw: string | undefined): string[] {
@@ -217,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
     webhookAllowHttpHosts: hostList(env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
     federationAllowHttpHosts: hostList(env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
+    corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),

@@ -22,6 +22,8 @@ import { safeErrorMessage } from './util/errors.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { trackHandlers } from './http/in-flight.js';
 import { installErrorHandlers } from './http/errors.js';
+import { installCors } from './http/cors.js';
+import { installSecurityHeaders } from './http/headers.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
@@ -69,6 +71,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const handlers = trackHandlers(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
+  installSecurityHeaders(app, ctx.config.publicUrl);
+  await installCors(app, ctx.store.db, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
 
   await app.register(swagger, {
     openapi: {

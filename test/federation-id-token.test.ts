@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type FakeIdp, startFakeIdp, startSilentServer } from './helpers/oidc.js';
+import { type FakeIdp, startFakeIdp, configureFakeIdp, startSilentServer } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 let t: TestAssent;
@@ -45,12 +45,7 @@ beforeAll(async () => {
   orgId = t.ids.organisations.acme!.id;
   owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   fake = await startFakeIdp('assent-client');
-  const res = await call(idp(), {
-    token: owner,
-    body: { issuer: fake.url, authorizationUrl: `${fake.url}/authorize`, tokenUrl: `${fake.url}/token`, jwksUrl: `${fake.url}/jwks`, userInfoUrl: `${fake.url}/userinfo`, logoutUrl: '', clientId: 'assent-client', clientSecret: 'fake-secret', disableUserInfo: false, defaultScope: 'openid profile' },
-  });
-  expect(res.status).toBe(201);
-  expect((await call(`${idp()}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: [APP] } })).status).toBe(200);
+  await configureFakeIdp(idp(), owner, fake, APP, 'openid profile');
 });
 afterAll(async () => {
   await fake?.close();

@@ -4,6 +4,7 @@
  * the provider with its own registered `redirect_uri` (Assent then runs the same validation). It
  * needs no bearer token and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
@@ -33,12 +34,20 @@ export interface ExchangeDeps {
 
 const INVALID_CODE = 'Invalid, expired or already used code';
 
+/** What an unauthenticated caller is told when the provider cannot be reached, whatever the cause. */
+const UNREACHABLE = 'The identity provider could not be reached; try again later';
+
 /**
- * Turns a provider failure into an answer: validation or refusal is a 400 `invalid_grant`, an
- * unreachable provider a 502 `temporarily_unavailable`; never a 500, never the provider's body.
+ * Turns a provider failure into an answer: validation or refusal is a 400 `invalid_grant` naming
+ * the failed check, an unreachable provider a 502 `temporarily_unavailable` with a fixed message;
+ * never a 500, never the provider's body. Threat: an anonymous caller mapping Assent's network
+ * (which names resolve to internal addresses, TLS errors such as EPROTO; ASVS 5.0 V16.5.1), so the
+ * network detail goes only to the log.
  */
-function answer(err: FederationError): HttpError {
-  return err.kind === 'unreachable' ? new HttpError(502, err.message, 'temporarily_unavailable') : new BadRequest(err.message, 'invalid_grant');
+function answer(err: FederationError, log: FastifyBaseLogger): HttpError {
+  if (err.kind !== 'unreachable') return new BadRequest(err.message, 'invalid_grant');
+  log.warn({ detail: err.message }, 'federation code exchange: identity provider unreachable');
+  return new HttpError(502, UNREACHABLE, 'temporarily_unavailable');
 }
 
 /** Exchanges codes for Assent sessions. */
@@ -51,16 +60,17 @@ export class Exchange {
    * @param redirectUri - the app URI the code was sent to.
    * @param code - an Assent code (`asc_…`) or a provider's code.
    * @param ip - client address, for the throttle.
+   * @param log - the request's logger: where a failure's network detail goes (never to the caller).
    * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
    * @throws {NotFound} no provider (provider codes only). @throws {HttpError} 502 provider unreachable.
    */
-  async redeem(orgId: string, redirectUri: string, code: string, ip: string): Promise<LoginResult> {
+  async redeem(orgId: string, redirectUri: string, code: string, ip: string, log: FastifyBaseLogger): Promise<LoginResult> {
     const { db, config } = this.deps;
     const key = `fed-exchange:ip:${ip}`;
     const blocked = await store.blockedUntil(db, key);
     if (blocked) throw new TooManyRequests((blocked.getTime() - Date.now()) / 1000);
     try {
-      return await this.redeemUnthrottled(orgId, redirectUri, code);
+      return await this.redeemUnthrottled(orgId, redirectUri, code, log);
     } catch (err) {
       // Guessing codes costs like guessing passwords: failures count against the IP.
       if (err instanceof HttpError && err.statusCode === 400) {
@@ -72,7 +82,7 @@ export class Exchange {
     }
   }
 
-  private async redeemUnthrottled(orgId: string, redirectUri: string, code: string): Promise<LoginResult> {
+  private async redeemUnthrottled(orgId: string, redirectUri: string, code: string, log: FastifyBaseLogger): Promise<LoginResult> {
     const { db, master, configs } = this.deps;
     if (!isId(orgId)) throw new NotFound('No identity provider is configured for this organisation');
     if (code.startsWith(CODE_PREFIX)) {
@@ -93,7 +103,7 @@ export class Exchange {
       const userId = await linkUser(db, orgId, result);
       return await this.login(orgId, userId, master.seal(result.idToken, ID_TOKEN_PURPOSE));
     } catch (err) {
-      if (err instanceof FederationError) throw answer(err);
+      if (err instanceof FederationError) throw answer(err, log);
       throw err;
     }
   }

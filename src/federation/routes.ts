@@ -130,7 +130,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
       querystring: Type.Object({ redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }), code: Type.String({ minLength: 1, maxLength: 4000 }) }),
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 404, 429, 502) },
     },
-    handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip),
+    handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip, req.log),
   });
   app.post(`${idp}/logout`, {
     config: { operation: 'federation.logout' },

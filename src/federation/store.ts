@@ -1,7 +1,7 @@
 /** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions, audit. */
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, like, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Executor, rowsOf } from '../db/open.js';
+import { type Db, type Executor, rowsOf } from '../db/open.js';
 import { appRedirectUris, federatedIdentities, federationCodes, federationSessions, federationStates, idpConfigs, orgAuditLog } from '../db/schema-federation.js';
 import { users } from '../db/schema.js';
 
@@ -36,6 +36,12 @@ export async function deleteConfig(db: Executor, orgId: string): Promise<boolean
 /** The organisation's registered app redirect URIs, sorted. */
 export async function redirectUris(db: Executor, orgId: string): Promise<string[]> {
   const rows = await db.select({ uri: appRedirectUris.uri }).from(appRedirectUris).where(eq(appRedirectUris.orgId, orgId)).orderBy(appRedirectUris.uri);
+  return rows.map((r) => r.uri);
+}
+
+/** Every organisation's registered http(s) app redirect URIs, each once (their origins are CORS web origins). */
+export async function webRedirectUris(db: Db): Promise<string[]> {
+  const rows = await db.selectDistinct({ uri: appRedirectUris.uri }).from(appRedirectUris).where(like(appRedirectUris.uri, 'http%'));
   return rows.map((r) => r.uri);
 }
 

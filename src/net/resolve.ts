@@ -6,6 +6,9 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { isPublicAddress } from './address.js';
+
+export { isPublicAddress };
 
 /** Thrown when a host may not be reached, or cannot be resolved; `kind` as in `OutboundError`. */
 export class ResolveError extends Error {
@@ -24,19 +27,6 @@ export interface CheckedAddress {
   address: string;
   /** 4 or 6. */
   family: number;
-}
-
-/**
- * True when `address` is a public unicast address: not loopback, private (RFC 1918, RFC 4193),
- * link-local (169.254.0.0/16, the cloud metadata range), carrier-grade NAT, multicast, reserved,
- * documentation or another special-use range.
- * @param address - an IPv4 or IPv6 literal.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() === 'unicast';
 }
 
 /** `[::1]` → `::1`; other host names unchanged. */

@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
+import { call } from './assent.js';
 
 const html = (s: string) => s.replace(/&amp;/g, '&').replace(/&#x2F;/g, '/').replace(/&quot;/g, '"');
 
@@ -114,6 +115,23 @@ export interface FakeIdp {
   userinfoCalls: number;
   tokenCalls: number;
   close(): Promise<void>;
+}
+
+/**
+ * Makes `fake` the organisation's provider, as its Owner (`POST {base}/organizations/{ID}/idp/open-id`,
+ * client `assent-client`), and registers `appUri` as its one app redirect URI.
+ * @param idpUrl - `{base}/organizations/{organizationID}/idp/open-id`.
+ * @param owner - an access token of the organisation's Owner.
+ * @param scope - the configuration's `defaultScope`.
+ */
+export async function configureFakeIdp(idpUrl: string, owner: string, fake: FakeIdp, appUri: string, scope = 'openid'): Promise<void> {
+  const created = await call(idpUrl, {
+    token: owner,
+    body: { issuer: fake.url, authorizationUrl: `${fake.url}/authorize`, tokenUrl: `${fake.url}/token`, jwksUrl: `${fake.url}/jwks`, userInfoUrl: `${fake.url}/userinfo`, logoutUrl: '', clientId: 'assent-client', clientSecret: 'fake-secret', disableUserInfo: false, defaultScope: scope },
+  });
+  if (created.status !== 201) throw new Error(`configuring the fake IdP failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const registered = await call(`${idpUrl}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: [appUri] } });
+  if (registered.status !== 200) throw new Error(`registering ${appUri} failed: ${registered.status}`);
 }
 
 /** Starts the fake IdP: `/token`, `/jwks`, `/userinfo`, with one RS256 key (another key signs "bad signature" tokens). */
