@@ -12,7 +12,7 @@ import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';
 import { enforce } from '../ratelimit/limit.js';
 import { isId } from '../util/ids.js';
-import { authorizationUrl, exchangeCode, FederationError, rpConfiguration, type SignInResult } from './client.js';
+import { authorizationUrl, exchangeCode, FederationError, publicMessage, rpConfiguration, type SignInResult } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 import { linkUser } from './users.js';
@@ -90,9 +90,11 @@ export class Broker {
    * go back to, so that is a 400; after it, every failure goes back to the app as `error`,
    * `error_description` and its `state` (RFC 6749 §4.1.2.1).
    * @param query - the callback's query (`code`, `state`, `iss`, or `error`).
+   * @param log - the request's logger: where an unreachable provider's network detail goes, since
+   *   the browser that is sent back to the app holds no credential (see `publicMessage`).
    * @throws {BadRequest} when `state` is missing, unknown, expired or already used.
    */
-  async callback(orgId: string, query: Record<string, string | undefined>): Promise<CallbackOutcome> {
+  async callback(orgId: string, query: Record<string, string | undefined>, log: { warn(obj: object, msg: string): void }): Promise<CallbackOutcome> {
     if (!query.state || !isId(orgId)) throw new BadRequest('Unknown or expired sign-in (state)', 'invalid_request');
     // CSRF and replay of a callback: the state must be one we issued, and it is used once.
     const pending = await store.takeState(this.db, sha256(query.state), orgId);
@@ -117,7 +119,7 @@ export class Broker {
       result = await exchangeCode(rpConfiguration(settings, this.configs.policy), settings, callbackUrl, { verifier, state: query.state, nonce });
     } catch (err) {
       if (!(err instanceof FederationError)) throw err;
-      return back({ error: err.kind === 'unreachable' ? 'temporarily_unavailable' : 'access_denied', error_description: err.message });
+      return back({ error: err.kind === 'unreachable' ? 'temporarily_unavailable' : 'access_denied', error_description: publicMessage(err, log, 'callback') });
     }
     const userId = await linkUser(this.db, orgId, result);
     const code = CODE_PREFIX + random();

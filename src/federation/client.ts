@@ -27,6 +27,25 @@ export class FederationError extends Error {
   }
 }
 
+/** What an unauthenticated caller is told when the provider cannot be reached, whatever the cause. */
+export const UNREACHABLE_MESSAGE = 'The identity provider could not be reached; try again later';
+
+/**
+ * The message a federation failure may show to a caller who holds no credential (the callback's
+ * browser, the code exchange). Threat: an anonymous caller mapping Assent's network (which names
+ * resolve to internal addresses, TLS errors such as EPROTO; ASVS 5.0 V16.5.1): an `unreachable`
+ * failure's detail goes only to `log`, the caller gets `UNREACHABLE_MESSAGE`. Validation and
+ * refusal messages name the failed check, which tells nothing of the network, and are kept.
+ * @param err - the failure.
+ * @param log - where the detail of an unreachable provider is written (warn).
+ * @param where - which step failed, for the log line.
+ */
+export function publicMessage(err: FederationError, log: { warn(obj: object, msg: string): void }, where: string): string {
+  if (err.kind !== 'unreachable') return err.message;
+  log.warn({ detail: err.message }, `federation ${where}: identity provider unreachable`);
+  return UNREACHABLE_MESSAGE;
+}
+
 /** What a successful code exchange yields. */
 export interface SignInResult {
   /** The ID token's issuer (equal to the configured one) and subject. */

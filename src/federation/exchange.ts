@@ -16,7 +16,7 @@ import { TokenType, type Tokens } from '../identity/tokens.js';
 import { TooManyRequests } from '../http/errors.js';
 import { isId } from '../util/ids.js';
 import { CODE_PREFIX, ID_TOKEN_PURPOSE, sha256, type Broker } from './broker.js';
-import { exchangeCode, FederationError, rpConfiguration } from './client.js';
+import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 import { linkUser } from './users.js';
@@ -34,20 +34,14 @@ export interface ExchangeDeps {
 
 const INVALID_CODE = 'Invalid, expired or already used code';
 
-/** What an unauthenticated caller is told when the provider cannot be reached, whatever the cause. */
-const UNREACHABLE = 'The identity provider could not be reached; try again later';
-
 /**
  * Turns a provider failure into an answer: validation or refusal is a 400 `invalid_grant` naming
- * the failed check, an unreachable provider a 502 `temporarily_unavailable` with a fixed message;
- * never a 500, never the provider's body. Threat: an anonymous caller mapping Assent's network
- * (which names resolve to internal addresses, TLS errors such as EPROTO; ASVS 5.0 V16.5.1), so the
- * network detail goes only to the log.
+ * the failed check, an unreachable provider a 502 `temporarily_unavailable` with a fixed message
+ * (`publicMessage`); never a 500, never the provider's body.
  */
 function answer(err: FederationError, log: FastifyBaseLogger): HttpError {
-  if (err.kind !== 'unreachable') return new BadRequest(err.message, 'invalid_grant');
-  log.warn({ detail: err.message }, 'federation code exchange: identity provider unreachable');
-  return new HttpError(502, UNREACHABLE, 'temporarily_unavailable');
+  const message = publicMessage(err, log, 'code exchange');
+  return err.kind === 'unreachable' ? new HttpError(502, message, 'temporarily_unavailable') : new BadRequest(message, 'invalid_grant');
 }
 
 /** Exchanges codes for Assent sessions. */

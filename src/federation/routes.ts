@@ -118,7 +118,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
     },
     handler: async (req, reply) => {
       const { error_description: _ignored, ...query } = req.query;
-      return reply.redirect((await broker.callback(req.params.organizationID, query)).location, 303);
+      return reply.redirect((await broker.callback(req.params.organizationID, query, req.log)).location, 303);
     },
   });
   app.post(`${idp}/exchange`, {
