@@ -144,6 +144,11 @@ export function openPostgres(url: string, poolSize = 10): Store {
     const created = new pg.Pool({ connectionString: url, max: poolSize, options: `-c jit=off ${options}`.trim(), application_name: applicationName });
     // A dropped idle connection must not crash the process; the pool replaces it.
     created.on('error', () => {});
+    // Threat: a session killed or a server restarted while a client is checked out (a transaction,
+    // between its statements) emits 'error' on that client, which without a listener of its own ends
+    // the process. The statement under way rejects with the error anyway (answered 503, see
+    // src/db/unavailable.ts), and pg-pool discards the broken client when it is released.
+    created.on('connect', (client) => client.on('error', () => {}));
     return created;
   };
   const pool = newPool('assent', '');
