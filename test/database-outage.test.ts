@@ -211,3 +211,19 @@ describe.skipIf(!onPostgres)('while the database is down, answers are 503 with R
     for (const s of servers) expect(s.child.exitCode).toBeNull();
   }, 60_000);
 });
+
+describe.skipIf(!onPostgres)('replicas started together on a fresh database', () => {
+  it('two `assent serve` processes started at the same moment both serve, three times over', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const database = `fresh_${attempt}`;
+      await sql('postgres', `CREATE DATABASE ${database}`);
+      const replicaEnv = { ...env, DATABASE_URL: cluster.urlOf(database) };
+      // Migrations, the job queue's schema and queues, the first signing key: all created at start.
+      const started = await Promise.allSettled([startServe(replicaEnv), startServe(replicaEnv)]);
+      await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+      expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason).slice(0, 400)))).toEqual(['serving', 'serving']);
+      const keys = await sql(database, 'SELECT count(*)::int AS n FROM signing_keys WHERE retired_at IS NULL');
+      expect(keys).toEqual([{ n: 1 }]);
+    }
+  }, 120_000);
+});
