@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onPostgres, TEST_SECRET } from './helpers/assent.js';
 import { runCli, type ServeProcess, startServe, writeFile } from './helpers/cli.js';
 import { type PgCluster, startCluster } from './helpers/pg-cluster.js';
+import { startProxy } from './helpers/tcp-proxy.js';
 
 const PASSWORD = 'outage-test-passphrase';
 const WORKERS = 8;
@@ -209,6 +210,32 @@ describe.skipIf(!onPostgres)('while the database is down, answers are 503 with R
     }
     expect(await within(async () => (await call(history, { token })).status === 200, 10_000)).toBe(true);
     for (const s of servers) expect(s.child.exitCode).toBeNull();
+  }, 60_000);
+});
+
+describe.skipIf(!onPostgres)('a database that stops answering without refusing', () => {
+  it('connections cut and new ones never answered (a failover that leaves the old address silent): 503 with Retry-After within the connect timeout, not a hung request; served again once it answers', async () => {
+    const proxy = await startProxy(cluster.port);
+    const server = await startServe({ ...env, DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/assent` });
+    try {
+      const { token, userId } = await signIn(server.base, people[2]!);
+      const consents = `${server.base}/organizations/${ids.orgId}/users/${userId}/consents`;
+      expect((await call(consents, { token })).status).toBe(200);
+      proxy.swallow();
+      for (let i = 0; i < 2; i++) {
+        const started = Date.now();
+        // Without a connect timeout the request waits for ever; the abort turns that into a failure.
+        const res = await fetch(consents, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+        expect([res.status, res.headers.get('retry-after')]).toEqual([503, '2']);
+        expect(Date.now() - started).toBeLessThan(12_000);
+      }
+      proxy.forward();
+      expect(await within(async () => (await call(consents, { token })).status === 200, 15_000)).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await server.stop('SIGKILL');
+      await proxy.close();
+    }
   }, 60_000);
 });
 

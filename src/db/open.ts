@@ -14,6 +14,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SharedListener } from './listener.js';
+import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 import * as schema from './schema.js';
 
 /** The Drizzle database handle shared by every store module, whichever driver is behind it. */
@@ -151,7 +152,13 @@ export function openPostgres(url: string, poolSize = 10): Store {
   // does not know its LIMIT) can be costed above jit_above_cost, adding 10 to 50 ms of compilation
   // to a 0.3 ms page on every execution (seen in bench/consents.mjs's EXPLAIN).
   const newPool = (applicationName: string, options: string) => {
-    const created = new pg.Pool({ connectionString: url, max: poolSize, options: `-c jit=off ${options}`.trim(), application_name: applicationName });
+    const created = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      options: `-c jit=off ${options}`.trim(),
+      application_name: applicationName,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     // A dropped idle connection must not crash the process; the pool replaces it.
     created.on('error', () => {});
     // Threat: a session killed or a server restarted while a client is checked out (a transaction,

@@ -5,6 +5,14 @@
  */
 
 /**
+ * How long a query waits for a connection (milliseconds): to open one, or for a busy pool to hand
+ * one over. Past it the query fails, answered 503 (`isDatabaseUnavailable`): a database that stopped
+ * answering without refusing (a failover whose old address swallows packets) must not hold requests
+ * forever.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * SQLSTATEs of an outage (https://www.postgresql.org/docs/current/errcodes-appendix.html):
  * 57P01 admin_shutdown (also `pg_terminate_backend`), 57P02 crash_shutdown, 57P03
  * cannot_connect_now (starting up, shutting down, recovering), 53300 too_many_connections. Class

@@ -20,6 +20,8 @@ export type ShutdownMode = 'smart' | 'fast' | 'immediate';
 export interface PgCluster {
   /** `postgres://postgres@127.0.0.1:PORT/postgres`. */
   url: string;
+  /** The server's port on 127.0.0.1. */
+  port: number;
   /** The URL of database `name` on this cluster. */
   urlOf(name: string): string;
   /** `pg_ctl restart -m mode`: every session is cut, the server answers again when it resolves. */
@@ -67,6 +69,7 @@ export async function startCluster(): Promise<PgCluster> {
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
+    port,
     urlOf: (name) => `postgres://postgres@127.0.0.1:${port}/${name}`,
     restart: async (mode) => void (await ctl(['-m', mode, '-o', options, 'restart'])),
     stop: async () => void (await ctl(['-m', 'fast', 'stop'])),
