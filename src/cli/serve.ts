@@ -20,7 +20,8 @@ export async function serve(config: Config): Promise<void> {
   const opened = await openStore(config);
   const { store } = opened;
   await store.migrate();
-  const ctx = await createContext(config, store);
+  // The first signing key is created at start: by one replica at a time (one key, not one each).
+  const ctx = await store.exclusively(() => createContext(config, store));
   const app = await buildApp(ctx);
   // A rotation by `assent keys rotate` in any process is announced by NOTIFY: sign with the new key at once.
   const unlisten = await store.listen(ROTATION_CHANNEL, () => void ctx.keys.reload().catch((err) => app.log.error({ err }, 'key reload failed')));

@@ -10,6 +10,7 @@
  * NOTIFY per session: https://www.postgresql.org/docs/15/sql-listen.html).
  */
 import pg from 'pg';
+import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 
 /** One caller of `listen`. */
 interface Subscriber {
@@ -59,7 +60,7 @@ export class SharedListener {
   /** The connection, opened (once, for concurrent callers) when there is none. */
   private connection(): Promise<pg.Client> {
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url });
+      const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
       const lost = () => this.lost(client);
       client.on('error', lost);
       client.on('end', lost);

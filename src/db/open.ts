@@ -14,6 +14,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SharedListener } from './listener.js';
+import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 import * as schema from './schema.js';
 
 /** The Drizzle database handle shared by every store module, whichever driver is behind it. */
@@ -100,6 +101,16 @@ export interface Store {
   kind: 'pglite' | 'postgres';
   /** Applies pending migrations from `drizzle/`; safe to call from several processes on PostgreSQL. */
   migrate(): Promise<void>;
+  /**
+   * Runs `create` while holding the migration lock, so that what a process creates at start
+   * (the job queue's schema, the first signing key) is created by one process at a time; replicas
+   * started together wait for each other instead of racing on the catalogue. On PGlite (one
+   * process) it just runs `create`. Do not call `migrate` or `exclusively` from inside `create`:
+   * the lock is held on another connection, so that would wait forever.
+   * @returns what `create` resolves to.
+   * @throws what `create` throws, or the connection error when the lock cannot be taken.
+   */
+  exclusively<T>(create: () => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /**
@@ -141,9 +152,20 @@ export function openPostgres(url: string, poolSize = 10): Store {
   // does not know its LIMIT) can be costed above jit_above_cost, adding 10 to 50 ms of compilation
   // to a 0.3 ms page on every execution (seen in bench/consents.mjs's EXPLAIN).
   const newPool = (applicationName: string, options: string) => {
-    const created = new pg.Pool({ connectionString: url, max: poolSize, options: `-c jit=off ${options}`.trim(), application_name: applicationName });
+    const created = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      options: `-c jit=off ${options}`.trim(),
+      application_name: applicationName,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     // A dropped idle connection must not crash the process; the pool replaces it.
     created.on('error', () => {});
+    // Threat: a session killed or a server restarted while a client is checked out (a transaction,
+    // between its statements) emits 'error' on that client, which without a listener of its own ends
+    // the process. The statement under way rejects with the error anyway (answered 503, see
+    // src/db/unavailable.ts), and pg-pool discards the broken client when it is released.
+    created.on('connect', (client) => client.on('error', () => {}));
     return created;
   };
   const pool = newPool('assent', '');
@@ -153,19 +175,28 @@ export function openPostgres(url: string, poolSize = 10): Store {
   statementHandles.set(db, drizzlePg(statementPool, { schema }) as unknown as Db);
   // One LISTEN connection for every channel of the process, outside the pool (src/db/listener.ts).
   const listener = new SharedListener(url);
+  // Threat: two replicas started together racing on the catalogue (duplicate pg_namespace entries,
+  // deadlocks) and one of them exiting; a session advisory lock lets one creator in at a time.
+  const locked = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      return await work(client);
+    } catch (err) {
+      broken = err as Error;
+      throw err;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+      // A connection that failed is discarded rather than handed to the next query.
+      client.release(broken);
+    }
+  };
   return {
     db,
     kind: 'postgres',
-    async migrate() {
-      const client = await pool.connect();
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-        client.release();
-      }
-    },
+    migrate: () => locked(async (client) => migratePg(drizzlePg(client, { schema }), { migrationsFolder })),
+    exclusively: (create) => locked(create),
     async ping() {
       await db.execute(sql`SELECT 1`);
     },
@@ -194,6 +225,8 @@ export async function openPglite(dir: string): Promise<Store> {
     async migrate() {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
     },
+    // One process holds the data directory (lock.ts): nobody can create anything concurrently.
+    exclusively: (create) => create(),
     async ping() {
       await client.query('SELECT 1');
     },

@@ -4,6 +4,7 @@
  * `error`/`error_description` pair on token endpoints (RFC 6749 §5.2).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseErrorCode, isDatabaseUnavailable } from '../db/unavailable.js';
 import { safeErrorMessage } from '../util/errors.js';
 
 /** OAuth 2.0 error codes used by Assent (RFC 6749 §5.2). */
@@ -71,6 +72,17 @@ export class TooManyRequests extends HttpError {
     super(429, 'Too many attempts; try again later', 'temporarily_unavailable', { 'Retry-After': String(seconds) });
   }
 }
+
+/** 503: the database is unreachable or dropped the connection; `Retry-After` in whole seconds (RFC 9110 §15.6.4). */
+export class ServiceUnavailable extends HttpError {
+  /** @param retryAfterSeconds - seconds after which a retry may succeed. */
+  constructor(retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS) {
+    super(503, 'The service is temporarily unavailable; try again later', 'temporarily_unavailable', { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** Seconds a client is told to wait after a database outage answer: a restart or failover takes a few. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** Route config flag: errors of this route carry the OAuth 2.0 `error` fields. */
 export interface OAuthRouteConfig {
@@ -150,6 +162,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
         ? 'Invalid request: the body is not valid JSON'
         : (STATUS_TEXT[status] ?? 'Bad request');
       return reply.code(status).type('application/json').send(errorBody(status, message, oauth));
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: one warn line, with the path but not the query string (it may carry tokens).
+      request.log.warn({ err: { code: databaseErrorCode(error), message: safeErrorMessage(error) }, method: request.method, path: request.url.split('?')[0] }, 'database unavailable');
+      return sendHttpError(reply, new ServiceUnavailable());
     }
     // Query errors carry their parameters (hashes, tokens): log the driver's message, not the query.
     request.log.error({ err: { type: error.name, message: safeErrorMessage(error) } }, 'unhandled error');

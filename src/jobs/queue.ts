@@ -27,7 +27,8 @@ export interface QueueOptions {
 export type Queue = PgBoss;
 
 /**
- * Starts pg-boss on the store: creates or migrates its schema and the queues.
+ * Starts pg-boss on the store: creates or migrates its schema and the queues, under the store's
+ * migration lock (`Store.exclusively`), so that processes started together do not race.
  * @param store - the open store.
  * @param opts - timings.
  * @param onError - receives errors of pg-boss's background work (logged by the caller).
@@ -42,7 +43,6 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
     maintenanceIntervalSeconds: Math.max(1, Math.min(30, Math.floor(opts.leaseSeconds / 2))),
   });
   boss.on('error', onError);
-  await boss.start();
   const definitions = [
     // A batch that fails (the database went away) is retried; its last failure marks the request failed.
     { name: QUEUES.consentRequestBatch, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
@@ -50,10 +50,15 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
     // pg-boss retries a take of them only when it failed itself (the database went away), like a batch.
     { name: QUEUES.consentRequestRetry, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
   ];
-  for (const queue of definitions) {
-    await boss.createQueue(queue.name, queue); // a no-op when it exists...
-    await boss.updateQueue(queue.name, queue); // ...so the current settings are applied here
-  }
+  // pg-boss's own locks do not stop two processes creating its schema or a queue's partition at
+  // once (a duplicate pg_namespace entry, a deadlock): replicas started together take turns.
+  await store.exclusively(async () => {
+    await boss.start();
+    for (const queue of definitions) {
+      await boss.createQueue(queue.name, queue); // a no-op when it exists...
+      await boss.updateQueue(queue.name, queue); // ...so the current settings are applied here
+    }
+  });
   return boss;
 }
 
