@@ -22,6 +22,8 @@ import { safeErrorMessage } from './util/errors.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { trackHandlers } from './http/in-flight.js';
 import { installErrorHandlers } from './http/errors.js';
+import { installBodyParsers } from './http/body-parsers.js';
+import { requestLimitOptions } from './http/limits.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
@@ -49,7 +51,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const app = Fastify({
     ...loggingOptions(options.logLevel ?? ctx.config.logLevel),
     trustProxy: ctx.config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    ...requestLimitOptions(ctx.config.requestTimeoutSeconds),
     // Close idle keep-alive sockets on shutdown; in-flight requests still finish.
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true } },
@@ -68,6 +70,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const handlers = trackHandlers(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
+  installBodyParsers(app);
 
   await app.register(swagger, {
     openapi: {
