@@ -106,12 +106,22 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
     return doc.components?.schemas?.[String(s.$ref).split('/').pop()!] ?? {};
   };
   const acme = t.ids.organisations.acme!;
-  const known: Record<string, string> = { organizationID: acme.orgId, userID: acme.users['alice@acme.example']! };
+  const marketing = acme.purposes.marketing!;
+  // Real IDs where the demo has them, so that authenticated requests reach the rules behind the 404s.
+  const known: Record<string, string> = {
+    organizationID: acme.id,
+    userID: acme.users['alice@acme.example']!,
+    purposeID: marketing.id,
+    attributeID: marketing.attributes.email!,
+  };
   const callers: [string, string | undefined][] = [
     ['anonymous', undefined],
     ['individual', (await login(t, 'alice@acme.example', 'alice-passphrase')).Token.access_token],
     ['owner', (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token],
   ];
+  // Alice's consent record (read before the digest: the first read may create it).
+  const record = await fetch(`${t.base}/organizations/${known.organizationID}/users/${known.userID}/consents`, { headers: { authorization: `Bearer ${callers[1]![1]}` } });
+  known.consentID = ((await record.json()) as { ID: string }).ID;
   const ops = operationsOf(doc);
   const before = await digest();
   for (const [caller, token] of callers) {
