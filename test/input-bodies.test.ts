@@ -115,6 +115,12 @@ describe('form-encoded bodies on the OAuth endpoints', () => {
     expect(res.body.error).toBe('invalid_request');
   });
 
+  it('a form carrying __proto__ is a 400, as in JSON', async () => {
+    const res = await post('/users/token', 'refreshtoken=a&clientid=b&__proto__=c&__proto__=d', FORM);
+    expectError(res, 400);
+    expect(res.body.Message).toMatch(/__proto__/);
+  });
+
   it('other routes do not read forms: 415', async () => {
     const { Token } = await login(t, 'alice@acme.example', 'alice-passphrase');
     const res = await post('/user', form({ name: 'Mallory' }), FORM, Token.access_token, 'PATCH');

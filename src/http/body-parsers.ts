@@ -9,7 +9,7 @@
  * - any other non-empty body of a type no route reads is a 415.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from './errors.js';
+import { BadRequest, HttpError } from './errors.js';
 import type { OperationConfig } from './policy.js';
 
 /** Operations whose body may be form-encoded: the logins and the token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1). */
@@ -21,6 +21,8 @@ export const FORM_OPERATIONS: ReadonlySet<string> = new Set([
   'users.logout',
 ]);
 
+const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 const UNSUPPORTED = 'Unsupported media type: send application/json';
 const unsupported = () => new HttpError(415, UNSUPPORTED);
 // Threat: a client streaming an endless body of a type nobody reads; the socket closes after the answer.
@@ -31,10 +33,13 @@ const unsupportedAndClose = () => new HttpError(415, UNSUPPORTED, undefined, { C
  * parsing"). A key sent twice becomes an array, which the route's schema refuses with a 400.
  * @param text - the body as received.
  * @returns a plain object of string (or string array) values.
+ * @throws {BadRequest} for the keys `__proto__`, `constructor` and `prototype`, refused as in JSON bodies.
  */
 export function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(text)) {
+    // Threat: prototype poisoning of the objects later built from the body (OWASP ASVS 5.0 V1.5.x).
+    if (POISON_KEYS.has(key)) throw new BadRequest(`Invalid request: the form key "${key}" is not accepted`, 'invalid_request');
     const previous = out[key];
     out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
@@ -63,7 +68,11 @@ export function installBodyParsers(app: FastifyInstance): void {
     if (text.length === 0) return done(null, undefined);
     // Threat: form posts are "simple" cross-origin requests; only the OAuth endpoints read them.
     if (!formAllowed(request)) return done(unsupported(), undefined);
-    done(null, parseForm(text));
+    try {
+      done(null, parseForm(text));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
   // Anything else: empty is no body; the first byte of a non-empty body is enough to refuse it,
   // so an unsupported body is never read to its end.
