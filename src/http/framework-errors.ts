@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './errors.js';
 
 /** A request line longer than this (bytes) makes a parser overflow a 414 rather than a 431. */
@@ -31,12 +31,15 @@ export function clientErrorStatus(err: NodeJS.ErrnoException & { rawPacket?: Buf
 /**
  * Fastify `clientErrorHandler`: writes the JSON error on the raw socket (when nothing of another
  * answer was written yet) and closes it, so a slow or malformed request never holds a connection.
+ * Bound by Fastify to the root instance (`this`), whose logger it uses.
  * @param err - the parser's error.
  * @param socket - the client's socket.
  */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] = clientErrorStatus(err);
+  // Threat: the raw packet may carry Authorization headers or bodies; only the code and status are logged.
+  this.log.debug({ code: err.code, status }, 'client error before routing');
   const body = JSON.stringify(errorBody(status, message, false));
   // Threat: corrupting an answer already under way; only a socket with no bytes of one gets ours.
   const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
