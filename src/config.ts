@@ -104,7 +104,7 @@ export interface Config {
   /**
    * Longest time a client may take to send one request, headers and body (seconds;
    * `ASSENT_REQUEST_TIMEOUT_SECONDS`, default 60). Past it the answer is a 408 and the socket is
-   * closed (ASVS 5.0 V4.4.x resource exhaustion by slow requests).
+   * closed (OWASP API Security Top 10 2023, API4: slow requests holding connections).
    */
   requestTimeoutSeconds: number;
   /** pino log level. */

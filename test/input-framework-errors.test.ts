@@ -2,7 +2,7 @@
  * Errors made before a route runs (by Node's HTTP parser, the router, the body parsers and the
  * request timeout) answer like every other error: `{"Code", "Message"}` JSON with
  * `Content-Type: application/json` (NOTES.md "Responses"), and slow, endless or malformed requests
- * end with a 4xx and a closed socket instead of holding a connection for ever (ASVS 5.0 V4.4.x, V5.2.1).
+ * end with a 4xx and a closed socket instead of holding a connection for ever (OWASP API4:2023 "Unrestricted Resource Consumption").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startAssent, type TestAssent } from './helpers/assent.js';
