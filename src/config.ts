@@ -115,6 +115,12 @@ export interface Config {
   webhookRetries: number;
   /** Delay before the first webhook retry, doubled for each further one (seconds). */
   webhookRetryDelaySeconds: number;
+  /**
+   * Longest time a client may take to send one request, headers and body (seconds;
+   * `ASSENT_REQUEST_TIMEOUT_SECONDS`, default 60). Past it the answer is a 408 and the socket is
+   * closed (OWASP API Security Top 10 2023, API4: slow requests holding connections).
+   */
+  requestTimeoutSeconds: number;
   /** pino log level. */
   logLevel: string;
 }
@@ -247,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     anonymousLimit: { max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000), windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600) },
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
     webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
+    requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

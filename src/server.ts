@@ -24,6 +24,8 @@ import { trackHandlers } from './http/in-flight.js';
 import { installErrorHandlers } from './http/errors.js';
 import { installCors } from './http/cors.js';
 import { installSecurityHeaders } from './http/headers.js';
+import { installBodyParsers } from './http/body-parsers.js';
+import { requestLimitOptions } from './http/limits.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
@@ -52,7 +54,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const app = Fastify({
     ...loggingOptions(options.logLevel ?? ctx.config.logLevel),
     trustProxy: ctx.config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    ...requestLimitOptions(ctx.config.requestTimeoutSeconds),
     // Close idle keep-alive sockets on shutdown; in-flight requests still finish.
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true } },
@@ -73,6 +75,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
   await installCors(app, ctx.store.db, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
+  installBodyParsers(app);
 
   await app.register(swagger, {
     openapi: {

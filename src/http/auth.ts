@@ -87,8 +87,9 @@ async function assertOrgRole(roles: RolesCache, request: FastifyRequest, princip
 }
 
 /**
- * Installs the guard: refuses at start-up any route without `config.operation`, and before each
- * handler authenticates the caller as the operation's policy row requires.
+ * Installs the guard: refuses at start-up any route without `config.operation`, and as soon as a
+ * request is routed (`onRequest`, before its body is read or validated) authenticates the caller as
+ * the operation's policy row requires: a caller without credentials gets 401 whatever the body.
  */
 export function installAuthGuard(app: FastifyInstance, roles: RolesCache, liveness: LivenessCache, tokens: Tokens): void {
   app.decorateRequest('principal', null);
@@ -98,7 +99,9 @@ export function installAuthGuard(app: FastifyInstance, roles: RolesCache, livene
       throw new Error(`route ${route.method} ${route.url} has no access-policy operation`);
     }
   });
-  app.addHook('preHandler', async (request) => {
+  // Threat: unauthenticated callers making the server read, parse and validate bodies, and
+  // learning a route's body schema from its 400s; they are refused before the body is read.
+  app.addHook('onRequest', async (request) => {
     const operation = (request.routeOptions.config as OperationConfig).operation;
     if (!operation) return; // 404 handler and framework routes
     const rule = ACCESS_POLICY[operation];

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { findNul } from '../util/nul.js';
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from './depth.js';
 import { BadRequest } from './errors.js';
 
 interface JsonSchemaLike {
@@ -17,7 +18,8 @@ interface JsonSchemaLike {
 
 /**
  * Returns `value` with object keys renamed to the case declared by `schema`, recursively.
- * Keys the schema does not declare are kept as sent.
+ * Keys the schema does not declare are kept as sent. The recursion follows the schema, so its
+ * depth is bounded by the schema's (and the input was checked against `MAX_INPUT_DEPTH` before).
  *
  * @param value - parsed JSON.
  * @param schema - a JSON Schema (TypeBox) object.
@@ -53,6 +55,10 @@ export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefi
  */
 export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
+    // Threat: stack exhaustion by deeply nested bodies; checked iteratively before any recursive walk.
+    if (nestedDeeperThan(request.body) || nestedDeeperThan(request.query)) {
+      throw new BadRequest(`Invalid request: the data is nested deeper than ${MAX_INPUT_DEPTH} levels`, 'invalid_request');
+    }
     // U+0000 cannot be stored: a clear 400 now rather than a failed query later.
     const nul = findNul(request.query, 'query') ?? findNul(request.body, 'body');
     if (nul) throw new BadRequest(`Invalid request: ${nul} contains the NUL character`, 'invalid_request');

@@ -115,7 +115,13 @@ const MULTIPART_ERRORS: Record<string, [number, string]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'The body must be multipart/form-data'],
 };
 
-function errorBody(statusCode: number, message: string, oauth: boolean, oauthError?: OAuthErrorCode) {
+/**
+ * The error body of NOTES.md "Errors": `{"Code", "Message"}`, plus RFC 6749 §5.2 `error` and
+ * `error_description` when `oauth` is set.
+ * @param statusCode - HTTP status.
+ * @param message - human text, never a secret.
+ */
+export function errorBody(statusCode: number, message: string, oauth: boolean, oauthError?: OAuthErrorCode): Record<string, unknown> {
   const body: Record<string, unknown> = { Code: statusCode, Message: message };
   if (oauth) {
     body.error = oauthError ?? (statusCode === 401 ? 'invalid_grant' : 'invalid_request');

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { BadRequest, HttpError } from '../http/errors.js';
 import { MAX_IMAGE_BYTES } from './decode.js';
+import { boundaryOf, watchMultipart } from './form-guard.js';
 
 /** The form field carrying the image (SPEC 4.4). */
 export const IMAGE_FIELD = 'userimage';
@@ -62,6 +63,24 @@ function formError(err: unknown): HttpError {
  */
 export async function readImageField(req: FastifyRequest): Promise<Buffer> {
   if (!req.isMultipart()) throw new HttpError(415, NOT_MULTIPART);
+  const boundary = boundaryOf(req.headers['content-type']);
+  if (!boundary) throw new BadRequest('The multipart body is malformed: its Content-Type has no boundary');
+  // Refuses at once what the reader would wait on for ever (form-guard.ts); started before it pipes the body.
+  const watch = watchMultipart(req.raw, boundary);
+  const reading = readParts(req);
+  reading.catch(() => {}); // when the watch wins, the reader ends with the closed connection
+  try {
+    const { image, otherField } = await Promise.race([reading, watch.failed]);
+    if (otherField) throw new BadRequest(`The image must be sent in the form field ${IMAGE_FIELD}`);
+    if (!image) throw new BadRequest(`The form carries no file: send the image in the field ${IMAGE_FIELD}`);
+    return image;
+  } finally {
+    watch.stop();
+  }
+}
+
+/** Reads every part; the `userimage` file's bytes, and whether a file came in another field. */
+async function readParts(req: FastifyRequest): Promise<{ image?: Buffer; otherField: boolean }> {
   let image: Buffer | undefined;
   let otherField = false;
   try {
@@ -76,7 +95,5 @@ export async function readImageField(req: FastifyRequest): Promise<Buffer> {
   } catch (err) {
     throw formError(err);
   }
-  if (otherField) throw new BadRequest(`The image must be sent in the form field ${IMAGE_FIELD}`);
-  if (!image) throw new BadRequest(`The form carries no file: send the image in the field ${IMAGE_FIELD}`);
-  return image;
+  return { image, otherField };
 }
