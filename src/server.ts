@@ -18,7 +18,6 @@ import { federation } from './federation/wire.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
-import { safeErrorMessage } from './util/errors.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
 import { trackHandlers } from './http/in-flight.js';
 import { installErrorHandlers } from './http/errors.js';
@@ -39,6 +38,7 @@ import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { userRoutes } from './users/routes.js';
+import { logBackgroundFailure } from './db/unavailable.js';
 
 /** Options of `buildApp`. */
 export interface AppOptions {
@@ -109,7 +109,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   scheduleSweep(app, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds);
   schedulePurge(app, ctx.store.db, ctx.config);
   // Events left unsealed by a process that died after its commit.
-  ctx.sealer.startSweep(1, (err) => app.log.error({ err: safeErrorMessage(err) }, 'sealing consent events failed'));
+  ctx.sealer.startSweep(1, (err) => logBackgroundFailure(app.log, err, 'sealing consent events failed'));
   app.addHook('onClose', async () => ctx.sealer.stop());
   const notifications = await startNotifications(app, ctx);
 

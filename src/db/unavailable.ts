@@ -3,6 +3,7 @@
  * killed) from every other error, so that HTTP answers it with 503 and `Retry-After` rather than
  * 500: a client or load balancer can then retry instead of reporting a bug (RFC 9110 §15.6.4).
  */
+import { safeErrorMessage } from '../util/errors.js';
 
 /**
  * How long a query waits for a connection (milliseconds): to open one, or for a busy pool to hand
@@ -58,4 +59,17 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function databaseErrorCode(err: unknown): string | undefined {
   for (const e of causes(err)) if (typeof e.code === 'string') return e.code;
   return undefined;
+}
+
+/**
+ * Logs a failure of background work (a sweep, the sealer, the job queue): at `warn` with the
+ * outage's code when the database is unavailable (expected during a restart or failover, and
+ * repeated each round until it is back), at `error` otherwise. Never the query or its parameters.
+ * @param log - a pino-style logger.
+ * @param err - what the work threw.
+ * @param message - what failed, e.g. `sealing consent events failed`.
+ */
+export function logBackgroundFailure(log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void }, err: unknown, message: string): void {
+  if (isDatabaseUnavailable(err)) log.warn({ code: databaseErrorCode(err) }, `${message}: database unavailable`);
+  else log.error({ err: safeErrorMessage(err) }, message);
 }

@@ -3,7 +3,7 @@
  * throttle counters): started when the app is ready, stopped on close after the round under way.
  */
 import type { FastifyInstance } from 'fastify';
-import { safeErrorMessage } from '../util/errors.js';
+import { logBackgroundFailure } from '../db/unavailable.js';
 
 /**
  * Runs `round` every `seconds` while the app is up (the first round one period after start). A
@@ -23,7 +23,7 @@ export function schedulePeriodic(app: FastifyInstance, seconds: number, name: st
       // would each hold a pool connection until requests get none (denial of service).
       if (running) return;
       running = round()
-        .catch((err) => app.log.error({ err: safeErrorMessage(err) }, `${name} failed`))
+        .catch((err) => logBackgroundFailure(app.log, err, `${name} failed`))
         .finally(() => {
           running = null;
         });

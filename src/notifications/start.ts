@@ -6,11 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
 import { startQueue, stopQueue } from '../jobs/queue.js';
-import { safeErrorMessage } from '../util/errors.js';
 import { RetryWorker } from './retries.js';
 import { NotificationService } from './service.js';
 import { NotificationSetup } from './setup.js';
 import { ConsentRequestWorker } from './worker.js';
+import { logBackgroundFailure } from '../db/unavailable.js';
 
 /**
  * Starts the queue and the worker.
@@ -24,7 +24,7 @@ export async function startNotifications(app: FastifyInstance, ctx: Context): Pr
   const queue = await startQueue(
     store,
     { leaseSeconds: config.jobLeaseSeconds },
-    (err) => app.log.error({ err: safeErrorMessage(err) }, 'job queue error'),
+    (err) => logBackgroundFailure(app.log, err, 'job queue error'),
   );
   const setup = new NotificationSetup(store.db, ctx.master, ctx.mailer, config);
   const retries = new RetryWorker(store.db, queue, setup);
