@@ -16,7 +16,8 @@ const GRACE_SECONDS = 3;
 let t: TestAssent;
 beforeAll(async () => {
   // One write slot: on PostgreSQL the parallel rotations queue and share statements (the group commit).
-  t = await startAssent({ ASSENT_REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS), ASSENT_DB_WRITE_SLOTS: '1' });
+  // A purge round every second, so that the erasure of lapsed answers can be waited for.
+  t = await startAssent({ ASSENT_REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS), ASSENT_DB_WRITE_SLOTS: '1', ASSENT_PURGE_SECONDS: '1' });
 });
 afterAll(() => t?.stop());
 
@@ -64,6 +65,18 @@ describe(`refresh-token reuse grace period (${onPostgres ? 'PostgreSQL' : 'PGlit
     const after = await sealed();
     expect(after).toHaveLength(1);
     expect(after[0]).not.toBe(stored);
+  });
+
+  it('the sealed answer of an abandoned session is kept only for the period: the purge erases it after', async () => {
+    const { Token } = await signIn(t, BOB);
+    expect((await rotate(Token.refresh_token)).status).toBe(200);
+    const held = async () =>
+      (await t.store.raw('SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1 AND (successor_sealed IS NOT NULL OR grace_until IS NOT NULL)', [decode(Token.access_token).payload.sid]))
+        .rows.map((r: any) => Number(r.n))[0];
+    expect(await held()).toBe(1);
+    // The successor is never used: nothing but the purge can erase the answer.
+    await new Promise((r) => setTimeout(r, GRACE_SECONDS * 1000 + 2_500));
+    expect(await held()).toBe(0);
   });
 
   it('a reuse within the period after the successor was rotated still revokes the whole session', async () => {

@@ -86,6 +86,22 @@ export async function consumedToken(db: Executor, jtiHash: Buffer): Promise<Cons
   return row ?? null;
 }
 
+/**
+ * Erases the sealed answers whose reuse grace period has ended (`ASSENT_REFRESH_REUSE_GRACE_SECONDS`):
+ * they are kept only for that window, also when the session was abandoned and its successor never
+ * rotated (which would clear it at once). Uses the partial index `refresh_tokens_grace`.
+ * @returns how many were erased (count).
+ */
+export async function clearLapsedSuccessors(db: Executor): Promise<number> {
+  const result = await db.execute(sql`
+    WITH cleared AS (
+      UPDATE refresh_tokens SET successor_sealed = NULL, grace_until = NULL
+      WHERE successor_sealed IS NOT NULL AND grace_until <= now()
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM cleared`);
+  return rowsOf<{ n: number }>(result)[0]?.n ?? 0;
+}
+
 /** Revokes a family; later access tokens and refresh tokens of it are refused. Idempotent. */
 export async function revokeFamily(db: Executor, familyId: string, reason: string): Promise<void> {
   await db

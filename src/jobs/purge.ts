@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { AUTHORIZE_LIMIT } from '../federation/broker.js';
+import { clearLapsedSuccessors } from '../identity/store.js';
 import * as throttle from '../identity/throttle-store.js';
 import * as limits from '../ratelimit/store.js';
 import { schedulePeriodic } from './periodic.js';
@@ -31,13 +32,15 @@ export function purgeWindows(config: Config): { throttleSeconds: number; rateLim
 
 /**
  * Purges both tables every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) while the app
- * is up. Safe from several processes at once: each round is one DELETE per table.
+ * is up, and erases the refresh answers kept past their reuse grace period (README "Sessions": kept
+ * only for that window). Safe from several processes at once: each round is one statement per table.
  */
 export function schedulePurge(app: FastifyInstance, db: Db, config: Config): void {
   const windows = purgeWindows(config);
   schedulePeriodic(app, config.purgeSeconds, 'purge of stale throttle counters', async () => {
     const counters = await throttle.purgeStale(db, windows.throttleSeconds);
     const keys = await limits.purgeStale(db, windows.rateLimits);
-    if (counters + keys > 0) app.log.info({ counters, keys }, 'stale throttle counters purged');
+    const successors = await clearLapsedSuccessors(db);
+    if (counters + keys + successors > 0) app.log.info({ counters, keys, successors }, 'stale throttle counters and lapsed refresh answers purged');
   });
 }

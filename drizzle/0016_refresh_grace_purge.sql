@@ -1,0 +1,1 @@
+CREATE INDEX "refresh_tokens_grace" ON "refresh_tokens" USING btree ("grace_until") WHERE "refresh_tokens"."successor_sealed" IS NOT NULL;
