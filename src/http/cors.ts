@@ -4,8 +4,9 @@
  * organisation's registered app redirect URI (`WebOrigins`). Allowed origins are echoed in
  * `Access-Control-Allow-Origin`, never `*` and never `null`; every answer varies on `Origin`.
  *
- * Preflights are answered in an `onRequest` hook, before the auth guard's `preHandler`, since a
- * browser sends them without the Authorization header. The plugin's catch-all `OPTIONS *` route
+ * Preflights are answered in the plugin's `onRequest` hook, added before the auth guard's own
+ * `onRequest` hook and so run first, since a browser sends them without the Authorization header;
+ * the 401s of the guard then carry the CORS headers too, so a dashboard can read them. The plugin's catch-all `OPTIONS *` route
  * only serves the preflights of origins that are not allowed: it answers the JSON 404 with no CORS
  * header. It is registered before the auth guard (src/http/auth.ts), which therefore does not ask
  * it for an access-policy operation: it runs no handler of Assent's.
