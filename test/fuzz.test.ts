@@ -4,8 +4,8 @@
  * NUL and control characters, deep nesting, odd Unicode, bad percent-encoding, SQL/JSON
  * metacharacters, extreme numbers, empty and missing values, wrong Content-Type), sent as an
  * anonymous caller, an individual and an organisation Owner. Asserts: no answer ≥ 500, every
- * error is `{"Code", "Message"}` JSON (NOTES.md "Errors"), and the anonymous caller changes
- * nothing. Bounded (a few thousand requests), seeded (FUZZ_SEED to replay; the seed is printed).
+ * error is `{"Code", "Message"}` JSON (NOTES.md "Errors"), the anonymous caller changes
+ * nothing, and the individual changes nothing but their own data. Bounded (a few thousand requests), seeded (FUZZ_SEED to replay; the seed is printed).
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -38,6 +38,36 @@ async function digest(): Promise<Record<string, string>> {
   for (const name of tables) {
     const [row] = rowsOf<{ d: string | null; n: number }>(
       await t.store.db.execute(sql.raw(`SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x`)),
+    );
+    out[name] = `${row?.n}:${row?.d}`;
+  }
+  return out;
+}
+
+/**
+ * Tables an individual may change beyond rows of their own (those with their `user_id`, and their
+ * `users` row): the sealing of their own consent events (queue, seals, chain heads, which carry no
+ * user) and refresh tokens (carried by their own sessions' families).
+ */
+const INDIVIDUAL_MAY_CHANGE = new Set([...ANONYMOUS_MAY_CHANGE, 'consent_event_queue', 'consent_event_seals', 'consent_chain_heads', 'refresh_tokens']);
+
+/**
+ * A digest of everything that is not the individual's own: every table but those above, and of a
+ * table with a `user_id` column (or `users` itself) only the rows of other users.
+ * @param userId - the individual.
+ */
+async function othersDigest(userId: string): Promise<Record<string, string>> {
+  const columns = rowsOf<{ t: string; c: string }>(
+    await t.store.db.execute(sql`SELECT c.table_name AS t, c.column_name AS c FROM information_schema.columns c JOIN information_schema.tables x USING (table_schema, table_name)
+      WHERE c.table_schema = 'public' AND x.table_type = 'BASE TABLE' ORDER BY 1, 2`),
+  );
+  const tables = [...new Set(columns.map((r) => r.t))].filter((name) => !INDIVIDUAL_MAY_CHANGE.has(name));
+  const out: Record<string, string> = {};
+  for (const name of tables) {
+    const userColumn = name === 'users' ? 'id' : columns.some((r) => r.t === name && r.c === 'user_id') ? 'user_id' : undefined;
+    const where = userColumn ? ` WHERE x.${userColumn}::text IS DISTINCT FROM '${userId}'` : '';
+    const [row] = rowsOf<{ d: string | null; n: number }>(
+      await t.store.db.execute(sql.raw(`SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x${where}`)),
     );
     out[name] = `${row?.n}:${row?.d}`;
   }
@@ -98,7 +128,7 @@ async function send(caller: string, token: string | undefined, method: string, u
   }
 }
 
-it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}, anonymous changes nothing', async () => {
+it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}, anonymous changes nothing, an individual only their own data', async () => {
   console.log(`fuzz seed ${seed} (replay with FUZZ_SEED=${seed})`);
   const doc = await (await fetch(`${t.url}/openapi.json`)).json();
   const resolve = (s: any): any => {
@@ -124,8 +154,13 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
   known.consentID = ((await record.json()) as { ID: string }).ID;
   const ops = operationsOf(doc);
   const before = await digest();
+  let othersBefore: Record<string, string> = {};
   for (const [caller, token] of callers) {
-    if (caller === 'individual') expect(await digest(), 'the anonymous caller changed nothing').toEqual(before);
+    if (caller === 'individual') {
+      expect(await digest(), 'the anonymous caller changed nothing').toEqual(before);
+      othersBefore = await othersDigest(known.userID!);
+    }
+    if (caller === 'owner') expect(await othersDigest(known.userID!), 'the individual changed nothing but their own data').toEqual(othersBefore);
     for (const op of ops) {
       if (token && (op.method === 'DELETE' || DESTRUCTIVE.test(op.path))) continue;
       const pathParams = op.params.filter((p) => p.in === 'path');
