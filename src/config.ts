@@ -1,8 +1,9 @@
 /**
  * Runtime configuration, read once from the environment.
  *
- * Every setting is documented in the README's configuration table; the names
- * and defaults here are the source of that table.
+ * Every setting is documented in docs/configuration.md, whose table is generated from the
+ * settings list of src/config-settings.ts; test/docs.test.ts checks that list against the names and
+ * defaults read here.
  */
 import path from 'node:path';
 import type { Argon2Params } from './identity/passwords.js';
@@ -64,7 +65,7 @@ export interface Config {
   /**
    * Refresh-token reuse grace period (seconds; 0 disables it): a rotated refresh token presented
    * again by its client within it, while its successor is unused, answers the same successor
-   * tokens instead of revoking the session (README "Sessions"; RFC 9700 §4.14.2).
+   * tokens instead of revoking the session (docs/identity.md "Sessions"; RFC 9700 §4.14.2).
    */
   refreshReuseGraceSeconds: number;
   /** API-key lifetime (seconds). */
@@ -81,7 +82,7 @@ export interface Config {
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
-  /** How long an invitation to an organisation stays usable (seconds; `ASSENT_INVITATION_TTL_SECONDS`, README "Invitations"). */
+  /** How long an invitation to an organisation stays usable (seconds; `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations"). */
   invitationTtlSeconds: number;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
   askMeSweepSeconds: number;
@@ -99,7 +100,7 @@ export interface Config {
   federationAllowHttpHosts: string[];
   /**
    * Exact origins (`scheme://host[:port]`) of browser apps allowed to call the API cross-origin
-   * (`ASSENT_CORS_ORIGINS`, comma-separated; README "CORS and security headers"), besides the web
+   * (`ASSENT_CORS_ORIGINS`, comma-separated; docs/api.md "CORS and security headers"), besides the web
    * origins of the organisations' app redirect URIs.
    */
   corsOrigins: string[];
@@ -177,7 +178,7 @@ function dnsServers(raw: string | undefined): string[] {
  * @param env - the environment, `process.env` by default.
  * @returns the resolved configuration.
  * @throws {ConfigError} when a variable holds an unusable value, or when `DATABASE_URL` is
- *   set without `ASSENT_SECRET` (issue #2: a shared database needs an operator-held master key).
+ *   set without `ASSENT_SECRET` (docs/decisions/0003-operator-held-master-key.md: a shared database needs an operator-held master key).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0);

@@ -1,5 +1,5 @@
 /**
- * The access policy across organisations (README "Access policy"): an organisation sees only what
+ * The access policy across organisations (docs/access-policy.md "Access policy"): an organisation sees only what
  * it needs of the individuals it manages, and nothing of another organisation's. Carol is
  * subscribed only to "shop" (A); the Owner of "bravo" (B) holds every role there, so that no
  * answer below is a 403 of a missing role: every route returning a user or a user's data answers

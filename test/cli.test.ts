@@ -130,7 +130,7 @@ describe('assent CLI', { timeout: 120_000 }, () => {
 });
 
 // PostgreSQL only: the handler is held in flight by a lock that another connection takes, which an
-// embedded store (one process) cannot offer. README "Development" lists the skipped tests.
+// embedded store (one process) cannot offer. docs/development.md "Development" lists the skipped tests.
 describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { timeout: 120_000 }, () => {
   it('SIGTERM while a login runs for a client that has gone: its handler finishes (the session is stored) before the store closes, and the process exits 0', async () => {
     const fresh = await freshStore();

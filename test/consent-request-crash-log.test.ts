@@ -1,7 +1,7 @@
 /**
  * The webhook delivery log survives a crash: the real `assent serve` is killed (SIGKILL) while its
  * webhook requests are held open by the receiver, then started again on the same store. Every
- * request the receiver saw is in the delivery log (README "Special consent request", Webhook): the
+ * request the receiver saw is in the delivery log (docs/notifications.md "Special consent request", Webhook): the
  * ones in flight at the kill as `unknown`, the ones sent after the restart as `delivered`.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

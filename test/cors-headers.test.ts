@@ -1,5 +1,5 @@
 /**
- * README "CORS and security headers", through the public HTTP API on a server whose
+ * docs/api.md "CORS and security headers", through the public HTTP API on a server whose
  * ASSENT_PUBLIC_URL is https and which allows one dashboard origin (ASSENT_CORS_ORIGINS):
  * - `Cache-Control: no-store` and `Pragma: no-cache` on every answer carrying a token or an API key
  *   (RFC 6749 §5.1); `nosniff`, `X-Frame-Options: DENY` and HSTS on every answer, errors, 404s and

@@ -1,5 +1,5 @@
 /**
- * A login answers an API key the server accepts, also after `ASSENT_PUBLIC_URL` changed (README
+ * A login answers an API key the server accepts, also after `ASSENT_PUBLIC_URL` changed (docs/identity.md
  * "Identity", API keys): the stored key carries the old `iss`/`aud`, which the restarted server
  * refuses, so the login mints a new one instead of handing out a key that answers 401.
  * Restart-based, through `assent serve` processes on one store (PGlite or PostgreSQL).

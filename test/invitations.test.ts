@@ -1,5 +1,5 @@
 /**
- * An existing user joins an organisation only by their own act (README "Invitations"): they
+ * An existing user joins an organisation only by their own act (docs/consents.md "Invitations"): they
  * subscribe themselves with their own ID, or accept an invitation that the organisation's staff
  * mailed to them. Staff naming a user they do not manage get the 404 of an unknown ID. End to end:
  * a real SMTP server on loopback receives the invitation, and the test follows its link.

@@ -1,5 +1,5 @@
 /**
- * The libuv thread pool of `assent serve` (README "Configuration", UV_THREADPOOL_SIZE), where
+ * The libuv thread pool of `assent serve` (docs/configuration.md "Configuration", UV_THREADPOOL_SIZE), where
  * argon2id runs: one thread per core, at least 2, unless UV_THREADPOOL_SIZE says otherwise. The
  * pool's threads are counted from /proc, so these run on Linux (as CI does) only.
  */

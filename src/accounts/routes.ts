@@ -1,4 +1,4 @@
-/** Route of account deletion, under `{base}`: `POST /users/unregister` (issue #4; GDPR Art. 17). */
+/** Route of account deletion, under `{base}`: `POST /users/unregister` (docs/decisions/0012-account-deletion.md; GDPR Art. 17). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';

@@ -1,5 +1,5 @@
 /**
- * Anonymous users (SPEC 4.4 "Add anonymous user"; NOTES.md "Anonymous user"; issue #4): an app
+ * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Anonymous user"; docs/decisions/0012-account-deletion.md): an app
  * records consents before the person has an account. The user is subscribed to the organisation
  * with a consent record at once; the organisation's API key acts for it (see `consent/access.ts`).
  * Later it can be upgraded in place to a full account, keeping its ID and so its consent history.
@@ -57,7 +57,7 @@ export class AnonymousService {
    * Upgrades an anonymous subscriber of `orgId` to a full account with the same ID.
    * @throws {NotFound} when `userId` is not an anonymous user subscribed to the organisation.
    * @throws {Conflict} when the username is taken.
-   * @throws {PasswordPolicyError} (400) when the password breaks the policy (README "Passwords").
+   * @throws {PasswordPolicyError} (400) when the password breaks the policy (docs/identity.md "Passwords").
    */
   async upgrade(orgId: string, userId: string, input: UpgradeInput): Promise<UserBody> {
     if (!isId(userId)) throw new NotFound('Anonymous user not found in this organisation');

@@ -1,5 +1,5 @@
 /**
- * Who may read or change an individual's consent record (issue #3 "Who may do what"):
+ * Who may read or change an individual's consent record (docs/decisions/0008-consent-records-and-catalogue.md "Who may do what"):
  * - the individual, with their own access token or API key: read and change;
  * - an API key of the organisation's Owner, Admin or Developer: read and change, on behalf of a
  *   subscribed individual;

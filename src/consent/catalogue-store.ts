@@ -32,7 +32,7 @@ export interface Catalogue {
   byId: Map<string, CataloguePurpose>;
 }
 
-// Live means: purpose not deleted, link not removed, attribute not deleted (issue #3: deleting a
+// Live means: purpose not deleted, link not removed, attribute not deleted (docs/decisions/0008-consent-records-and-catalogue.md: deleting a
 // purpose or attribute hides it from current records and keeps its evidence).
 const catalogueStatement = perDb((db) =>
   prepareRaw(

@@ -1,7 +1,7 @@
 /**
  * A per-process cache of organisations' consent catalogues (their live purposes and data
  * attributes), so that the hot consent reads and consented-user pages need not join them on every
- * request (issue #3 "Benchmark").
+ * request (docs/decisions/0007-consent-read-and-write-path.md "Benchmark").
  *
  * It is never trusted blindly: every statement that combines consents with the catalogue also reads
  * the organisation's `catalogue_version` (bumped by a trigger on every change of purposes, data

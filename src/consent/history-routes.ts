@@ -1,5 +1,5 @@
 /**
- * Routes of the consent history (issue #3 "Evidence"), under `{base}`:
+ * Routes of the consent history (docs/decisions/0005-consent-evidence.md "Evidence"), under `{base}`:
  * - `GET /organizations/{organizationID}/users/{userID}/consents/history` (newest first, paginated)
  * - `GET /organizations/{organizationID}/consents/history?at=<RFC 3339>&userid=<ID>`
  * - `GET /organizations/{organizationID}/consents/history/verify`

@@ -1,5 +1,5 @@
 /**
- * Reading the consent history (issue #3 "Evidence"): an individual's events, newest first; the
+ * Reading the consent history (docs/decisions/0005-consent-evidence.md "Evidence"): an individual's events, newest first; the
  * record as it was at an instant; and the verification of an organisation's chain.
  */
 import type { Db } from '../db/open.js';

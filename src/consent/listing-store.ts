@@ -1,5 +1,5 @@
 /**
- * SQL of the consented-user pages (SPEC 4.3; issue #3 "Listings"). Each is a keyset in user-ID
+ * SQL of the consented-user pages (SPEC 4.3; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is a keyset in user-ID
  * order over an index, so a page costs O(limit) at any depth: never an offset, never a query per user.
  * Only users subscribed now are listed.
  */
@@ -33,7 +33,7 @@ export interface ListingQuery {
 const NOT_COUNTING_COUNT = sql`(SELECT count(*) FROM attribute_consents c
     WHERE c.purpose_id = ${sql.placeholder('purposeId')}::uuid AND c.user_id = s.user_id AND c.value <> 'Allow'
       AND (c.value = 'Disallow' OR c.expires_at <= now()) AND c.attribute_id = ANY(${sql.placeholder('attributeIds')}::uuid[]))`;
-/** A stored consent `c` that counts at `now()`: Allow, or an AskMe that has not run out (NOTES.md "Count"). */
+/** A stored consent `c` that counts at `now()`: Allow, or an AskMe that has not run out (docs/api.md "Count"). */
 export const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 const ph = sql.placeholder;
 

@@ -1,6 +1,6 @@
 /**
- * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose (issue #3
- * "Listings"; NOTES.md "Consented-users pages").
+ * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose (docs/decisions/0008-consent-records-and-catalogue.md
+ * "Listings"; docs/api.md "Consented-users pages").
  */
 import type { Db } from '../db/open.js';
 import { Conflict, NotFound } from '../http/errors.js';

@@ -1,4 +1,4 @@
-/** Builds the consent bodies of SPEC 2 from stored rows (NOTES.md "Responses"). */
+/** Builds the consent bodies of SPEC 2 from stored rows (docs/api.md "Responses"). */
 import type { RetentionRow } from '../retention/store.js';
 import type { ConsentsAndPurposeBody } from './schemas.js';
 import type { ConsentRow } from './store.js';
@@ -36,7 +36,7 @@ export function toPurposeStates(rows: ConsentRow[], recordCreatedAt: Date): Purp
 
 /**
  * `DataRetention.Expiry`: when retention is enabled and the purpose is consented, the latest
- * consent to it plus the retention period; otherwise "" (issue #3).
+ * consent to it plus the retention period; otherwise "" (docs/decisions/0008-consent-records-and-catalogue.md).
  * @param state - the purpose.
  * @param retention - the organisation's setting (period in seconds).
  * @param now - the instant of reading.

@@ -117,7 +117,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     handler: async (req) => {
       const { value, days } = attributeChoice(req.body.consented, req.body.days);
       await consents.change(principal(req), path(req.params), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days }], requestMeta(req));
-      // Exactly this body: the web dashboard counts the update as done only when Status === 200 (NOTES.md).
+      // Exactly this body: the web dashboard counts the update as done only when Status === 200 (docs/api.md).
       return { Msg: 'Consent updated successfully', Status: 200 };
     },
   });

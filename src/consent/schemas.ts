@@ -1,4 +1,4 @@
-/** TypeBox schemas of the consent resources (SPEC 2; NOTES.md "Responses"). */
+/** TypeBox schemas of the consent resources (SPEC 2; docs/api.md "Responses"). */
 import { type Static, Type } from 'typebox';
 
 const Status = Type.Object({
@@ -49,7 +49,7 @@ export const ConsentRecordBody = Type.Object({
 /** A consent record body. */
 export type ConsentRecordBody = Static<typeof ConsentRecordBody>;
 
-/** SPEC 2 Purpose consents record; `ID` is the purpose's ID (NOTES.md). */
+/** SPEC 2 Purpose consents record; `ID` is the purpose's ID (docs/api.md). */
 export const PurposeConsentsBody = Type.Object({
   ID: Type.String({ description: 'the purpose ID' }),
   ConsentID: Type.String(),

@@ -1,5 +1,5 @@
 /**
- * SQL of sealing: chaining an organisation's unsealed consent events after its chain head (issue #3
+ * SQL of sealing: chaining an organisation's unsealed consent events after its chain head (docs/decisions/0005-consent-evidence.md
  * "Tamper evidence"; src/consent/sealer.ts runs it).
  */
 import { eq, sql } from 'drizzle-orm';

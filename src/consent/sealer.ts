@@ -1,5 +1,5 @@
 /**
- * Seals consent events into their organisation's hash chain just after the change commits (issue #3
+ * Seals consent events into their organisation's hash chain just after the change commits (docs/decisions/0005-consent-evidence.md
  * "Tamper evidence"): a change writes its events unsealed in its own transaction (`appendEvents`),
  * and queues them, then wakes the sealer, which numbers and links every committed queued event of the
  * organisation in one transaction under the chain head's row lock, writing each event's seal as a

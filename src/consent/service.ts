@@ -1,5 +1,5 @@
 /**
- * The rules of consent records (SPEC 4.3, the seven operations on an individual's record; issue #3).
+ * The rules of consent records (SPEC 4.3, the seven operations on an individual's record; docs/decisions/0008-consent-records-and-catalogue.md).
  * Every change is applied under the record's row lock and appends its evidence in the same
  * transaction (see `evidence.ts`).
  */
@@ -114,7 +114,7 @@ export class ConsentService {
 
 
   /**
-   * The whole record (SPEC 2). Purposes without attributes are left out (NOTES.md).
+   * The whole record (SPEC 2). Purposes without attributes are left out (docs/api.md).
    * @param read - from `read`, without a purpose.
    * @param withRetention - include `DataRetention` per purpose (left out of get-by-ID).
    */
@@ -124,7 +124,7 @@ export class ConsentService {
     return { ID: record.id, OrgID: record.orgId, UserID: record.userId, ConsentsAndPurposes: purposes };
   }
 
-  /** The purpose consents record (SPEC 2; `ID` is the purpose's, NOTES.md). @param read - from `read`, with a purpose. */
+  /** The purpose consents record (SPEC 2; `ID` is the purpose's, docs/api.md). @param read - from `read`, with a purpose. */
   purposeBody({ record, states, retention }: RecordRead) {
     const state = states[0]!;
     const { DataRetention, ...consents } = presentPurpose(state, new Date(), retention);
@@ -161,7 +161,7 @@ export class ConsentService {
     if (list.some((c) => !state.attributes.some((a) => a.id === c.attributeId))) throw new NotFound('Attribute not found in this purpose');
     const now = new Date();
     // Optimistic: the old values are the view's, and the statement writes only if no change came
-    // in between (the record's version). Otherwise lock the record, re-read and write (issue #3 "Concurrency").
+    // in between (the record's version). Otherwise lock the record, re-read and write (docs/decisions/0006-consent-concurrency.md "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
     if (!(await this.writes.write({ orgId: record.orgId, rows: optimistic.rows, events: optimistic.events, readVersion: record.version }))) {
       await this.db.transaction(async (tx) => {

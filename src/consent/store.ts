@@ -51,7 +51,7 @@ export interface ConsentRow {
 
 /**
  * Locks the consent record for the rest of the transaction, so that concurrent updates of one
- * record apply one after the other and none is lost (issue #3 "Concurrency"), and bumps its
+ * record apply one after the other and none is lost (docs/decisions/0006-consent-concurrency.md "Concurrency"), and bumps its
  * `version`, so that a change still relying on an earlier read (`writeChange` with a version) fails.
  * Call it only in a transaction that goes on to change the record's consents.
  * @returns false when the record does not exist.
@@ -76,7 +76,7 @@ export interface ConsentWrite {
 /**
  * Locks the consent record for the rest of the transaction, then reads the stored consents of one
  * of its purposes, so that concurrent changes of one record apply one after the other and none is
- * lost (issue #3 "Concurrency"). Two statements on purpose: a statement that waited for the lock
+ * lost (docs/decisions/0006-consent-concurrency.md "Concurrency"). Two statements on purpose: a statement that waited for the lock
  * still reads the other tables as of its own start, so one statement would read the consents as
  * they were before the change it waited for (the concurrency test caught exactly that).
  * @returns the stored consents by attribute ID (undecided attributes are absent).

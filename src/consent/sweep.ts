@@ -1,5 +1,5 @@
 /**
- * The AskMe expiry sweep (issue #3 "Evidence"; NOTES.md "AskMe with days"): an AskMe whose days
+ * The AskMe expiry sweep (docs/decisions/0005-consent-evidence.md "Evidence"; docs/api.md "AskMe with days"): an AskMe whose days
  * ran out already reads Disallow; the sweep makes that stored and recorded, with one `system` event
  * per expired attribute, so the history shows when the consent lapsed. Safe to run from several
  * processes at once: each record is re-checked under its lock.

@@ -1,5 +1,5 @@
 /**
- * The rules of an attribute consent's value (NOTES.md "Requests", "Defaults", "Count",
+ * The rules of an attribute consent's value (docs/api.md "Requests", "Defaults", "Count",
  * "AskMe with days"): three values, defaults from the lawful basis, AskMe expiry, counting.
  */
 import { BadRequest } from '../http/errors.js';
@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
 export const MAX_DAYS = 36_500;
 
 /**
- * Normalises a consent value sent by a client; the match ignores case (NOTES.md: clients send
+ * Normalises a consent value sent by a client; the match ignores case (docs/api.md: clients send
  * `allow`, `DisAllow`, `Askme` …).
  * @param raw - the value as sent.
  * @throws {BadRequest} when it is none of the three.
@@ -31,7 +31,7 @@ export interface AttributeChoice {
 }
 
 /**
- * The choice of a single-attribute PATCH body (SPEC 4.3; NOTES.md "`days` is optional"): `days`
+ * The choice of a single-attribute PATCH body (SPEC 4.3; docs/api.md "`days` is optional"): `days`
  * defaults to 0; `{"days": N}` without `consented` is AskMe for N days (N ≥ 1), the iOS SDK's
  * slider.
  * @param consented - the value as sent, or undefined.
@@ -58,7 +58,7 @@ export interface StoredConsent {
 
 /**
  * The default of an undecided attribute: Allow under a lawful basis other than consent, else
- * Disallow (NOTES.md "Defaults"; GDPR Art. 6(1)).
+ * Disallow (docs/api.md "Defaults"; GDPR Art. 6(1)).
  * @param lawfulUsage - the purpose's `LawfulUsage`.
  * @param since - when the consent record was created.
  */
@@ -87,7 +87,7 @@ export function effectiveValue(consent: StoredConsent, now: Date): ConsentValue 
 }
 
 /**
- * Whether the attribute counts as consented: Allow, or an unexpired AskMe (NOTES.md "Count").
+ * Whether the attribute counts as consented: Allow, or an unexpired AskMe (docs/api.md "Count").
  * @param consent - the stored consent.
  * @param now - the instant of reading.
  */

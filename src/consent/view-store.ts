@@ -2,7 +2,7 @@
  * SQL of the read side of a consent record: one prepared statement answers everything the four
  * read operations of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention
  * setting, the record's stored consents and the organisation's `catalogue_version`), so that a read
- * costs one round trip (issue #3 "Benchmark"). The purposes and data attributes themselves come from
+ * costs one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data attributes themselves come from
  * the per-process `CatalogueCache`, checked against that version: a stale copy is reloaded, never
  * used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait for
  * a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
@@ -167,7 +167,7 @@ function toView(head: ViewRow, catalogue: Catalogue, ids: { userId: string; purp
 
 /**
  * The record's purposes (all, or `purposeId`'s) from the catalogue, each attribute with its stored
- * consent or, when none is stored, the default of the purpose's lawful basis (NOTES.md "Defaults").
+ * consent or, when none is stored, the default of the purpose's lawful basis (docs/api.md "Defaults").
  */
 function purposeStates(catalogue: Catalogue, consents: ViewRow['consents'], purposeId: string | null, recordCreatedAt: Date): PurposeState[] {
   const tuples: Exclude<ViewRow['consents'], string> = typeof consents === 'string' ? JSON.parse(consents) : consents;

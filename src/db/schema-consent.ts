@@ -1,5 +1,5 @@
 /**
- * Consent records, attribute consents and their evidence (issue #3; SPEC 2 "User consents
+ * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; SPEC 2 "User consents
  * record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
  */
 import { sql } from 'drizzle-orm';
@@ -34,7 +34,7 @@ export const consentRecords = pgTable(
 
 /**
  * The current value of one attribute of one purpose in one consent record. No row means nobody
- * decided yet: the value then follows the purpose's lawful basis (NOTES.md "Defaults").
+ * decided yet: the value then follows the purpose's lawful basis (docs/api.md "Defaults").
  * `expiresAt` is set for an AskMe with days (the decision time plus `days`).
  */
 export const attributeConsents = pgTable(

@@ -1,5 +1,5 @@
 /**
- * User management (SPEC 4.4; issue #4): profile images, password-reset tokens, invitations to an
+ * User management (SPEC 4.4; docs/identity.md): profile images, password-reset tokens, invitations to an
  * organisation, and the generic fixed-window rate limits of unauthenticated or bulk operations.
  */
 import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
@@ -54,7 +54,7 @@ export const rateLimits = pgTable('rate_limits', {
 });
 
 /**
- * An invitation of an organisation's staff to an e-mail address (README "Invitations"): the only
+ * An invitation of an organisation's staff to an e-mail address (docs/consents.md "Invitations"): the only
  * way besides subscribing themselves for an existing user to join an organisation. Only the
  * SHA-256 of the token is stored; the token itself is only in the mail. Single use: accepted or
  * revoked, it is spent; past `expiresAt` it is refused. The user columns name who acted, without

@@ -213,7 +213,7 @@ export const refreshTokens = pgTable(
     /**
      * The token body answered when this token was rotated (access and refresh token, JSON), sealed
      * under the master key; answered again to the same client within the grace period while the
-     * successor is unused (README "Sessions", `ASSENT_REFRESH_REUSE_GRACE_SECONDS`). Cleared when
+     * successor is unused (docs/identity.md "Sessions", `ASSENT_REFRESH_REUSE_GRACE_SECONDS`). Cleared when
      * the successor is rotated; ignored after `graceUntil`.
      */
     successorSealed: text('successor_sealed'),

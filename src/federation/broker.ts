@@ -1,5 +1,5 @@
 /**
- * The broker flow (issue #5): the app sends the browser to `…/authorize`, Assent sends it to the
+ * The broker flow (docs/decisions/0013-federation-broker.md): the app sends the browser to `…/authorize`, Assent sends it to the
  * provider (PKCE S256, state, nonce), the provider sends it back to `…/callback`, Assent exchanges
  * the code, validates the ID token, links the local user by (organisation, issuer, `sub`), and
  * sends the browser to the app's registered URI with a single-use Assent code (≤ 60 s) and the
@@ -23,7 +23,7 @@ const PENDING_PURPOSE = 'idp-pending';
 export const ID_TOKEN_PURPOSE = 'idp-id-token';
 /** Lifetime of a pending sign-in (seconds): the user's time at the provider's login page. */
 const STATE_TTL_SECONDS = 600;
-/** Lifetime of an Assent code (seconds); issue #5 asks for at most 60. */
+/** Lifetime of an Assent code (seconds); docs/decisions/0013-federation-broker.md asks for at most 60. */
 const CODE_TTL_SECONDS = 60;
 /** Prefix that tells an Assent code from a provider's code at the exchange. */
 export const CODE_PREFIX = 'asc_';
@@ -50,7 +50,7 @@ export class Broker {
 
   /** The organisation's settings, or a 404 (unknown organisation or no provider). */
   async requireSettings(orgId: string) {
-    // A malformed ID names nothing (NOTES.md "Identifiers"): 404 without a query.
+    // A malformed ID names nothing (docs/api.md "Identifiers"): 404 without a query.
     const settings = isId(orgId) ? await this.configs.settings(orgId) : null;
     if (!settings) throw new NotFound('No identity provider is configured for this organisation');
     return settings;

@@ -112,7 +112,7 @@ export function mergeSettings(input: IdpInput, stored: IdpSettings | null, allow
 }
 
 /**
- * The answer body: every field but `clientSecret` (write-only, issue #5).
+ * The answer body: every field but `clientSecret` (write-only, docs/decisions/0013-federation-broker.md).
  * @param settings - the stored settings.
  */
 export function presentSettings(settings: IdpSettings): Static<typeof IdpBody> {

@@ -1,6 +1,6 @@
 /**
  * Routes of federation with an organisation's external OpenID Connect provider, under `{base}`
- * (SPEC 4.2, the seven IdP operations; issue #5):
+ * (SPEC 4.2, the seven IdP operations; docs/decisions/0013-federation-broker.md):
  * - `POST|PUT|GET|DELETE /organizations/{organizationID}/idp/open-id`: the configuration
  * - `GET /organizations/{organizationID}/idp/open-id/redirect-uri`: the callback to register at the provider
  * - `GET|PUT /organizations/{organizationID}/idp/open-id/app-redirect-uris`: where sign-ins may return

@@ -1,5 +1,5 @@
 /**
- * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete; issue #5):
+ * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete; docs/decisions/0013-federation-broker.md):
  * one configuration per organisation, the client secret sealed and write-only, the registered app
  * redirect URIs, and an audit entry for every change (actor and time, never the secret).
  */

@@ -1,7 +1,7 @@
 /**
  * The web origins of the organisations' app redirect URIs (`https://app.example/cb` →
  * `https://app.example`): a browser app that may receive a sign-in may also call the API from its
- * origin, as Keycloak's "web origins" of a client (README "CORS and security headers").
+ * origin, as Keycloak's "web origins" of a client (docs/api.md "CORS and security headers").
  *
  * All of them are cached per process and reloaded, by one query at a time, when older than
  * `TTL_MS`, so a change (by the admin API, `assent import` or another replica) takes effect within

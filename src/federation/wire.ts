@@ -1,4 +1,4 @@
-/** Builds the federation services from the process context and registers their routes (issue #5). */
+/** Builds the federation services from the process context and registers their routes (docs/decisions/0013-federation-broker.md). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../context.js';
 import { Broker } from './broker.js';

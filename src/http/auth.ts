@@ -2,7 +2,7 @@
  * The auth guard: resolves the caller from the Authorization header and enforces the access
  * policy of `policy.ts` before any handler runs.
  *
- * Accepted headers (SPEC 5; NOTES.md "Authorization header"): `Bearer <access token>`,
+ * Accepted headers (SPEC 5; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -42,7 +42,7 @@ function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'
 /**
  * Authenticates a request: verifies the JWT (see `Tokens.verify`) and then checks that its session
  * or API key has not been revoked: one primary-key lookup, or the cache that every revocation
- * empties at once (`LivenessCache`; logout must take effect at once, issue #2).
+ * empties at once (`LivenessCache`; logout must take effect at once, docs/decisions/0001-logout-takes-effect-at-once.md).
  *
  * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
  */

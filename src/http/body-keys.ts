@@ -1,5 +1,5 @@
 /**
- * Case-insensitive JSON body keys (NOTES.md "Requests"): deployed clients send `Consented`,
+ * Case-insensitive JSON body keys (docs/api.md "Requests"): deployed clients send `Consented`,
  * `clientId`, `refreshToken` as well as the spec's lower-case names. Before validation, every
  * key is renamed to the spelling the route's body schema declares. The same key twice in
  * different cases is ambiguous and refused with a 400.

@@ -1,5 +1,5 @@
 /**
- * Request body parsers (NOTES.md "Bodies"):
+ * Request body parsers (docs/api.md "Bodies"):
  * - an empty body is an empty body whatever its `Content-Type` (clients send body-less POSTs
  *   labelled `application/x-www-form-urlencoded` or `application/json`); the route's schema then
  *   decides whether a body was required;

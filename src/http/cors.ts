@@ -18,7 +18,7 @@ import type { Db } from '../db/open.js';
 
 /** Methods the API uses. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-/** Request headers the SDKs and dashboards send (NOTES.md "Authorization header"; conditional image reads). */
+/** Request headers the SDKs and dashboards send (docs/api.md "Authorization header"; conditional image reads). */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-None-Match'];
 /** Answer headers a script may read: throttling, request correlation, caching, auth challenges, created resources. */
 const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'ETag', 'WWW-Authenticate', 'Location'];

@@ -1,6 +1,6 @@
 /**
  * Typed HTTP errors and the one error handler that turns them into the body the deployed
- * clients read: `{"Code": <status>, "Message": "..."}` (NOTES.md "Errors"), plus the OAuth 2.0
+ * clients read: `{"Code": <status>, "Message": "..."}` (docs/api.md "Errors"), plus the OAuth 2.0
  * `error`/`error_description` pair on token endpoints (RFC 6749 §5.2).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -50,7 +50,7 @@ export class Forbidden extends HttpError {
   }
 }
 
-/** 404: nothing the caller may see has that name (NOTES.md "Identifiers"). */
+/** 404: nothing the caller may see has that name (docs/api.md "Identifiers"). */
 export class NotFound extends HttpError {
   constructor(message = 'Not found') {
     super(404, message);
@@ -116,7 +116,7 @@ const MULTIPART_ERRORS: Record<string, [number, string]> = {
 };
 
 /**
- * The error body of NOTES.md "Errors": `{"Code", "Message"}`, plus RFC 6749 §5.2 `error` and
+ * The error body of docs/api.md "Errors": `{"Code", "Message"}`, plus RFC 6749 §5.2 `error` and
  * `error_description` when `oauth` is set.
  * @param statusCode - HTTP status.
  * @param message - human text, never a secret.

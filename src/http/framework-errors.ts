@@ -1,6 +1,6 @@
 /**
  * Answers to errors raised before any route runs, in the same `{"Code", "Message"}` JSON as every
- * other error (NOTES.md "Errors"): Node's HTTP parser (malformed requests, 414/431 overflows, the
+ * other error (docs/api.md "Errors"): Node's HTTP parser (malformed requests, 414/431 overflows, the
  * 408 request timeout) and Fastify's router (bad percent-encoding, over-long path parameters).
  * None of them echoes the request back (ASVS 5.0 V16.5.1).
  */

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer (README "CORS and security headers"; OWASP ASVS 5.0 V3.4):
+ * Security headers on every answer (docs/api.md "CORS and security headers"; OWASP ASVS 5.0 V3.4):
  * `X-Content-Type-Options: nosniff` and `X-Frame-Options: DENY` everywhere (errors, 404s and the
  * `/docs` page included), `Strict-Transport-Security` when the public URL is https, and
  * `Cache-Control: no-store` with `Pragma: no-cache` on every answer that carries a token or an API

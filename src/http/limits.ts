@@ -1,7 +1,7 @@
 /**
  * Fastify options that bound what one request may cost before any route runs: body size, time to
  * send the request, and the answers to errors found by Node's parser and Fastify's router
- * (OWASP API Security Top 10 2023, API4 "Unrestricted Resource Consumption"). See README "Configuration" (`ASSENT_REQUEST_TIMEOUT_SECONDS`).
+ * (OWASP API Security Top 10 2023, API4 "Unrestricted Resource Consumption"). See docs/configuration.md "Configuration" (`ASSENT_REQUEST_TIMEOUT_SECONDS`).
  */
 import type { FastifyServerOptions } from 'fastify';
 import { clientErrorHandler, frameworkErrors } from './framework-errors.js';

@@ -1,5 +1,5 @@
 /**
- * Keyset pagination links (NOTES.md "Consented-users pages"): `Links.Self` and `Links.Next` are
+ * Keyset pagination links (docs/api.md "Consented-users pages"): `Links.Self` and `Links.Next` are
  * absolute URLs, and `Next` (present only when another page exists) carries `limit` and `startid`.
  */
 import { Type } from 'typebox';

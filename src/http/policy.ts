@@ -1,10 +1,10 @@
 /**
  * The access policy: one table naming, for every operation, which credential may call it.
- * The README's access-policy table is this table in prose; change both together.
+ * The access-policy table of docs/access-policy.md is generated from this table (`npm run docs`).
  *
  * Credential kinds:
  * - `none`: no credential (logins, refresh, health, JWKS, the API description);
- * - `any`: a live access token or API key of any user (SPEC 5; NOTES.md "Authorization header");
+ * - `any`: a live access token or API key of any user (SPEC 5; docs/api.md "Authorization header");
  * - `session`: a live access token only; an API key is refused (operations that end a session or
  *   change a password).
  *
@@ -32,7 +32,7 @@ export type Credential = 'none' | 'any' | 'session';
 export interface PolicyRule {
   /** Who may call it. */
   credential: Credential;
-  /** Who, in words, for the README and the OpenAPI description. */
+  /** Who, in words, for docs/access-policy.md and the OpenAPI description. */
   who: string;
   /**
    * When set, the caller must hold one of these roles (1 Admin, 2 Dpo, 3 Developer, 4 Owner) in

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 
-/** Error body (NOTES.md "Errors"); `error`/`error_description` on token endpoints (RFC 6749 §5.2). */
+/** Error body (docs/api.md "Errors"); `error`/`error_description` on token endpoints (RFC 6749 §5.2). */
 export const ErrorBody = Type.Object(
   {
     Code: Type.Integer({ description: 'HTTP status' }),

@@ -2,7 +2,7 @@
  * The signing-key ring: ES256 keys whose private halves are sealed under the master key, the
  * active one signing, and every key whose tokens may still be alive published in the JWKS.
  *
- * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), issue #2 ("old keys stay in the JWKS until
+ * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), docs/decisions/0002-signing-key-rotation.md ("old keys stay in the JWKS until
  * their tokens expire").
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, randomUUID } from 'node:crypto';

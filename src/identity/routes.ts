@@ -1,7 +1,7 @@
 /**
  * Routes of SPEC 4.2 logins, token refresh and logout. Paths, under `{base}` = `/v1`:
  * - `POST /v1.1/users/login` (also at the host root), `POST /users/login` (old), `POST /users/admin/login`;
- * - `POST /users/token` (alias `POST /user/token`, NOTES.md);
+ * - `POST /users/token` (alias `POST /user/token`, docs/api.md);
  * - `POST /users/logout`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -23,7 +23,7 @@ const RefreshBody = Type.Object({
 const oauth = (operation: string) => ({ operation, oauth: true }) as const;
 
 /**
- * The v1.1 login alone, mounted twice: under `{base}` and at the host root (NOTES.md "Path aliases").
+ * The v1.1 login alone, mounted twice: under `{base}` and at the host root (docs/api.md "Path aliases").
  * @param opts.identity - the identity service.
  */
 export const loginV11Routes: FastifyPluginAsyncTypebox<{ identity: IdentityService }> = async (app, { identity }) => {

@@ -161,7 +161,7 @@ export class IdentityService {
    * The stored API key when this server would accept it, else null: a key minted under another
    * `ASSENT_PUBLIC_URL` (its `iss`/`aud`), signed by a key no longer published, or sealed under
    * another master key is refused by the auth guard, so handing it out would give the user a key
-   * that answers 401 (README "Identity", API keys). Such a key is left as it is: a process still
+   * that answers 401 (docs/identity.md "Identity", API keys). Such a key is left as it is: a process still
    * serving the old public URL accepts it until it expires or is revoked.
    * @param sealed - the newest live key of the user, sealed under the master key.
    */

@@ -1,6 +1,6 @@
 /**
- * The answer of a refresh-token rotation, kept sealed for the reuse grace period (README
- * "Sessions"; NOTES.md "Parallel refreshes"): browser dashboards refresh from several requests at
+ * The answer of a refresh-token rotation, kept sealed for the reuse grace period (docs/identity.md
+ * "Sessions"; docs/api.md "Parallel refreshes"): browser dashboards refresh from several requests at
  * once with one refresh token, and within `ASSENT_REFRESH_REUSE_GRACE_SECONDS` the later ones get
  * the same successor tokens instead of revoking the session (RFC 9700 §4.14.2 still applies after it).
  */

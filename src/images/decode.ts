@@ -1,5 +1,5 @@
 /**
- * Profile-image decoding (issue #4 "Profile images"): the format is sniffed from the bytes, the
+ * Profile-image decoding (docs/decisions/0010-profile-images.md "Profile images"): the format is sniffed from the bytes, the
  * dimensions are read from the header before any decoder runs, and only then is the image
  * decoded by sharp and re-encoded as a baseline JPEG without any metadata.
  *
@@ -15,9 +15,9 @@ sharp.cache(false);
 /** The input formats accepted, as sniffed from their first bytes. */
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
-/** Largest accepted upload: 5 MiB, in bytes (issue #4 "Limits"). */
+/** Largest accepted upload: 5 MiB, in bytes (docs/decisions/0010-profile-images.md "Limits"). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Largest accepted width and height, in pixels (issue #4 "Limits"). */
+/** Largest accepted width and height, in pixels (docs/decisions/0010-profile-images.md "Limits"). */
 export const MAX_IMAGE_SIDE = 4096;
 /** Largest accepted pixel count (4096 × 4096): sharp's `limitInputPixels`, the second guard. */
 export const MAX_IMAGE_PIXELS = MAX_IMAGE_SIDE * MAX_IMAGE_SIDE;
@@ -59,7 +59,7 @@ const ACCEPTED = 'send a JPEG, PNG or WebP image';
 
 /**
  * The format of `bytes` by its signature; the declared Content-Type and file name are never
- * consulted (issue #4: "detected from the bytes").
+ * consulted (docs/decisions/0010-profile-images.md: "detected from the bytes").
  * @param bytes - the uploaded file.
  * @returns the format, or null when the bytes are none of JPEG, PNG and WebP.
  */
@@ -132,7 +132,7 @@ export function headerDimensions(bytes: Buffer, format: ImageFormat): Dimensions
 }
 
 /**
- * Checks dimensions against the limits of issue #4.
+ * Checks dimensions against the limits of docs/decisions/0010-profile-images.md.
  * @throws {BadRequest} when a side is 0 or larger than 4096 pixels.
  */
 function assertWithinLimits(d: Dimensions): void {

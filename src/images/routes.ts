@@ -1,6 +1,6 @@
 /**
- * Routes of profile images, under `{base}` (SPEC 4.4; issue #4 "Profile images"):
- * - `POST /users/{userID}/image` and its alias `POST /user/image` (NOTES.md "Path aliases"):
+ * Routes of profile images, under `{base}` (SPEC 4.4; docs/decisions/0010-profile-images.md "Profile images"):
+ * - `POST /users/{userID}/image` and its alias `POST /user/image` (docs/api.md "Path aliases"):
  *   multipart field `userimage`; answers 200 `{"User": {...}}`
  * - `GET /users/{userID}/image/{imageID}`: the JPEG, with a strong ETag and 304 on `If-None-Match`
  * - `DELETE /users/{userID}/image`: 204

@@ -1,6 +1,6 @@
 /**
- * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; issue #4 "Profile
- * images"; NOTES.md "Image upload" and "Identifiers").
+ * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md "Profile
+ * images"; docs/api.md "Image upload" and "Identifiers").
  *
  * - Upload and removal: the user themself only. A caller who may see the user's image (Owner,
  *   Admin or Dpo of an organisation the user is subscribed to) gets a 403; anyone else a 404, the
@@ -50,7 +50,7 @@ export class ImageService {
    * before the upload's body is read, so a refused caller's bytes are never decoded.
    * @returns the user ID in canonical (lower-case) form.
    * @throws {Forbidden} when the caller may see the user's image but is not the user.
-   * @throws {NotFound} for anyone else, and for IDs that name no user (NOTES.md "Identifiers").
+   * @throws {NotFound} for anyone else, and for IDs that name no user (docs/api.md "Identifiers").
    */
   async assertMayChange(callerId: string, userId: string): Promise<string> {
     const id = isId(userId) ? userId.toLowerCase() : null;

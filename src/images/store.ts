@@ -1,5 +1,5 @@
 /**
- * SQL of profile images: the table `user_images` and the pointer `users.image_id` (issue #4;
+ * SQL of profile images: the table `user_images` and the pointer `users.image_id` (docs/decisions/0010-profile-images.md;
  * schema in `db/schema-users.ts`, migration 0003).
  */
 import { type SQL, and, eq, isNull, ne, sql } from 'drizzle-orm';
@@ -7,7 +7,7 @@ import type { Db, Executor } from '../db/open.js';
 import { userImages, users } from '../db/schema.js';
 import { Role } from '../users/roles.js';
 
-/** Roles whose holders see the images of the users subscribed to their organisation (issue #4 "Download"). */
+/** Roles whose holders see the images of the users subscribed to their organisation (docs/decisions/0010-profile-images.md "Download"). */
 export const IMAGE_VIEWER_ROLES = [Role.Owner, Role.Admin, Role.Dpo] as const;
 
 /** A re-encoded image to store. */
@@ -78,7 +78,7 @@ export async function replaceImage(db: Db, userId: string, image: NewImage): Pro
     if (!owner) return false;
     await tx.insert(userImages).values({ ...image, userId });
     await tx.update(users).set({ imageId: image.id, updatedAt: sql`now()` }).where(eq(users.id, userId));
-    // A replaced image is deleted, not kept (issue #4; data minimisation, GDPR Art. 5(1)(c)).
+    // A replaced image is deleted, not kept (docs/decisions/0010-profile-images.md; data minimisation, GDPR Art. 5(1)(c)).
     await tx.delete(userImages).where(and(eq(userImages.userId, userId), ne(userImages.id, image.id)));
     return true;
   });

@@ -1,5 +1,5 @@
 /**
- * The rules of an organisation's individuals (issue #3 "Individuals"): listing, counting,
+ * The rules of an organisation's individuals (docs/decisions/0008-consent-records-and-catalogue.md "Individuals"): listing, counting,
  * creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
  * consent record; unsubscribing keeps it, with its history (evidence outlives the relation).
  *
@@ -48,7 +48,7 @@ export function presentIndividual(row: store.IndividualRow): IndividualBody {
   return { ID: row.id, Name: row.name, Email: row.email, Phone: row.phone };
 }
 
-/** Roles that may create individuals and re-read those they manage (README "Access policy", `individuals.add`). */
+/** Roles that may create individuals and re-read those they manage (docs/access-policy.md "Access policy", `individuals.add`). */
 const MANAGERS: readonly number[] = [Role.Owner, Role.Admin];
 
 /** An organisation's individuals. */

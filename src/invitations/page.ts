@@ -1,5 +1,5 @@
 /**
- * The page of an invitation link, `GET {ASSENT_PUBLIC_URL}/invitations/accept#token=…` (README
+ * The page of an invitation link, `GET {ASSENT_PUBLIC_URL}/invitations/accept#token=…` (docs/consents.md
  * "Invitations"): the invited person signs in (`POST {base}/v1.1/users/login`) and the page then
  * accepts with their access token (`POST {base}/user/invitations/accept`), showing the server's
  * `Message` when it refuses. The tokens stay in the page's memory and go when it closes.

@@ -1,5 +1,5 @@
 /**
- * Routes of invitations to an organisation (README "Invitations"):
+ * Routes of invitations to an organisation (docs/consents.md "Invitations"):
  * - `POST {base}/organizations/{organizationID}/invitations`: invite an e-mail address (mailed link);
  * - `GET {base}/organizations/{organizationID}/invitations`: the pending ones (keyset pages by ID);
  * - `DELETE {base}/organizations/{organizationID}/invitations/{invitationID}`: revoke one;

@@ -1,5 +1,5 @@
 /**
- * The rules of invitations to an organisation (README "Invitations"): the way, besides subscribing
+ * The rules of invitations to an organisation (docs/consents.md "Invitations"): the way, besides subscribing
  * themselves, for an existing user to join an organisation by their own act.
  *
  * - Staff (Owner or Admin; the access policy checks the role) invite an e-mail address. The token

@@ -32,7 +32,7 @@ export function purgeWindows(config: Config): { throttleSeconds: number; rateLim
 
 /**
  * Purges both tables every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) while the app
- * is up, and erases the refresh answers kept past their reuse grace period (README "Sessions": kept
+ * is up, and erases the refresh answers kept past their reuse grace period (docs/identity.md "Sessions": kept
  * only for that window). Safe from several processes at once: each round is one statement per table.
  */
 export function schedulePurge(app: FastifyInstance, db: Db, config: Config): void {

@@ -1,7 +1,7 @@
 /**
  * Outgoing mail through nodemailer: to the SMTP relay of `SMTP_URL`, or, when none is set, into
  * the outbox folder `<ASSENT_DATA_DIR>/outbox` as one `.eml` file per message (RFC 5322), so that
- * the embedded default can run with no mail server (issue #3, "Notification transports").
+ * the embedded default can run with no mail server (docs/decisions/0009-mail-without-a-relay.md, "Notification transports").
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

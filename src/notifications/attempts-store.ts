@@ -1,5 +1,5 @@
 /**
- * SQL of the webhook delivery log (README "Special consent request", Webhook): a row is written
+ * SQL of the webhook delivery log (docs/notifications.md "Special consent request", Webhook): a row is written
  * before its request is sent and completed after, so the log holds every request that may have
  * reached the receiver, even when the sending process died in flight.
  */

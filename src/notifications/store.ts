@@ -74,7 +74,7 @@ export interface RecipientScan {
 
 /**
  * The next step of the scan for individuals to notify: subscribed individuals for whom at least one
- * of `attributeIds` does not count as consented (NOTES.md "Defaults"; README "Special consent
+ * of `attributeIds` does not count as consented (docs/api.md "Defaults"; docs/notifications.md "Special consent
  * request"). Each step yields at most `limit` individuals in user-ID order after `after`: on a
  * lawful purpose the candidates it examined, on a consent-based one the recipients it found.
  * @returns the recipients among them, the new cursor, and whether the scan is done.

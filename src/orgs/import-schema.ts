@@ -1,5 +1,5 @@
 /**
- * The import file format (issue #2, "Import: organisations as code"). This format is a contract:
+ * The import file format (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code"). This format is a contract:
  * unknown fields are errors, and other tools depend on the exact shape.
  */
 import { Type, type Static } from 'typebox';
@@ -49,7 +49,7 @@ const Organisation = Type.Object(
     purposes: Type.Optional(Type.Array(Purpose)),
     admins: Type.Optional(Type.Array(Admin)),
     individuals: Type.Optional(Type.Array(Individual)),
-    /** App URIs a federated sign-in may return to (issue #5); replaces the registered list when present. */
+    /** App URIs a federated sign-in may return to (docs/decisions/0013-federation-broker.md); replaces the registered list when present. */
     redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
   },
   closed,

@@ -1,6 +1,6 @@
 /**
  * `assent import FILE`: creates or updates, idempotently by key, what an import file declares,
- * in one transaction, so a bad file writes nothing (issue #2, "Import: organisations as code").
+ * in one transaction, so a bad file writes nothing (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code").
  */
 import { Value } from 'typebox/value';
 import type { Db, Executor } from '../db/open.js';
@@ -83,7 +83,7 @@ export function validateImportFile(input: unknown): ImportFile {
         if (weak) problems.push(`${at}.${list}[${i}].password: ${weak}`);
       });
     }
-    // Federation (issue #5): the same rule as the admin API; http only at loopback here (no operator list).
+    // Federation (docs/decisions/0013-federation-broker.md): the same rule as the admin API; http only at loopback here (no operator list).
     org.redirectUris?.forEach((uri, i) => {
       const problem = redirectUriProblem(uri, []);
       if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
@@ -158,7 +158,7 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
 
 /**
  * Replaces an organisation's app redirect URIs with the file's, when they differ, and records the
- * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris` (issue #5),
+ * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris` (docs/decisions/0013-federation-broker.md),
  * with no user as its actor and `source: "import"` (ASVS 5.0 V16.2.1: every change of a security
  * setting is logged). An unchanged list writes nothing, so a repeated import adds no entry.
  * @param uris - as the file lists them (already validated); duplicates are dropped.
@@ -177,7 +177,7 @@ async function importRedirectUris(tx: Executor, orgId: string, uris: string[]): 
  * @param db - the database.
  * @param input - parsed JSON of the file.
  * @param params - argon2id parameters for new password hashes.
- * @returns each key mapped to its ID (the output contract of issue #2).
+ * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
 export async function runImport(db: Db, input: unknown, params: Argon2Params): Promise<ImportResult> {

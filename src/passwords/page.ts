@@ -1,5 +1,5 @@
 /**
- * The page of a reset link, `GET {ASSENT_PUBLIC_URL}/password/reset#token=…` (issue #4 "The link"):
+ * The page of a reset link, `GET {ASSENT_PUBLIC_URL}/password/reset#token=…` (docs/decisions/0011-passwords-and-reset.md "The link"):
  * a form for the new password that posts `{token, password}` to
  * `POST {base}/user/password/forgot/complete` and shows the server's answer, whose `Message` names
  * the broken rule of the password policy (the policy is checked by the server only, so that the

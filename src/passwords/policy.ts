@@ -1,6 +1,6 @@
 /**
  * The password policy, applied wherever a password is set: the session reset, the forgotten-password
- * completion, `POST {base}/organizations/{organizationID}/users` and `assent import` (issue #4).
+ * completion, `POST {base}/organizations/{organizationID}/users` and `assent import` (docs/decisions/0011-passwords-and-reset.md).
  *
  * It follows NIST SP 800-63B §5.1.1.2 ("Memorized Secret Verifiers") and ASVS 5.0 V6.2:
  * - length 8 to 128 characters (ASVS 5.0 V6.2.1, V6.2.9), counted in Unicode code points of the

@@ -1,7 +1,7 @@
 /**
- * Routes of password changes (SPEC 4.4; NOTES.md "Path aliases"):
+ * Routes of password changes (SPEC 4.4; docs/api.md "Path aliases"):
  * - `POST {base}/user/password/reset` (alias `PUT`): the signed-in user sets a new password;
- * - `PUT {base}/user/password/forgot`: asks for a reset link by e-mail (always 200 `{"msg": …}`, NOTES.md);
+ * - `PUT {base}/user/password/forgot`: asks for a reset link by e-mail (always 200 `{"msg": …}`, docs/api.md);
  * - `POST {base}/user/password/forgot/complete`: sets the password with the link's token;
  * - `GET /password/reset`: the HTML page of the link (at the root, beside `{base}`).
  */

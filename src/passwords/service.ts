@@ -1,5 +1,5 @@
 /**
- * The rules of setting a password (SPEC 4.4; issue #4 "Password reset with the current session"
+ * The rules of setting a password (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md "Password reset with the current session"
  * and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
  * (request, mailed single-use link, completion). Every new password passes `policy.ts`.
  */
@@ -21,7 +21,7 @@ import { type ChangeKind, passwordChangedMail, RESET_LINK_MINUTES, resetLinkMail
 import { assertPasswordPolicy } from './policy.js';
 import * as store from './store.js';
 
-/** Bytes of randomness in a reset token: 256 bits (issue #4 asks for at least 128; ASVS 5.0 V6.4.1). */
+/** Bytes of randomness in a reset token: 256 bits (docs/decisions/0011-passwords-and-reset.md asks for at least 128; ASVS 5.0 V6.4.1). */
 const RESET_TOKEN_BYTES = 32;
 
 /** The answer to a token that was never issued, was used, or was replaced by a newer request. */
@@ -29,7 +29,7 @@ export const INVALID_RESET_LINK = 'This password-reset link is not valid: it was
 /** The answer to a token older than 30 minutes. */
 export const EXPIRED_RESET_LINK = `This password-reset link has expired (links last ${RESET_LINK_MINUTES} minutes). Ask for a new one.`;
 /**
- * The `msg` of every forgotten-password answer (NOTES.md "Forgotten password": the iOS SDK shows
+ * The `msg` of every forgotten-password answer (docs/api.md "Forgotten password": the iOS SDK shows
  * it). One text whether or not the account exists, so the answer cannot enumerate accounts (ASVS 5.0 V6.3.8).
  */
 export const FORGOT_ANSWER = 'If an account with this username has an e-mail address, a password-reset link has been sent to it.';

@@ -1,7 +1,7 @@
 /**
  * Rules of an organisation's usage purposes (GDPR Art. 5(1)(b) purpose limitation; ISO/IEC TS
  * 27560 "purpose"). A deleted purpose disappears from the configuration and from current
- * consent records, but is never erased: consent evidence keeps referring to it (issue #3).
+ * consent records, but is never erased: consent evidence keeps referring to it (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';

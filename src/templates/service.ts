@@ -2,7 +2,7 @@
  * Rules of data attributes, called templates in the iGrant.io API family (ISO/IEC TS 27560
  * "data" / "personal data category"). A template names an attribute and the purposes that use
  * it; a purpose's consents are per attribute. Deleting a template or unlinking a purpose hides it
- * from current consent records but keeps it for the evidence (issue #3).
+ * from current consent records but keeps it for the evidence (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';

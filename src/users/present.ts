@@ -14,7 +14,7 @@ export interface SubscribedOrg {
 
 /**
  * The User of SPEC 2. `IamID` is the user's identity-store ID (the `sub` of their tokens);
- * `ImageURL` is absolute (NOTES.md "Image upload") or empty when there is no image;
+ * `ImageURL` is absolute (docs/api.md "Image upload") or empty when there is no image;
  * `LastVisit` is RFC 3339 and absent before the first login.
  *
  * @param publicUrl - `ASSENT_PUBLIC_URL`.

@@ -1,5 +1,5 @@
 /**
- * Admin roles of an organisation. IDs are those of the iGrant.io API family (NOTES.md "Roles and
+ * Admin roles of an organisation. IDs are those of the iGrant.io API family (docs/api.md "Roles and
  * logins"): 1 Admin, 2 Dpo, 3 Developer; Assent adds 4 Owner.
  */
 
