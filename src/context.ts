@@ -16,6 +16,8 @@ import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import { IndividualService } from './individuals/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import type { GuardServices } from './http/auth.js';
+import { authenticate } from './identity/credentials.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { RolesCache } from './orgs/roles-cache.js';
@@ -41,6 +43,8 @@ export interface Context {
   roles: RolesCache;
   /** Seals consent events into their chain after the commit; `buildApp` starts its sweep. */
   sealer: ChainSealer;
+  /** What the auth guard asks of the identity and orgs domains. */
+  guard: GuardServices;
   identity: IdentityService;
   users: UserService;
   purposes: PurposeService;
@@ -91,5 +95,9 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
-  return { config, store, master, mailer, keys, tokens, liveness, roles, sealer, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
+  const guard: GuardServices = {
+    authenticate: (authorization) => authenticate(authorization, liveness, tokens),
+    rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
+  };
+  return { config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
 }

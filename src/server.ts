@@ -15,6 +15,7 @@ import { scheduleSweep } from './consent/sweep.js';
 import { schedulePurge } from './jobs/purge.js';
 import type { Context } from './context.js';
 import { federation } from './federation/wire.js';
+import { WebOrigins } from './federation/web-origins.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
@@ -74,7 +75,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
-  await installCors(app, ctx.store.db, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
+  await installCors(app, new WebOrigins(ctx.store.db, app.log), ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
   installBodyParsers(app);
 
   await app.register(swagger, {
@@ -101,7 +102,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
 
   installBodyKeyCanonicalisation(app);
-  installAuthGuard(app, ctx.roles, ctx.liveness, ctx.tokens);
+  installAuthGuard(app, ctx.guard);
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
   await ctx.roles.attach(ctx.store);
