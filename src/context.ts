@@ -14,8 +14,14 @@ import { GroupCommit } from './consent/group-commit.js';
 import { RecordViews } from './consent/views.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { createNotifications } from './notifications/start.js';
+import type { NotificationService } from './notifications/service.js';
+import { startWorkers } from './workers.js';
 import { IndividualService } from './individuals/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import type { GuardServices } from './http/auth.js';
+import { authenticate } from './identity/credentials.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { RolesCache } from './orgs/roles-cache.js';
@@ -31,16 +37,29 @@ export interface Context {
   config: Config;
   store: Store;
   master: MasterKey;
-  /** Outgoing mail (SMTP_URL, or the outbox); the HTTP app closes it on shutdown. */
+  /** Outgoing mail (SMTP_URL, or the outbox); `stopWorkers` closes it. */
   mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
+  /** Special consent requests (SPEC 9); its queue runs once `startWorkers` has run. */
+  notifications: NotificationService;
+  /**
+   * Starts the background workers (sweeps, purge, sealer, job queue and its workers): `assent
+   * serve` and the test server call it before serving.
+   * @param log - where background failures are reported.
+   * @throws the database's error when pg-boss cannot create its schema.
+   */
+  startWorkers(log: FastifyBaseLogger): Promise<void>;
+  /** Stops what `startWorkers` started, waiting for the rounds under way; closes the mailer. A no-op when not started. */
+  stopWorkers(): Promise<void>;
   /** The auth guard's cached liveness check of sessions and API keys; `buildApp` attaches it. */
   liveness: LivenessCache;
   /** The access checks' cached roles of users in organisations; `buildApp` attaches it. */
   roles: RolesCache;
-  /** Seals consent events into their chain after the commit; `buildApp` starts its sweep. */
+  /** Seals consent events into their chain after the commit; `startWorkers` starts its sweep. */
   sealer: ChainSealer;
+  /** What the auth guard asks of the identity and orgs domains. */
+  guard: GuardServices;
   identity: IdentityService;
   users: UserService;
   purposes: PurposeService;
@@ -91,5 +110,22 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
-  return { config, store, master, mailer, keys, tokens, liveness, roles, sealer, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts };
+  const guard: GuardServices = {
+    authenticate: (authorization) => authenticate(authorization, liveness, tokens),
+    rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
+  };
+  const notifications = createNotifications({ store, master, mailer, config });
+  let stop: (() => Promise<void>) | undefined;
+  const ctx: Context = {
+    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts,
+    notifications: notifications.service,
+    async startWorkers(log) {
+      stop = await startWorkers(ctx, notifications, log);
+    },
+    async stopWorkers() {
+      await stop?.();
+      stop = undefined;
+    },
+  };
+  return ctx;
 }

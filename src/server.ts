@@ -11,10 +11,9 @@ import { anonymousRoutes } from './anonymous/routes.js';
 import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
-import { scheduleSweep } from './consent/sweep.js';
-import { schedulePurge } from './jobs/purge.js';
 import type { Context } from './context.js';
 import { federation } from './federation/wire.js';
+import { WebOrigins } from './federation/web-origins.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
@@ -30,7 +29,6 @@ import { SHARED_SCHEMAS } from './http/schemas.js';
 import { individualRoutes } from './individuals/routes.js';
 import { invitationRoutes } from './invitations/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
-import { startNotifications } from './notifications/start.js';
 import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
@@ -38,7 +36,6 @@ import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { userRoutes } from './users/routes.js';
-import { logBackgroundFailure } from './db/unavailable.js';
 
 /** Options of `buildApp`. */
 export interface AppOptions {
@@ -47,7 +44,8 @@ export interface AppOptions {
 }
 
 /**
- * Builds the app; call `listen` on it, or `inject` in tests.
+ * Builds the app; call `listen` on it, or `inject` in tests. The background workers are not
+ * started here: call `ctx.startWorkers` before serving and `ctx.stopWorkers` after `close`.
  * @param ctx - the wired services.
  */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -74,7 +72,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
-  await installCors(app, ctx.store.db, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
+  await installCors(app, new WebOrigins(ctx.store.db, app.log), ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
   installBodyParsers(app);
 
   await app.register(swagger, {
@@ -101,17 +99,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
 
   installBodyKeyCanonicalisation(app);
-  installAuthGuard(app, ctx.roles, ctx.liveness, ctx.tokens);
+  installAuthGuard(app, ctx.guard);
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
   await ctx.roles.attach(ctx.store);
   app.addHook('onClose', async () => ctx.roles.detach());
-  scheduleSweep(app, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds);
-  schedulePurge(app, ctx.store.db, ctx.config);
-  // Events left unsealed by a process that died after its commit.
-  ctx.sealer.startSweep(1, (err) => logBackgroundFailure(app.log, err, 'sealing consent events failed'));
-  app.addHook('onClose', async () => ctx.sealer.stop());
-  const notifications = await startNotifications(app, ctx);
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
@@ -131,7 +123,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
-      await v1.register(notificationRoutes, { notifications, publicUrl: ctx.config.publicUrl });
+      await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federation, { ctx });

@@ -23,6 +23,7 @@ export async function serve(config: Config): Promise<void> {
   // The first signing key is created at start: by one replica at a time (one key, not one each).
   const ctx = await store.exclusively(() => createContext(config, store));
   const app = await buildApp(ctx);
+  await ctx.startWorkers(app.log);
   // A rotation by `assent keys rotate` in any process is announced by NOTIFY: sign with the new key at once.
   const unlisten = await store.listen(ROTATION_CHANNEL, () => void ctx.keys.reload().catch((err) => app.log.error({ err }, 'key reload failed')));
   const closeSocket = store.kind === 'pglite' ? await serveAdminSocket(config.dataDir, adminCommands(config, store)) : async () => {};
@@ -36,6 +37,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
+    await ctx.stopWorkers();
     await closeSocket();
     await unlisten();
     await opened.close();

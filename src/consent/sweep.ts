@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/open.js';
 import { schedulePeriodic } from '../jobs/periodic.js';
 import { attributeConsents, consentRecords } from '../db/schema.js';
@@ -82,15 +82,15 @@ export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<{ lap
 }
 
 /**
- * Runs the sweep every `seconds` while the app is up (first run after one period), and stops it on
- * close. A failed round is logged (one line, no query parameters) and the next one retries. The
+ * Runs the sweep every `seconds` until stopped (first run after one period). A failed round is logged (one line, no query parameters) and the next one retries. The
  * sealer is woken for the organisations that got events, as after any change.
  * @param seconds - the period (seconds).
+ * @returns a function that stops it after the round under way.
  */
-export function scheduleSweep(app: FastifyInstance, db: Db, sealer: ChainSealer, seconds: number): void {
-  schedulePeriodic(app, seconds, 'AskMe expiry sweep', async () => {
+export function scheduleSweep(log: FastifyBaseLogger, db: Db, sealer: ChainSealer, seconds: number): () => Promise<void> {
+  return schedulePeriodic(log, seconds, 'AskMe expiry sweep', async () => {
     const { lapsed, orgIds } = await sweepExpiredAskMe(db);
     for (const orgId of orgIds) sealer.wake(orgId);
-    if (lapsed > 0) app.log.info({ lapsed }, 'AskMe consents lapsed');
+    if (lapsed > 0) log.info({ lapsed }, 'AskMe consents lapsed');
   });
 }

@@ -1,14 +1,11 @@
 /**
  * The auth guard: resolves the caller from the Authorization header and enforces the access
- * policy of `policy.ts` before any handler runs.
- *
+ * policy of `policy.ts` before any handler runs. What a credential is and which roles a user
+ * holds are the identity and orgs domains' rules: the guard gets them injected (`GuardServices`).
  * Accepted headers (SPEC 5; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { LivenessCache } from '../identity/liveness.js';
-import { InvalidTokenError, TokenType, type Tokens, unverifiedHeader } from '../identity/tokens.js';
-import type { RolesCache } from '../orgs/roles-cache.js';
 import { isId } from '../util/ids.js';
 import { Forbidden, NotFound, Unauthorized } from './errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
@@ -32,44 +29,15 @@ declare module 'fastify' {
   }
 }
 
-function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'; token: string } | null {
-  if (!header) return null;
-  const match = /^(Bearer|ApiKey)[ ]+([A-Za-z0-9_.~+/=-]+)$/i.exec(header.trim());
-  if (!match?.[1] || !match[2]) return null;
-  return { scheme: match[1].toLowerCase() === 'apikey' ? 'apikey' : 'bearer', token: match[2] };
-}
-
-/**
- * Authenticates a request: verifies the JWT (see `Tokens.verify`) and then checks that its session
- * or API key has not been revoked: one primary-key lookup, or the cache that every revocation
- * empties at once (`LivenessCache`; logout must take effect at once, docs/decisions/0001-logout-takes-effect-at-once.md).
- *
- * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
- */
-export async function authenticate(request: FastifyRequest, liveness: LivenessCache, tokens: Tokens): Promise<Principal> {
-  const credential = credentialOf(request.headers.authorization);
-  if (!credential) throw new Unauthorized('Missing or malformed Authorization header');
-  let type: TokenType;
-  let header: ReturnType<typeof unverifiedHeader>;
-  try {
-    // The header only picks which verification (and key) to run; `typ` is then pinned and checked by `verify`.
-    header = unverifiedHeader(credential.token);
-    type = credential.scheme === 'apikey' || header.typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
-  } catch {
-    throw new Unauthorized('Invalid token');
-  }
-  try {
-    const claims = await tokens.verify(credential.token, type, header);
-    if (type === TokenType.apiKey) {
-      if (!(await liveness.isApiKeyLive(claims.jti, claims.sub))) throw new Unauthorized('API key revoked');
-      return { userId: claims.sub, via: 'apiKey', apiKeyId: claims.jti };
-    }
-    if (!claims.sid || !(await liveness.isFamilyLive(claims.sid, claims.sub))) throw new Unauthorized('Session ended');
-    return { userId: claims.sub, via: 'access', familyId: claims.sid };
-  } catch (err) {
-    if (err instanceof InvalidTokenError) throw new Unauthorized('Invalid token');
-    throw err;
-  }
+/** What the auth guard asks of the domains. */
+export interface GuardServices {
+  /**
+   * Resolves the caller from the Authorization header (SPEC 5).
+   * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
+   */
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  /** The user's RoleIDs in the organisation (empty when none); null when the organisation does not exist. */
+  rolesIn(orgId: string, userId: string): Promise<readonly number[] | null>;
 }
 
 /**
@@ -77,7 +45,7 @@ export async function authenticate(request: FastifyRequest, liveness: LivenessCa
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
  * @throws {Forbidden} when the caller holds none of the roles there.
  */
-async function assertOrgRole(roles: RolesCache, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
+async function assertOrgRole(roles: GuardServices, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
   const orgId = (request.params as { organizationID?: string }).organizationID;
   if (!isId(orgId)) throw new NotFound('Organisation not found');
   const held = await roles.rolesIn(orgId, principal.userId);
@@ -90,8 +58,9 @@ async function assertOrgRole(roles: RolesCache, request: FastifyRequest, princip
  * Installs the guard: refuses at start-up any route without `config.operation`, and as soon as a
  * request is routed (`onRequest`, before its body is read or validated) authenticates the caller as
  * the operation's policy row requires: a caller without credentials gets 401 whatever the body.
+ * @param services - the credential check and the roles lookup, built by the composition root.
  */
-export function installAuthGuard(app: FastifyInstance, roles: RolesCache, liveness: LivenessCache, tokens: Tokens): void {
+export function installAuthGuard(app: FastifyInstance, services: GuardServices): void {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => {
     const operation = (route.config as OperationConfig | undefined)?.operation;
@@ -106,10 +75,10 @@ export function installAuthGuard(app: FastifyInstance, roles: RolesCache, livene
     if (!operation) return; // 404 handler and framework routes
     const rule = ACCESS_POLICY[operation];
     if (rule.credential === 'none') return;
-    const principal = await authenticate(request, liveness, tokens);
+    const principal = await services.authenticate(request.headers.authorization);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access') throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;
-    if ('orgRoles' in rule) await assertOrgRole(roles, request, principal, rule.orgRoles);
+    if ('orgRoles' in rule) await assertOrgRole(services, request, principal, rule.orgRoles);
   });
 }

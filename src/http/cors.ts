@@ -13,8 +13,12 @@
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { WebOrigins } from '../federation/web-origins.js';
-import type { Db } from '../db/open.js';
+
+/** The origins of registered app redirect URIs (the federation domain's `WebOrigins`). */
+export interface RegisteredOrigins {
+  /** Whether `origin` is one of them; never throws. */
+  has(origin: string): Promise<boolean>;
+}
 
 /** Methods the API uses. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -28,12 +32,11 @@ const PREFLIGHT_MAX_AGE = 600;
 /**
  * Registers `@fastify/cors` with a checked origin function. Call before `installAuthGuard`.
  * @param app - the root instance.
- * @param db - the database of the app redirect URIs.
+ * @param web - the origins of the app redirect URIs.
  * @param configured - `ASSENT_CORS_ORIGINS`, exact serialised origins (validated by `loadConfig`).
  */
-export async function installCors(app: FastifyInstance, db: Db, configured: readonly string[]): Promise<void> {
+export async function installCors(app: FastifyInstance, web: RegisteredOrigins, configured: readonly string[]): Promise<void> {
   const fixed = new Set(configured);
-  const web = new WebOrigins(db, app.log);
   await app.register(cors, {
     // Threat: a page of any origin reading answers with the user's token; only checked origins are echoed, `null` (sandboxed frames, file:) never.
     origin: async (origin: string | undefined) => Boolean(origin && origin !== 'null' && (fixed.has(origin) || (await web.has(origin)))),

@@ -12,7 +12,7 @@
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
  */
 
-import { Role, type RoleId } from '../users/roles.js';
+import { Role, type RoleId } from './roles.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;
 /** Roles that may read an organisation's configuration. */

@@ -5,7 +5,7 @@
  * V2.4.1: anti-automation must not become a resource-exhaustion vector itself). Only rows that no
  * longer change any decision are deleted.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { AUTHORIZE_LIMIT } from '../federation/broker.js';
@@ -31,16 +31,17 @@ export function purgeWindows(config: Config): { throttleSeconds: number; rateLim
 }
 
 /**
- * Purges both tables every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) while the app
- * is up, and erases the refresh answers kept past their reuse grace period (docs/identity.md "Sessions": kept
+ * Purges both tables every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) until
+ * stopped, and erases the refresh answers kept past their reuse grace period (docs/identity.md "Sessions": kept
  * only for that window). Safe from several processes at once: each round is one statement per table.
+ * @returns a function that stops it after the round under way.
  */
-export function schedulePurge(app: FastifyInstance, db: Db, config: Config): void {
+export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): () => Promise<void> {
   const windows = purgeWindows(config);
-  schedulePeriodic(app, config.purgeSeconds, 'purge of stale throttle counters', async () => {
+  return schedulePeriodic(log, config.purgeSeconds, 'purge of stale throttle counters', async () => {
     const counters = await throttle.purgeStale(db, windows.throttleSeconds);
     const keys = await limits.purgeStale(db, windows.rateLimits);
     const successors = await clearLapsedSuccessors(db);
-    if (counters + keys + successors > 0) app.log.info({ counters, keys, successors }, 'stale throttle counters and lapsed refresh answers purged');
+    if (counters + keys + successors > 0) log.info({ counters, keys, successors }, 'stale throttle counters and lapsed refresh answers purged');
   });
 }

@@ -27,21 +27,30 @@ export interface QueueOptions {
 export type Queue = PgBoss;
 
 /**
- * Starts pg-boss on the store: creates or migrates its schema and the queues, under the store's
- * migration lock (`Store.exclusively`), so that processes started together do not race.
+ * Builds pg-boss on the store, not started: jobs can be sent once `startQueue` has run.
  * @param store - the open store.
  * @param opts - timings.
- * @param onError - receives errors of pg-boss's background work (logged by the caller).
- * @throws the database's error when the schema cannot be created.
  */
-export async function startQueue(store: Store, opts: QueueOptions, onError: (err: Error) => void): Promise<Queue> {
-  const boss = new PgBoss({
+export function createQueue(store: Store, opts: QueueOptions): Queue {
+  return new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => store.raw(text, values) as Promise<{ rows: never[] }> },
     schema: 'pgboss',
     // Expired leases are found by maintenance: often enough that a crashed batch is retaken within
     // about 1.5 leases, rarely enough to cost nothing measurable (every second cost ~5 % of a login storm).
     maintenanceIntervalSeconds: Math.max(1, Math.min(30, Math.floor(opts.leaseSeconds / 2))),
   });
+}
+
+/**
+ * Starts pg-boss on the store: creates or migrates its schema and the queues, under the store's
+ * migration lock (`Store.exclusively`), so that processes started together do not race.
+ * @param boss - the queue of `createQueue`.
+ * @param store - the open store.
+ * @param opts - timings.
+ * @param onError - receives errors of pg-boss's background work (logged by the caller).
+ * @throws the database's error when the schema cannot be created.
+ */
+export async function startQueue(boss: Queue, store: Store, opts: QueueOptions, onError: (err: Error) => void): Promise<void> {
   boss.on('error', onError);
   const definitions = [
     // A batch that fails (the database went away) is retried; its last failure marks the request failed.
@@ -59,7 +68,6 @@ export async function startQueue(store: Store, opts: QueueOptions, onError: (err
       await boss.updateQueue(queue.name, queue); // ...so the current settings are applied here
     }
   });
-  return boss;
 }
 
 /**

@@ -1,39 +1,54 @@
 /**
- * Starts the special consent request machinery with the HTTP app: the pg-boss queue on the
- * store, the worker, and the service the routes use; stops the queue when the app closes, before
- * the store is closed.
+ * The special consent request machinery of one process: the pg-boss queue on the store, the
+ * service the routes use (built with the context), and the workers (started with the other
+ * background work by `Context.startWorkers`, stopped by `Context.stopWorkers` before the store is
+ * closed).
  */
-import type { FastifyInstance } from 'fastify';
-import type { Context } from '../context.js';
-import { startQueue, stopQueue } from '../jobs/queue.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { MasterKey } from '../crypto/master-key.js';
+import type { Store } from '../db/open.js';
+import { logBackgroundFailure } from '../db/unavailable.js';
+import { createQueue, startQueue, stopQueue } from '../jobs/queue.js';
+import type { Mailer } from '../mail/mailer.js';
 import { RetryWorker } from './retries.js';
 import { NotificationService } from './service.js';
 import { NotificationSetup } from './setup.js';
 import { ConsentRequestWorker } from './worker.js';
-import { logBackgroundFailure } from '../db/unavailable.js';
+
+/** The notification parts of a context: the service, and how to start its workers. */
+export interface Notifications {
+  service: NotificationService;
+  /**
+   * Starts the queue and the workers.
+   * @param log - where background failures are reported.
+   * @returns a function that stops them (running handlers get the queue's grace period).
+   * @throws the database's error when pg-boss cannot create its schema.
+   */
+  start(log: FastifyBaseLogger): Promise<() => Promise<void>>;
+}
 
 /**
- * Starts the queue and the worker.
- * @param app - the app whose logger and lifecycle they share.
- * @param ctx - the wired services.
- * @returns the service for the routes.
- * @throws the database's error when pg-boss cannot create its schema.
+ * Builds the notification service over a queue that `start` starts.
+ * @param deps - the store, master key, mailer and configuration of the context.
  */
-export async function startNotifications(app: FastifyInstance, ctx: Context): Promise<NotificationService> {
-  const { config, store } = ctx;
-  const queue = await startQueue(
-    store,
-    { leaseSeconds: config.jobLeaseSeconds },
-    (err) => logBackgroundFailure(app.log, err, 'job queue error'),
-  );
-  const setup = new NotificationSetup(store.db, ctx.master, ctx.mailer, config);
-  const retries = new RetryWorker(store.db, queue, setup);
-  const worker = new ConsentRequestWorker(store.db, queue, setup, retries, app.log);
-  await worker.start();
-  app.addHook('onClose', async () => {
-    retries.stop();
-    await stopQueue(queue);
-    ctx.mailer.close();
-  });
-  return new NotificationService(store.db, queue, setup, () => worker.wake());
+export function createNotifications(deps: { store: Store; master: MasterKey; mailer: Mailer; config: Config }): Notifications {
+  const { store, config } = deps;
+  const queue = createQueue(store, { leaseSeconds: config.jobLeaseSeconds });
+  const setup = new NotificationSetup(store.db, deps.master, deps.mailer, config);
+  let worker: ConsentRequestWorker | undefined;
+  const service = new NotificationService(store.db, queue, setup, () => worker?.wake());
+  return {
+    service,
+    async start(log) {
+      await startQueue(queue, store, { leaseSeconds: config.jobLeaseSeconds }, (err) => logBackgroundFailure(log, err, 'job queue error'));
+      const retries = new RetryWorker(store.db, queue, setup);
+      worker = new ConsentRequestWorker(store.db, queue, setup, retries, log);
+      await worker.start();
+      return async () => {
+        retries.stop();
+        await stopQueue(queue);
+      };
+    },
+  };
 }

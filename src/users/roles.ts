@@ -3,10 +3,9 @@
  * logins"): 1 Admin, 2 Dpo, 3 Developer; Assent adds 4 Owner.
  */
 
-/** Role IDs by name. */
-export const Role = { Admin: 1, Dpo: 2, Developer: 3, Owner: 4 } as const;
-/** A role ID. */
-export type RoleId = (typeof Role)[keyof typeof Role];
+import type { RoleId } from '../http/roles.js';
+
+export { Role, type RoleId } from '../http/roles.js';
 
 /** Every role, in ID order: the body of `GET {base}/organizations/roles`. */
 export const ROLES: ReadonlyArray<{ ID: RoleId; Role: string }> = [

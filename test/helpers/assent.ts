@@ -116,6 +116,7 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
   const ids = await runImport(store.db, demoImport(), config.argon2);
   const ctx = await createContext(config, store);
   const app = await buildApp(ctx, { logLevel: 'silent' });
+  await ctx.startWorkers(app.log);
   await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -128,6 +129,7 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
     ids,
     async stop() {
       await app.close();
+      await ctx.stopWorkers();
       await store.close().catch(() => {}); // a test may have closed it already
       await release();
       await pgdb?.drop();
