@@ -78,7 +78,9 @@ describe('assent CLI', { timeout: 120_000 }, () => {
   });
 
   it('assent migrate succeeds on a fresh store and while a server is running', async () => {
-    const fresh = await freshStore();
+    // Empty on purpose: every other store starts from the run's migrated template, so this is the
+    // CLI's migration path from nothing (test/helpers/global-setup.ts migrates from empty too).
+    const fresh = await freshStore({ empty: true });
     try {
       const res = await runCli(['migrate'], fresh.env);
       expect(res.code, res.stderr).toBe(0);
