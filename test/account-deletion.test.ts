@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
-import { runCli, type ServedAssent, serveFresh } from './helpers/server-process.js';
+import { runCli, type ServedAssent, serveFresh } from './helpers/cli.js';
 
 const PW = 'consent-test-passphrase';
 

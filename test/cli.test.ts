@@ -78,7 +78,9 @@ describe('assent CLI', { timeout: 120_000 }, () => {
   });
 
   it('assent migrate succeeds on a fresh store and while a server is running', async () => {
-    const fresh = await freshStore();
+    // Empty on purpose: every other store starts from the run's migrated template, so this is the
+    // CLI's migration path from nothing (test/helpers/global-setup.ts migrates from empty too).
+    const fresh = await freshStore({ empty: true });
     try {
       const res = await runCli(['migrate'], fresh.env);
       expect(res.code, res.stderr).toBe(0);
@@ -147,7 +149,13 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       req.on('error', () => {}); // the client leaves on purpose
       req.end(JSON.stringify(DEMO_ALICE));
       await until(() => again.stdout().includes('/v1.1/users/login'), 'the server to receive the login');
-      await new Promise((r) => setTimeout(r, 200)); // the body parsed, the lookup waiting on the lock
+      // The body parsed, the lookup waiting on the lock: seen as a backend waiting for a lock.
+      const waiting = async () => (await holder.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n > 0;
+      const lockDeadline = Date.now() + 10_000;
+      while (!(await waiting())) {
+        if (Date.now() > lockDeadline) throw new Error('timed out waiting for the login to wait on the lock');
+        await new Promise((r) => setTimeout(r, 20));
+      }
       req.destroy();
       again.child.kill('SIGTERM');
       await until(() => again.stdout().includes('shutting down'), 'the server to start shutting down');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
 import { decode, fetchJwks } from './helpers/jwt.js';
-import { runCli, serveFresh, type ServedAssent } from './helpers/server-process.js';
+import { runCli, serveFresh, type ServedAssent } from './helpers/cli.js';
 
 const DEMO_ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' };
 /** How long the server may take to see a rotation (NOTIFY delivery), far below the 30 s periodic reload. */
@@ -99,7 +99,7 @@ describe('assent keys rotate while the server runs', () => {
   });
 
   it('SIGTERM stops the server with exit code 0', async () => {
-    const code = await s.terminate();
+    const { code } = await s.stop();
     expect(code, s.output()).toBe(0);
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
   });

@@ -1,4 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * Login throttling (ASVS 5.0 V6.3.1). Each test sets up its own state: the throttle table of both
+ * servers is emptied before it, and what it needs (failures counted, a delay run out, a lock) is
+ * made by attempts or written to `login_throttle` (keys `u:<username>`, `ip:<address>`,
+ * src/identity/throttle.ts), so that any test passes alone or in any order.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -19,6 +25,19 @@ const attempt = (username: string, password: string, server = t) =>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Writes the throttle state of `username` on `t`: `failures` counted, blocked for `blockedSeconds` from now (negative: a block that has run out). */
+async function throttleState(username: string, failures: number, blockedSeconds: number): Promise<void> {
+  await t.store.raw(
+    `INSERT INTO login_throttle (key, failures, last_failure_at, blocked_until) VALUES ($1, $2, now(), now() + make_interval(secs => $3))
+     ON CONFLICT (key) DO UPDATE SET failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, blocked_until = EXCLUDED.blocked_until`,
+    [`u:${username}`, failures, blockedSeconds],
+  );
+}
+
+beforeEach(async () => {
+  await Promise.all([t.store.raw('DELETE FROM login_throttle'), ipServer.store.raw('DELETE FROM login_throttle')]);
+});
+
 describe('brute-force protection (ASVS 5.0 V6.3.1)', () => {
   it('after the delay threshold the next attempt is refused 429 with Retry-After, before the password is checked', async () => {
     expect((await attempt('alice@acme.example', 'wrong-1')).status).toBe(401);
@@ -31,6 +50,7 @@ describe('brute-force protection (ASVS 5.0 V6.3.1)', () => {
   });
 
   it('a blocked account answers the right and the wrong password alike, so the block reveals nothing', async () => {
+    await throttleState('alice@acme.example', 2, 60); // two failures, blocked longer than the test takes
     const right = await attempt('alice@acme.example', 'alice-passphrase');
     const wrong = await attempt('alice@acme.example', 'wrong-3');
     expect(right.status).toBe(429);
@@ -43,11 +63,13 @@ describe('brute-force protection (ASVS 5.0 V6.3.1)', () => {
     await attempt('ghost@acme.example', 'x-2');
     const ghost = await attempt('ghost@acme.example', 'x-3');
     expect(ghost.status).toBe(429);
+    // Alice blocked for a minute, not the 1 s of two failures, which a slow machine can outlast here.
+    await throttleState('alice@acme.example', 2, 60);
     expect(ghost.body).toEqual((await attempt('alice@acme.example', 'x')).body);
   });
 
   it('the delay grows, then the account locks for the lock period', async () => {
-    await sleep(1100); // first delay (1 s) over
+    await throttleState('alice@acme.example', 2, -0.1); // two failures, and their 1 s delay over
     expect((await attempt('alice@acme.example', 'wrong-4')).status).toBe(401); // 3rd failure: 2 s delay
     const delayed = await attempt('alice@acme.example', 'wrong-5');
     expect(delayed.status).toBe(429);
@@ -61,6 +83,8 @@ describe('brute-force protection (ASVS 5.0 V6.3.1)', () => {
   });
 
   it('other accounts are not affected by one account’s lock', async () => {
+    await throttleState('alice@acme.example', 4, 900); // locked for the lock period
+    expect((await attempt('alice@acme.example', 'alice-passphrase')).status).toBe(429);
     expect((await attempt('bob@acme.example', 'bob-passphrase')).status).toBe(200);
   });
 

@@ -2,11 +2,12 @@
  * Starts a real Assent server on 127.0.0.1 for a test file: on a fresh PGlite directory by
  * default, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Context, createContext } from '../../src/context.js';
 import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
@@ -49,14 +50,17 @@ export async function freePort(): Promise<number> {
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /**
- * Creates a fresh, empty database for one test file on TEST_DATABASE_URL's server.
+ * Creates a fresh database for one test file on TEST_DATABASE_URL's server: empty, or (`migrated`)
+ * a copy of the run's migrated template (test/helpers/global-setup.ts), which is much faster than
+ * running every migration again.
+ * @param opts.migrated - copy the migrated template instead of creating an empty database.
  * @returns its URL and a function that drops it.
  */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(opts: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
   const name = `assent_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(opts.migrated ? `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
@@ -69,6 +73,18 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
       await c.end();
     },
   };
+}
+
+/**
+ * Makes `dataDir` a migrated PGlite data directory: a recursive copy of the run's migrated template
+ * (test/helpers/global-setup.ts) into `dataDir/pgdata`, where `openPglite` looks. Opening it then
+ * skips initdb and every migration.
+ * @param dataDir - an empty data directory (ASSENT_DATA_DIR).
+ */
+export function copyPgliteTemplate(dataDir: string): void {
+  const template = inject('pgliteTemplate');
+  // None on a PostgreSQL run (global-setup.ts): the embedded store then migrates when it opens.
+  if (template) cpSync(template, path.join(dataDir, 'pgdata'), { recursive: true });
 }
 
 /** The demo organisation used by most tests (a copy of examples/demo.json's shape). */
@@ -99,7 +115,8 @@ export function demoImport() {
 export async function startAssent(env: Record<string, string> = {}): Promise<TestAssent> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-test-'));
-  const pgdb = onPostgres ? await freshPostgresDatabase() : undefined;
+  const pgdb = onPostgres ? await freshPostgresDatabase({ migrated: true }) : undefined;
+  if (!pgdb) copyPgliteTemplate(dataDir);
   const fullEnv: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -112,7 +129,7 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
   const config = loadConfig(fullEnv);
   const release = pgdb ? async () => {} : await lockDataDir(dataDir);
   const store = pgdb ? openPostgres(pgdb.url) : await openPglite(dataDir);
-  await store.migrate();
+  await store.migrate(); // nothing pending on the template's copy, as on a restarted server
   const ids = await runImport(store.db, demoImport(), config.argon2);
   const ctx = await createContext(config, store);
   const app = await buildApp(ctx, { logLevel: 'silent' });

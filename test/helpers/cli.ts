@@ -1,17 +1,19 @@
 /**
- * Runs the real `assent` command (`node bin/assent.cjs`, the compiled dist/) as child processes:
- * one-shot commands (`import`, `migrate`, ...) and a long-running `serve`, each on a throwaway
- * store — a fresh PGlite data directory, or a fresh PostgreSQL database when TEST_DATABASE_URL is set.
+ * Runs the real `assent` command (`node bin/assent.cjs`, the compiled dist/; `npm test` builds it)
+ * as child processes: one-shot commands (`import`, `migrate`, ...) and a long-running `serve`, each
+ * on a throwaway store — a PGlite data directory, or a PostgreSQL database when TEST_DATABASE_URL
+ * is set; migrated (a copy of the run's template, test/helpers/global-setup.ts) unless asked empty.
+ * The one helper for spawning Assent in the suite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { lockDataDir } from '../../src/db/lock.js';
 import { openPglite } from '../../src/db/open.js';
-import { freePort, freshPostgresDatabase, onPostgres, TEST_SECRET } from './assent.js';
+import { copyPgliteTemplate, freePort, freshPostgresDatabase, onPostgres, TEST_SECRET } from './assent.js';
 
 /** Repository root and the CLI entry point. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,6 +32,12 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
+/** Spawns `node bin/assent.cjs ...args`; throws a clear error when dist/ has not been built. */
+function spawnAssent(args: string[], env: Record<string, string>): ChildProcess {
+  if (!existsSync(path.join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** How a one-shot command ended. */
 export interface CliResult {
   code: number | null;
@@ -45,11 +53,11 @@ export interface CliResult {
  */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnAssent(args, env);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -73,12 +81,15 @@ export interface TestStore {
 }
 
 /**
- * Creates an empty store: PostgreSQL when TEST_DATABASE_URL is set (unless `embedded`), else PGlite.
+ * Creates a store: PostgreSQL when TEST_DATABASE_URL is set (unless `embedded`), else PGlite.
+ * It is migrated (a copy of the run's template) unless `empty`.
  * @param opts.embedded - use the embedded store even on a PostgreSQL run.
+ * @param opts.empty - no schema at all, for tests of the migration path itself.
  */
-export async function freshStore(opts: { embedded?: boolean } = {}): Promise<TestStore> {
+export async function freshStore(opts: { embedded?: boolean; empty?: boolean } = {}): Promise<TestStore> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-cli-'));
-  const database = onPostgres && !opts.embedded ? await freshPostgresDatabase() : undefined;
+  const database = onPostgres && !opts.embedded ? await freshPostgresDatabase({ migrated: !opts.empty }) : undefined;
+  if (!database && !opts.empty) copyPgliteTemplate(dataDir);
   const env: Record<string, string> = { ASSENT_DATA_DIR: dataDir, ASSENT_IP_DELAY_AFTER: '1000', ASSENT_IP_LOCK_AFTER: '2000' };
   if (database) Object.assign(env, { DATABASE_URL: database.url, ASSENT_SECRET: TEST_SECRET });
   return {
@@ -133,18 +144,14 @@ export interface ServeProcess {
 }
 
 /**
- * Spawns `node bin/assent.cjs serve` on a free port and waits until `GET /readyz` answers 200.
- * @param env - Assent environment; PORT and HOST are set here.
+ * Spawns `node bin/assent.cjs serve` and waits until `GET /readyz` answers 200.
+ * @param env - Assent environment; HOST is 127.0.0.1, PORT a free port unless `env` sets one.
  * @throws when the process exits or is not ready within `timeoutMs`.
  */
 export async function startServe(env: Record<string, string>, timeoutMs = 60_000): Promise<ServeProcess> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnAssent(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -181,6 +188,70 @@ export async function startServe(env: Record<string, string>, timeoutMs = 60_000
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (!done) child.kill(signal);
       return exited;
+    },
+  };
+}
+
+/** An `assent serve` on a store of its own, which can be crashed and started again on that store. */
+export interface ServedAssent {
+  url: string;
+  base: string;
+  /** The environment of the server (its PORT included), for CLI commands on the same store. */
+  env: Record<string, string>;
+  store: TestStore;
+  /** The current process (a new one after `restart`). */
+  readonly child: ChildProcess;
+  /** Everything the current process wrote to stderr and stdout so far (for failure messages). */
+  output(): string;
+  /** Sends `signal` (SIGTERM by default) to the current process and waits for its exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Kills the current process with SIGKILL (a crash) and waits until it is gone. */
+  kill(): Promise<void>;
+  /**
+   * Starts `assent serve` again on the same store and port; waits for readiness.
+   * @throws when it exits first (e.g. the killed process's lock on an embedded store is not stale yet).
+   */
+  restart(timeoutMs?: number): Promise<void>;
+  /** Kills the server if still running and removes the store. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Imports `importFile` into a fresh store with `assent import`, then starts `assent serve` on it.
+ * @param extraEnv - settings for the server and the import.
+ * @throws when the import fails or the server is not ready (the store is removed first).
+ */
+export async function serveFresh(importFile: string, extraEnv: Record<string, string> = {}): Promise<ServedAssent> {
+  const store = await freshStore();
+  const env = { ...store.env, PORT: String(await freePort()), LOG_LEVEL: 'warn', ...extraEnv };
+  let current: ServeProcess;
+  try {
+    const imported = await runCli(['import', importFile], env);
+    if (imported.code !== 0) throw new Error(`assent import failed (${imported.code}): ${imported.stderr}`);
+    current = await startServe(env);
+  } catch (err) {
+    await store.cleanup();
+    throw err;
+  }
+  return {
+    url: current.url,
+    base: current.base,
+    env,
+    store,
+    get child() {
+      return current.child;
+    },
+    output: () => current.stderr() + current.stdout(),
+    stop: (signal) => current.stop(signal),
+    async kill() {
+      await current.stop('SIGKILL');
+    },
+    async restart(timeoutMs = 30_000) {
+      current = await startServe(env, timeoutMs);
+    },
+    async cleanup() {
+      await current.stop('SIGKILL');
+      await store.cleanup();
     },
   };
 }

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { call } from './assent.js';
 import { waitFor } from './receiver.js';
-import { type ServedAssent, serveFresh } from './server-process.js';
+import { type ServedAssent, serveFresh } from './cli.js';
 
 /** The served demo organisation, signed in as its owner. */
 export interface DemoRequest {
