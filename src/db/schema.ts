@@ -17,7 +17,6 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { sql } from 'drizzle-orm';
 import { bytea, tz } from './columns.js';
 
 const createdAt = () => tz('created_at').notNull().defaultNow();
@@ -220,12 +219,9 @@ export const refreshTokens = pgTable(
     /** End of the reuse grace period of this (consumed) token. */
     graceUntil: tz('grace_until'),
   },
-  (t) => [
-    index('refresh_tokens_family').on(t.familyId),
-    index('refresh_tokens_expires').on(t.expiresAt),
-    // Only rows that still hold a sealed answer: the purge finds the lapsed ones without a scan.
-    index('refresh_tokens_grace').on(t.graceUntil).where(sql`${t.successorSealed} IS NOT NULL`),
-  ],
+  // No index on graceUntil or successorSealed: a rotation that changed an indexed column could not
+  // be a HOT update and would write every index of the table again (the purge scans instead).
+  (t) => [index('refresh_tokens_family').on(t.familyId), index('refresh_tokens_expires').on(t.expiresAt)],
 );
 
 /** Long-lived API keys (`User.APIKey`); the JWT itself is sealed so a login can hand it out again. */

@@ -1,1 +1,0 @@
-CREATE INDEX "refresh_tokens_grace" ON "refresh_tokens" USING btree ("grace_until") WHERE "refresh_tokens"."successor_sealed" IS NOT NULL;
