@@ -19,6 +19,28 @@ const SRC = path.resolve(__dirname, '../src');
  */
 const ALLOWED_CYCLE_EDGES: ReadonlyArray<readonly [string, string]> = [['orgs', 'federation']];
 
+/**
+ * Imports of another folder's SQL (`store.ts`, `*-store.ts`) still to be replaced by that domain's
+ * service or exported interface, as `importer → store`; each entry must still exist, so the list
+ * only shrinks. Empty is the goal.
+ */
+const ALLOWED_STORE_IMPORTS: readonly string[] = [
+  'identity/service.ts → users/store.ts',
+  'identity/store.ts → users/store.ts',
+  'jobs/purge.ts → identity/store.ts',
+  'jobs/purge.ts → identity/throttle-store.ts',
+  'jobs/purge.ts → ratelimit/store.ts',
+  'federation/users.ts → individuals/store.ts',
+  'federation/logout.ts → identity/store.ts',
+  'federation/exchange.ts → identity/throttle-store.ts',
+  'orgs/import.ts → federation/store.ts',
+  'notifications/service.ts → consent/catalogue-store.ts',
+  'notifications/store.ts → consent/listing-store.ts',
+  'passwords/service.ts → users/store.ts',
+  'invitations/service.ts → federation/store.ts',
+  'anonymous/service.ts → users/store.ts',
+];
+
 /** A folder of src/; files at the top of src/ are each a node of their own (`server.ts`). */
 function nodeOf(file: string): string {
   return path.relative(SRC, file).split(path.sep)[0]!;
@@ -47,6 +69,16 @@ export function valueImports(text: string): string[] {
     out.push(spec!);
   }
   return out;
+}
+
+/** Every value import between files of src/, as [importer, target], both relative to src/. */
+function fileImports(): Array<[string, string]> {
+  return sourceFiles(SRC).flatMap((file) =>
+    valueImports(readFileSync(file, 'utf8')).map((spec): [string, string] => [
+      path.relative(SRC, file),
+      path.relative(SRC, path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts')),
+    ]),
+  );
 }
 
 /** Folder graph: node → node → the imports (file → target) that make the edge. */
@@ -148,5 +180,16 @@ describe('architecture', () => {
     const found = cycles(graph);
     const report = found.map((scc) => describeCycle(graph, scc)).join('\n');
     expect(report, `folder import cycles:\n${report}`).toBe('');
+  });
+
+  it("keeps each domain's SQL to itself: no folder imports another folder's store", () => {
+    const found = fileImports()
+      .filter(([from, to]) => from.includes(path.sep) && nodeOf(path.join(SRC, from)) !== nodeOf(path.join(SRC, to)))
+      .filter(([, to]) => /(^|[-/])store\.ts$/.test(to))
+      .map(([from, to]) => `${from} → ${to}`);
+    const unique = [...new Set(found)];
+    const stale = ALLOWED_STORE_IMPORTS.filter((edge) => !unique.includes(edge));
+    expect(stale, 'allow-listed store imports that no longer exist: remove them from ALLOWED_STORE_IMPORTS').toEqual([]);
+    expect(unique.filter((edge) => !ALLOWED_STORE_IMPORTS.includes(edge)), 'imports of another domain\'s store').toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { Conflict, NotFound } from '../http/errors.js';
 import type { UserBody } from '../http/schemas.js';
 import { hashPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
-import { subscribe } from '../orgs/store.js';
+import { subscribe } from '../orgs/membership.js';
 import { assertPasswordPolicy } from '../passwords/policy.js';
 import { enforce } from '../ratelimit/limit.js';
 import { presentUser } from '../users/present.js';

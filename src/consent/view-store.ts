@@ -10,7 +10,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
-import { rolesSql } from '../orgs/store.js';
+import { rolesSql } from '../orgs/membership.js';
 import type { RetentionRow } from '../retention/store.js';
 import type { CatalogueCache } from './catalogue.js';
 import type { Catalogue } from './catalogue-store.js';

@@ -17,7 +17,7 @@ import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
 import { revokeFamily } from '../identity/store.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
-import { rolesInOrganisation } from '../orgs/store.js';
+import { rolesInOrganisation } from '../orgs/membership.js';
 import { isId } from '../util/ids.js';
 import { ID_TOKEN_PURPOSE } from './broker.js';
 import { rpConfiguration } from './client.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Executor } from '../db/open.js';
 import { createUser } from '../individuals/store.js';
-import { subscribe } from '../orgs/store.js';
+import { subscribe } from '../orgs/membership.js';
 import type { SignInResult } from './client.js';
 import * as store from './store.js';
 

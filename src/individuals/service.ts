@@ -16,7 +16,7 @@ import { normaliseUsername } from '../identity/service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { assertPasswordPolicy } from '../passwords/policy.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
-import { subscribe } from '../orgs/store.js';
+import { subscribe } from '../orgs/membership.js';
 import { Role } from '../users/roles.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';

@@ -19,7 +19,7 @@ import type { Principal } from '../http/auth.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import type { Mailer } from '../mail/mailer.js';
-import { subscribe } from '../orgs/store.js';
+import { subscribe } from '../orgs/membership.js';
 import { isId } from '../util/ids.js';
 import { invitationMail } from './mail.js';
 import * as store from './store.js';
