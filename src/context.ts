@@ -24,6 +24,7 @@ import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
+import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
 import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
@@ -71,6 +72,8 @@ export interface Context {
   listings: ListingService;
   anonymous: AnonymousService;
   accounts: AccountService;
+  /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
+  auditLog: AuditLogService;
 }
 
 /**
@@ -110,6 +113,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
+  const auditLog = new AuditLogService(store.db);
   const guard: GuardServices = {
     authenticate: (authorization) => authenticate(authorization, liveness, tokens),
     rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
@@ -117,7 +121,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
-    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts,
+    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts, auditLog,
     notifications: notifications.service,
     async startWorkers(log) {
       stop = await startWorkers(ctx, notifications, log);

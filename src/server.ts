@@ -113,7 +113,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
-      await v1.register(orgRoutes);
+      await v1.register(orgRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
       await v1.register(userRoutes, { users: ctx.users });
       await v1.register(imageRoutes, { db: ctx.store.db, identity: ctx.identity });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });

@@ -9,6 +9,7 @@ import { maxTokenTtl } from '../context.js';
 import { AccountService } from '../accounts/service.js';
 import { NotFound } from '../http/errors.js';
 import { rotateSigningKey } from '../identity/keys.js';
+import { redirectUriImport } from '../federation/redirect-uris.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
@@ -22,7 +23,7 @@ export function adminCommands(config: Config, store: Store): AdminHandler {
     switch (command) {
       case 'import':
         try {
-          return { ok: true, result: await runImport(store.db, payload, config.argon2) };
+          return { ok: true, result: await runImport(store.db, payload, config.argon2, redirectUriImport) };
         } catch (err) {
           if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
           throw err;

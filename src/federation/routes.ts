@@ -6,12 +6,10 @@
  * - `GET|PUT /organizations/{organizationID}/idp/open-id/app-redirect-uris`: where sign-ins may return
  * - `GET …/idp/open-id/authorize`, `GET …/idp/open-id/callback`: the browser's round trip
  * - `POST …/idp/open-id/exchange`: code → login response; `POST …/idp/open-id/logout`
- * - `GET /organizations/{organizationID}/audit-log`: the organisation audit log
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import type { Broker } from './broker.js';
@@ -24,14 +22,6 @@ const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['federation'];
 const RedirectUris = Type.Object({ RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }) });
-const AuditEntry = Type.Object({
-  ID: Type.String(),
-  Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
-  ActorUserID: Type.String(),
-  ActorAPIKeyID: Type.String({ description: '"" when the actor used an access token' }),
-  Detail: Type.Record(Type.String(), Type.Unknown(), { description: 'changed field names and the like; never a secret' }),
-  At: Type.String({ description: 'RFC 3339' }),
-});
 
 /** Options of the federation routes. */
 export interface FederationRouteOptions {
@@ -40,11 +30,10 @@ export interface FederationRouteOptions {
   exchange: Exchange;
   /** `federatedLogout` bound to the context. */
   logout: (principal: Principal, orgId: string, log: import('fastify').FastifyBaseLogger) => Promise<string | null>;
-  publicUrl: string;
 }
 
-/** @param opts - services and the public URL. */
-export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout, publicUrl }) => {
+/** @param opts - the services. */
+export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout }) => {
   const idp = '/organizations/:organizationID/idp/open-id';
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
 
@@ -139,17 +128,6 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
       const frontChannel = await logout(req.principal as Principal, req.params.organizationID, req.log);
       if (frontChannel) reply.header('link', `<${frontChannel}>; rel="end-session"`);
       return reply.code(204).send(null);
-    },
-  });
-
-  app.get('/organizations/:organizationID/audit-log', {
-    config: { operation: 'orgs.audit-log.read' },
-    schema: { tags: ['organisations'], security, summary: 'The organisation audit log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) } },
-    handler: async (req) => {
-      const limit = pageLimit(req.query.limit);
-      const page = await configs.auditLog(req.params.organizationID, req.query.startid, limit);
-      const Entries = page.items.map((e) => ({ ID: e.id, Action: e.action, ActorUserID: e.actorUserId ?? '', ActorAPIKeyID: e.actorApiKeyId ?? '', Detail: e.detail as Record<string, unknown>, At: e.at.toISOString() }));
-      return { Entries, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });
 };

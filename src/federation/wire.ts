@@ -27,6 +27,5 @@ export const federation: FastifyPluginAsync<{ ctx: Context }> = async (app, { ct
         ctx.liveness.forgetUser(principal.userId); // the session is revoked: its access token must stop working now
       }
     },
-    publicUrl: ctx.config.publicUrl,
   });
 };
