@@ -1,6 +1,6 @@
 /** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions. */
 import { and, eq, like, lt, sql } from 'drizzle-orm';
-import { type Db, type Executor, rowsOf } from '../db/open.js';
+import type { Db, Executor } from '../db/open.js';
 import { appRedirectUris, federatedIdentities, federationCodes, federationSessions, federationStates, idpConfigs } from '../db/schema-federation.js';
 import { users } from '../db/schema.js';
 
@@ -112,10 +112,4 @@ export async function insertSession(db: Executor, row: { familyId: string; orgId
 export async function takeSession(db: Executor, familyId: string): Promise<{ orgId: string; idTokenSealed: string } | null> {
   const [row] = await db.delete(federationSessions).where(eq(federationSessions.familyId, familyId)).returning({ orgId: federationSessions.orgId, idTokenSealed: federationSessions.idTokenSealed });
   return row ?? null;
-}
-
-/** The block end of a throttle key, or null (shared `login_throttle` table, as logins use). */
-export async function blockedUntil(db: Executor, key: string): Promise<Date | null> {
-  const rows = rowsOf<{ blocked_until: string | Date | null }>(await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`));
-  return rows[0]?.blocked_until ? new Date(rows[0].blocked_until) : null;
 }
