@@ -28,7 +28,6 @@ const ALLOWED_STORE_IMPORTS: readonly string[] = [
   'jobs/purge.ts → identity/store.ts',
   'jobs/purge.ts → identity/throttle-store.ts',
   'jobs/purge.ts → ratelimit/store.ts',
-  'federation/logout.ts → identity/store.ts',
   'notifications/service.ts → consent/catalogue-store.ts',
   'notifications/store.ts → consent/listing-store.ts',
   'passwords/service.ts → users/store.ts',

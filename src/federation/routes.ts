@@ -15,6 +15,7 @@ import { errors } from '../http/schemas.js';
 import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';
+import type { FederatedLogout } from './logout.js';
 import { MAX_REDIRECT_URIS } from './redirect-uris.js';
 import type { FederationConfigService } from './service.js';
 
@@ -23,17 +24,20 @@ const security = [{ bearer: [] }];
 const tags = ['federation'];
 const RedirectUris = Type.Object({ RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }) });
 
-/** Options of the federation routes. */
-export interface FederationRouteOptions {
+/** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
+export interface FederationServices {
+  /** The IdP configuration and the app redirect URIs (SPEC 4.2). */
   configs: FederationConfigService;
+  /** The authorize and callback steps. */
   broker: Broker;
+  /** The code exchange. */
   exchange: Exchange;
-  /** `federatedLogout` bound to the context. */
-  logout: (principal: Principal, orgId: string, log: import('fastify').FastifyBaseLogger) => Promise<string | null>;
+  /** The federated logout. */
+  logout: FederatedLogout;
 }
 
 /** @param opts - the services. */
-export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout }) => {
+export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = async (app, { configs, broker, exchange, logout }) => {
   const idp = '/organizations/:organizationID/idp/open-id';
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
 
@@ -125,7 +129,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
     config: { operation: 'federation.logout' },
     schema: { tags, security, summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 404) } },
     handler: async (req, reply) => {
-      const frontChannel = await logout(req.principal as Principal, req.params.organizationID, req.log);
+      const frontChannel = await logout.end(req.principal as Principal, req.params.organizationID, req.log);
       if (frontChannel) reply.header('link', `<${frontChannel}>; rel="end-session"`);
       return reply.code(204).send(null);
     },
