@@ -38,27 +38,26 @@ export interface FederationServices {
 
 /** @param opts - the services. */
 export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = async (app, { configs, broker, exchange, logout }) => {
-  const idp = '/organizations/:organizationID/idp/open-id';
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
 
-  app.post(idp, {
+  app.post('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.create' },
     schema: { tags, security, summary: 'Add external IDP (clientSecret is write-only: never answered)', ...configBody, response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) } },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req, reply) => reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
   });
-  app.put(idp, {
+  app.put('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.update' },
     schema: { tags, security, summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)', ...configBody, response: { 200: IdpBody, ...errors(400, 401, 403, 404) } },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
   });
-  app.get(idp, {
+  app.get('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.read' },
     schema: { tags, security, summary: 'Get external IDP (without clientSecret)', params: OrgParams, response: { 200: IdpBody, ...errors(401, 403, 404) } },
     handler: async (req) => configs.read(req.params.organizationID),
   });
-  app.delete(idp, {
+  app.delete('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.delete' },
     schema: { tags, security, summary: 'Delete external IDP', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
     handler: async (req, reply) => {
@@ -66,23 +65,23 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       return reply.code(204).send(null);
     },
   });
-  app.get(`${idp}/redirect-uri`, {
+  app.get('/organizations/:organizationID/idp/open-id/redirect-uri', {
     config: { operation: 'federation.redirect-uri.read' },
     schema: { tags, security, summary: 'The redirect URI to register at the external provider', params: OrgParams, response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) } },
     handler: async (req) => ({ RedirectURI: configs.callbackUri(req.params.organizationID) }),
   });
-  app.get(`${idp}/app-redirect-uris`, {
+  app.get('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.read' },
     schema: { tags, security, summary: 'The app URIs a finished sign-in may return to', params: OrgParams, response: { 200: RedirectUris, ...errors(401, 403, 404) } },
     handler: async (req) => ({ RedirectURIs: await configs.appRedirectUris(req.params.organizationID) }),
   });
-  app.put(`${idp}/app-redirect-uris`, {
+  app.put('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.update' },
     schema: { tags, security, summary: 'Replace the app URIs a finished sign-in may return to', params: OrgParams, body: RedirectUris, response: { 200: RedirectUris, ...errors(400, 401, 403, 404) } },
     handler: async (req) => ({ RedirectURIs: await configs.setAppRedirectUris(req.principal as Principal, req.params.organizationID, req.body.RedirectURIs) }),
   });
 
-  app.get(`${idp}/authorize`, {
+  app.get('/organizations/:organizationID/idp/open-id/authorize', {
     config: { operation: 'federation.authorize' },
     schema: {
       tags,
@@ -93,7 +92,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
     },
     handler: async (req, reply) => reply.redirect(await broker.authorize(req.params.organizationID, req.query.redirect_uri, req.query.state, req.ip), 302),
   });
-  app.get(`${idp}/callback`, {
+  app.get('/organizations/:organizationID/idp/open-id/callback', {
     config: { operation: 'federation.callback' },
     schema: {
       tags,
@@ -114,7 +113,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       return reply.redirect((await broker.callback(req.params.organizationID, query, req.log)).location, 303);
     },
   });
-  app.post(`${idp}/exchange`, {
+  app.post('/organizations/:organizationID/idp/open-id/exchange', {
     config: { operation: 'federation.exchange', oauth: true },
     schema: {
       tags,
@@ -125,7 +124,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
     },
     handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip, req.log),
   });
-  app.post(`${idp}/logout`, {
+  app.post('/organizations/:organizationID/idp/open-id/logout', {
     config: { operation: 'federation.logout' },
     schema: { tags, security, summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 404) } },
     handler: async (req, reply) => {
