@@ -16,6 +16,7 @@ import { DataDirLockedError } from './db/lock.js';
 import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
 import { safeErrorMessage } from './util/errors.js';
 import { adminCommands } from './cli/commands.js';
+import { createContext } from './context.js';
 import { serve } from './cli/serve.js';
 import { embeddedStoreBusy, openStore } from './cli/store.js';
 
@@ -47,7 +48,7 @@ async function runAdmin(config: Config, command: string, payload: unknown): Prom
     const opened = await openStore(config);
     try {
       await opened.store.migrate();
-      outcome = await adminCommands(config, opened.store)(command, payload);
+      outcome = await adminCommands(config, opened.store, () => createContext(config, opened.store))(command, payload);
     } finally {
       await opened.close();
     }

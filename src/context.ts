@@ -1,6 +1,8 @@
 /**
- * Wires the services of one Assent process together: the store, the master key, the key ring,
- * the token minting and the domain services. The HTTP app, the admin socket and the CLI share it.
+ * The composition root (docs/development.md, code layout): wires the services of one Assent
+ * process together: the store, the master key, the key ring, the token minting and every domain
+ * service (the notification parts through `createNotifications`). No other module builds a
+ * service; the HTTP app (`server.ts`), the admin socket and the CLI (`cli/`) share this one.
  */
 import type { Config } from './config.js';
 import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
@@ -15,6 +17,16 @@ import { RecordViews } from './consent/views.js';
 import { ConsentService } from './consent/service.js';
 import type { Store } from './db/open.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { Broker } from './federation/broker.js';
+import { Exchange } from './federation/exchange.js';
+import { FederatedLogout } from './federation/logout.js';
+import type { FederationServices } from './federation/routes.js';
+import { FederationConfigService } from './federation/service.js';
+import { WebOrigins } from './federation/web-origins.js';
+import { ImageService } from './images/service.js';
+import { InvitationService } from './invitations/service.js';
+import { BackgroundTasks } from './passwords/background.js';
+import { PasswordService } from './passwords/service.js';
 import { createNotifications } from './notifications/start.js';
 import type { NotificationService } from './notifications/service.js';
 import { startWorkers } from './workers.js';
@@ -24,6 +36,7 @@ import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
 import { KeyRing } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
+import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
 import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
@@ -71,6 +84,16 @@ export interface Context {
   listings: ListingService;
   anonymous: AnonymousService;
   accounts: AccountService;
+  /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
+  auditLog: AuditLogService;
+  /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
+  passwords: PasswordService;
+  invitations: InvitationService;
+  images: ImageService;
+  /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
+  federation: FederationServices;
+  /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
+  webOrigins: WebOrigins;
 }
 
 /**
@@ -110,6 +133,19 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
+  const auditLog = new AuditLogService(store.db);
+  const passwords = new PasswordService({ db: store.db, config, mailer, background: new BackgroundTasks(), liveness });
+  const invitations = new InvitationService(store.db, config, mailer);
+  const images = new ImageService(store.db, identity);
+  const configs = new FederationConfigService(store.db, master, config);
+  const broker = new Broker(store.db, master, configs);
+  const federation: FederationServices = {
+    configs,
+    broker,
+    exchange: new Exchange({ db: store.db, config, master, identity, tokens, configs, broker }),
+    logout: new FederatedLogout(store.db, master, configs, identity),
+  };
+  const webOrigins = new WebOrigins(store.db);
   const guard: GuardServices = {
     authenticate: (authorization) => authenticate(authorization, liveness, tokens),
     rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
@@ -117,7 +153,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
-    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts,
+    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts, auditLog, passwords, invitations, images, federation, webOrigins,
     notifications: notifications.service,
     async startWorkers(log) {
       stop = await startWorkers(ctx, notifications, log);

@@ -12,8 +12,7 @@ import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
-import { federation } from './federation/wire.js';
-import { WebOrigins } from './federation/web-origins.js';
+import { federationRoutes } from './federation/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
@@ -72,7 +71,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
-  await installCors(app, new WebOrigins(ctx.store.db, app.log), ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
+  await installCors(app, ctx.webOrigins, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
   installBodyParsers(app);
 
   await app.register(swagger, {
@@ -107,15 +106,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
-  await app.register(passwordRoutes, { ctx }); // {base}/user/password/* and the page /password/reset
-  await app.register(invitationRoutes, { ctx }); // {base}/…/invitations* and the page /invitations/accept
+  await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
+  await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
   await app.register(
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
-      await v1.register(orgRoutes);
+      await v1.register(orgRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
       await v1.register(userRoutes, { users: ctx.users });
-      await v1.register(imageRoutes, { db: ctx.store.db, identity: ctx.identity });
+      await v1.register(imageRoutes, { images: ctx.images });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
       await v1.register(templateRoutes, { templates: ctx.templates });
@@ -126,7 +125,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
-      await v1.register(federation, { ctx });
+      await v1.register(federationRoutes, { ...ctx.federation });
     },
     { prefix: '/v1' },
   );

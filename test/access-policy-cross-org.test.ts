@@ -9,6 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, login } from './helpers/assent.js';
 import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 import { solid } from './helpers/images.js';
@@ -36,6 +37,7 @@ beforeAll(async () => {
       ],
     },
     t.config.argon2,
+    redirectUriImport,
   );
   bravo = ids.organisations.bravo!.id;
   lawful = ids.organisations.bravo!.purposes.service!.id;

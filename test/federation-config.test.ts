@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 const SECRET = 'the-client-secret-1234567890';
@@ -114,15 +115,15 @@ describe('IdP configuration', () => {
   it('the import file sets the app redirect URIs (optional redirectUris of an organisation), audited once per change', async () => {
     const file = demoImport();
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['https://imported.example/cb'];
-    await runImport(t.store.db, file, t.config.argon2);
+    await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
     expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual(['https://imported.example/cb']);
     const audited = (await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0];
     expect(audited).toMatchObject({ Action: 'idp.app-redirect-uris.update', ActorUserID: '', ActorAPIKeyID: '', Detail: { uris: ['https://imported.example/cb'], source: 'import' } });
     // The same file again changes nothing, so it adds no entry.
-    await runImport(t.store.db, file, t.config.argon2);
+    await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
     expect((await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0].ID).toBe(audited.ID);
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['javascript:alert(1)'];
-    await expect(runImport(t.store.db, file, t.config.argon2)).rejects.toThrow(/redirectUris\[0\]/);
+    await expect(runImport(t.store.db, file, t.config.argon2, redirectUriImport)).rejects.toThrow(/redirectUris\[0\]/);
   });
 
   it('DELETE is 204, then GET is 404', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../src/identity/passwords.js';
 import { ImportValidationError, runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import { createWithPassword, loginStatus, newUser, storedHash } from './helpers/passwords.js';
 
@@ -93,7 +94,7 @@ describe('password policy', () => {
 
   it('assent import refuses a password the policy refuses, naming its JSON path, and writes nothing', async () => {
     const file = { organisations: [{ key: 'policy-org', name: 'Policy', individuals: [{ username: 'imp-ok@policy.example', password: 'a-fine-long-passphrase' }, { username: 'imp@policy.example', password: 'Sunshine1' }] }] };
-    const err = await runImport(t.store.db, file, t.config.argon2).catch((e: unknown) => e);
+    const err = await runImport(t.store.db, file, t.config.argon2, redirectUriImport).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportValidationError);
     expect((err as ImportValidationError).problems).toEqual([
       '$.organisations[0].individuals[1].password: Password policy (common passwords): this password is in a list of common or breached passwords; choose another',
@@ -104,11 +105,11 @@ describe('password policy', () => {
 
   it('an import hashes the NFKC form, and a re-import of the same password keeps the hash', async () => {
     const file = { organisations: [{ key: 'nfkc-org', name: 'NFKC', individuals: [{ username: 'wide@nfkc.example', password: 'ｗｉｄｅ－ｐａｓｓｐｈｒａｓｅ' }] }] };
-    const ids = await runImport(t.store.db, file, t.config.argon2);
+    const ids = await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
     const userId = ids.organisations['nfkc-org']!.users['wide@nfkc.example']!;
     const hash = await storedHash(t, userId);
     expect(await verifyPassword(hash!, 'wide-passphrase')).toBe(true);
-    await runImport(t.store.db, file, t.config.argon2);
+    await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
     expect(await storedHash(t, userId)).toBe(hash);
     expect(await loginStatus(t, 'wide@nfkc.example', 'wide-passphrase')).toBe(200);
   });

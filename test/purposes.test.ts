@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -24,6 +25,7 @@ beforeAll(async () => {
       ],
     },
     t.config.argon2,
+    redirectUriImport,
   );
   acme = t.ids.organisations.acme!.id;
   globex = more.organisations.globex!.id;

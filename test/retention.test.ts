@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -12,6 +13,7 @@ beforeAll(async () => {
     t.store.db,
     { organisations: [{ key: 'acme', name: 'Acme', location: 'Stockholm', type: 'Retail', admins: [{ username: 'dev@acme.example', password: 'dev-passphrase', roles: ['developer'] }] }] },
     t.config.argon2,
+    redirectUriImport,
   );
   url = `${t.base}/organizations/${t.ids.organisations.acme!.id}/data-retention`;
   tokens.owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;

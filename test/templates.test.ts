@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -15,6 +16,7 @@ beforeAll(async () => {
     t.store.db,
     { organisations: [{ key: 'globex', name: 'Globex', purposes: [{ key: 'analytics', name: 'Analytics' }] }] },
     t.config.argon2,
+    redirectUriImport,
   );
   globexPurpose = more.organisations.globex!.purposes.analytics!.id;
   const acme = t.ids.organisations.acme!;

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { runImport } from '../src/orgs/import.js';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { hasGps, noise, padPng, pngBomb, solid } from './helpers/images.js';
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
     name: 'Globex',
     admins: [{ username: 'owner@globex.example', password: 'globex-owner-passphrase', roles: ['owner', 'admin', 'dpo', 'developer'] }],
   });
-  await runImport(t.store.db, file, t.config.argon2);
+  await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
   for (const [who, [username, password]] of Object.entries(PEOPLE)) tokens[who] = (await login(t, username, password)).Token.access_token;
   aliceId = t.ids.organisations.acme!.users['alice@acme.example']!;
   bobId = t.ids.organisations.acme!.users['bob@acme.example']!;

@@ -15,12 +15,12 @@ import * as store from './store.js';
 export class AccountService {
   /**
    * @param db - the database.
-   * @param liveness - told of the deletion, so that the user's tokens stop working at once; absent
-   *   where no auth guard runs in this process (the CLI without a server).
+   * @param liveness - told of the deletion, so that the user's tokens stop working at once (in a
+   *   process that serves no requests, the CLI's, it holds nothing and this changes nothing).
    */
   constructor(
     private readonly db: Db,
-    private readonly liveness?: LivenessCache,
+    private readonly liveness: LivenessCache,
   ) {}
 
   /**
@@ -34,6 +34,6 @@ export class AccountService {
       if (oldUsername === null) throw new NotFound('User not found');
       await store.deleteUserData(tx, userId, oldUsername);
     });
-    this.liveness?.forgetUser(userId);
+    this.liveness.forgetUser(userId);
   }
 }

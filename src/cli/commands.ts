@@ -5,10 +5,10 @@
 import type { Config } from '../config.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
-import { maxTokenTtl } from '../context.js';
-import { AccountService } from '../accounts/service.js';
+import { type Context, maxTokenTtl } from '../context.js';
 import { NotFound } from '../http/errors.js';
 import { rotateSigningKey } from '../identity/keys.js';
+import { redirectUriImport } from '../federation/redirect-uris.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
@@ -16,13 +16,16 @@ import type { AdminHandler } from './admin-socket.js';
  * Builds the handler of the admin commands over a store.
  * @param config - the configuration.
  * @param store - an open, migrated store.
+ * @param context - the process's context (`createContext` over `store`): asked for only by a command
+ *   that needs a service (`user/delete`), so that `import`, `migrate` and `keys/rotate` start no
+ *   more than they did; the serving process answers its own, the CLI builds one then.
  */
-export function adminCommands(config: Config, store: Store): AdminHandler {
+export function adminCommands(config: Config, store: Store, context: () => Promise<Context>): AdminHandler {
   return async (command, payload) => {
     switch (command) {
       case 'import':
         try {
-          return { ok: true, result: await runImport(store.db, payload, config.argon2) };
+          return { ok: true, result: await runImport(store.db, payload, config.argon2, redirectUriImport) };
         } catch (err) {
           if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
           throw err;
@@ -33,7 +36,7 @@ export function adminCommands(config: Config, store: Store): AdminHandler {
       }
       case 'user/delete':
         try {
-          await new AccountService(store.db).delete(String((payload as { id?: unknown })?.id ?? ''));
+          await (await context()).accounts.delete(String((payload as { id?: unknown })?.id ?? ''));
           return { ok: true, result: { deleted: (payload as { id: string }).id } };
         } catch (err) {
           if (err instanceof NotFound) return { ok: false, message: `no user with ID ${String((payload as { id?: unknown })?.id).slice(0, 64)}`, exitCode: 1 };

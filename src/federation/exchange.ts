@@ -9,11 +9,9 @@ import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
-import { delayFor } from '../identity/throttle.js';
-import * as throttleStore from '../identity/throttle-store.js';
 import type { IdentityService, LoginResult } from '../identity/service.js';
+import { assertKeyNotBlocked, recordKeyFailure } from '../identity/throttle.js';
 import { TokenType, type Tokens } from '../identity/tokens.js';
-import { TooManyRequests } from '../http/errors.js';
 import { isId } from '../util/ids.js';
 import { CODE_PREFIX, ID_TOKEN_PURPOSE, sha256, type Broker } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
@@ -61,17 +59,12 @@ export class Exchange {
   async redeem(orgId: string, redirectUri: string, code: string, ip: string, log: FastifyBaseLogger): Promise<LoginResult> {
     const { db, config } = this.deps;
     const key = `fed-exchange:ip:${ip}`;
-    const blocked = await store.blockedUntil(db, key);
-    if (blocked) throw new TooManyRequests((blocked.getTime() - Date.now()) / 1000);
+    await assertKeyNotBlocked(db, key);
     try {
       return await this.redeemUnthrottled(orgId, redirectUri, code, log);
     } catch (err) {
       // Guessing codes costs like guessing passwords: failures count against the IP.
-      if (err instanceof HttpError && err.statusCode === 400) {
-        const failures = await throttleStore.recordFailure(db, key, config.throttleIp.windowSeconds);
-        const delay = delayFor(failures, config.throttleIp);
-        if (delay > 0) await throttleStore.block(db, key, delay);
-      }
+      if (err instanceof HttpError && err.statusCode === 400) await recordKeyFailure(db, key, config.throttleIp);
       throw err;
     }
   }

@@ -15,7 +15,7 @@ import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
-import { revokeFamily } from '../identity/store.js';
+import type { IdentityService } from '../identity/service.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
 import { rolesInOrganisation } from '../orgs/membership.js';
 import { isId } from '../util/ids.js';
@@ -24,31 +24,47 @@ import { rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 
-/**
- * Ends the caller's session.
- * @param principal - the caller (an access token: its family is the session).
- * @param orgId - the path's organisation.
- * @param log - the request's logger (the ID token is never logged).
- * @returns the provider's front-channel logout URL for the browser, or null when none is configured.
- * @throws {NotFound} when the organisation does not exist.
- */
-export async function federatedLogout(db: Db, master: MasterKey, configs: FederationConfigService, principal: Principal, orgId: string, log: FastifyBaseLogger): Promise<string | null> {
-  if (!isId(orgId) || (await rolesInOrganisation(db, orgId, principal.userId)) === null) throw new NotFound('Organisation not found');
-  const familyId = principal.familyId!;
-  await revokeFamily(db, familyId, 'idp logout');
-  // The ID token is personal data kept only for this session: it goes now, whatever the provider says.
-  const session = await store.takeSession(db, familyId);
-  const settings = await configs.settings(session?.orgId ?? orgId);
-  if (!settings?.logoutUrl) return null;
-  const rp = rpConfiguration(settings, configs.policy);
-  if (session) {
-    try {
-      const url = oidc.buildEndSessionUrl(rp, { id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE), client_id: settings.clientId });
-      const res = await guardedFetch(url, { method: 'GET' }, { ...configs.policy, timeoutMs: 5000 });
-      log.info({ status: res.status }, 'provider logout requested');
-    } catch (err) {
-      log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'provider logout failed; the local session is ended');
+/** Ends federated sessions (see the module comment). */
+export class FederatedLogout {
+  /**
+   * @param identity - revokes the Assent session, and drops its cached liveness at once.
+   * @param configs - the organisation's provider settings.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly master: MasterKey,
+    private readonly configs: FederationConfigService,
+    private readonly identity: IdentityService,
+  ) {}
+
+  /**
+   * Ends the caller's session.
+   * @param principal - the caller (an access token: its family is the session).
+   * @param orgId - the path's organisation.
+   * @param log - the request's logger (the ID token is never logged).
+   * @returns the provider's front-channel logout URL for the browser, or null when none is configured.
+   * @throws {NotFound} when the organisation does not exist.
+   */
+  async end(principal: Principal, orgId: string, log: FastifyBaseLogger): Promise<string | null> {
+    const { db, master, configs } = this;
+    if (!isId(orgId) || (await rolesInOrganisation(db, orgId, principal.userId)) === null) throw new NotFound('Organisation not found');
+    const familyId = principal.familyId!;
+    // Threat: the session's tokens still accepted after logout: revoked now, not once the provider has answered.
+    await this.identity.revokeSession(principal.userId, familyId, 'idp logout');
+    // The ID token is personal data kept only for this session: it goes now, whatever the provider says.
+    const session = await store.takeSession(db, familyId);
+    const settings = await configs.settings(session?.orgId ?? orgId);
+    if (!settings?.logoutUrl) return null;
+    const rp = rpConfiguration(settings, configs.policy);
+    if (session) {
+      try {
+        const url = oidc.buildEndSessionUrl(rp, { id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE), client_id: settings.clientId });
+        const res = await guardedFetch(url, { method: 'GET' }, { ...configs.policy, timeoutMs: 5000 });
+        log.info({ status: res.status }, 'provider logout requested');
+      } catch (err) {
+        log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'provider logout failed; the local session is ended');
+      }
     }
+    return oidc.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;
   }
-  return oidc.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;
 }

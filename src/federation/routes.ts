@@ -6,17 +6,16 @@
  * - `GET|PUT /organizations/{organizationID}/idp/open-id/app-redirect-uris`: where sign-ins may return
  * - `GET …/idp/open-id/authorize`, `GET …/idp/open-id/callback`: the browser's round trip
  * - `POST …/idp/open-id/exchange`: code → login response; `POST …/idp/open-id/logout`
- * - `GET /organizations/{organizationID}/audit-log`: the organisation audit log
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';
+import type { FederatedLogout } from './logout.js';
 import { MAX_REDIRECT_URIS } from './redirect-uris.js';
 import type { FederationConfigService } from './service.js';
 
@@ -24,48 +23,41 @@ const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['federation'];
 const RedirectUris = Type.Object({ RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }) });
-const AuditEntry = Type.Object({
-  ID: Type.String(),
-  Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
-  ActorUserID: Type.String(),
-  ActorAPIKeyID: Type.String({ description: '"" when the actor used an access token' }),
-  Detail: Type.Record(Type.String(), Type.Unknown(), { description: 'changed field names and the like; never a secret' }),
-  At: Type.String({ description: 'RFC 3339' }),
-});
 
-/** Options of the federation routes. */
-export interface FederationRouteOptions {
+/** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
+export interface FederationServices {
+  /** The IdP configuration and the app redirect URIs (SPEC 4.2). */
   configs: FederationConfigService;
+  /** The authorize and callback steps. */
   broker: Broker;
+  /** The code exchange. */
   exchange: Exchange;
-  /** `federatedLogout` bound to the context. */
-  logout: (principal: Principal, orgId: string, log: import('fastify').FastifyBaseLogger) => Promise<string | null>;
-  publicUrl: string;
+  /** The federated logout. */
+  logout: FederatedLogout;
 }
 
-/** @param opts - services and the public URL. */
-export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions> = async (app, { configs, broker, exchange, logout, publicUrl }) => {
-  const idp = '/organizations/:organizationID/idp/open-id';
+/** @param opts - the services. */
+export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = async (app, { configs, broker, exchange, logout }) => {
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
 
-  app.post(idp, {
+  app.post('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.create' },
     schema: { tags, security, summary: 'Add external IDP (clientSecret is write-only: never answered)', ...configBody, response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) } },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req, reply) => reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
   });
-  app.put(idp, {
+  app.put('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.update' },
     schema: { tags, security, summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)', ...configBody, response: { 200: IdpBody, ...errors(400, 401, 403, 404) } },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
   });
-  app.get(idp, {
+  app.get('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.read' },
     schema: { tags, security, summary: 'Get external IDP (without clientSecret)', params: OrgParams, response: { 200: IdpBody, ...errors(401, 403, 404) } },
     handler: async (req) => configs.read(req.params.organizationID),
   });
-  app.delete(idp, {
+  app.delete('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.delete' },
     schema: { tags, security, summary: 'Delete external IDP', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
     handler: async (req, reply) => {
@@ -73,23 +65,23 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
       return reply.code(204).send(null);
     },
   });
-  app.get(`${idp}/redirect-uri`, {
+  app.get('/organizations/:organizationID/idp/open-id/redirect-uri', {
     config: { operation: 'federation.redirect-uri.read' },
     schema: { tags, security, summary: 'The redirect URI to register at the external provider', params: OrgParams, response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) } },
     handler: async (req) => ({ RedirectURI: configs.callbackUri(req.params.organizationID) }),
   });
-  app.get(`${idp}/app-redirect-uris`, {
+  app.get('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.read' },
     schema: { tags, security, summary: 'The app URIs a finished sign-in may return to', params: OrgParams, response: { 200: RedirectUris, ...errors(401, 403, 404) } },
     handler: async (req) => ({ RedirectURIs: await configs.appRedirectUris(req.params.organizationID) }),
   });
-  app.put(`${idp}/app-redirect-uris`, {
+  app.put('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.update' },
     schema: { tags, security, summary: 'Replace the app URIs a finished sign-in may return to', params: OrgParams, body: RedirectUris, response: { 200: RedirectUris, ...errors(400, 401, 403, 404) } },
     handler: async (req) => ({ RedirectURIs: await configs.setAppRedirectUris(req.principal as Principal, req.params.organizationID, req.body.RedirectURIs) }),
   });
 
-  app.get(`${idp}/authorize`, {
+  app.get('/organizations/:organizationID/idp/open-id/authorize', {
     config: { operation: 'federation.authorize' },
     schema: {
       tags,
@@ -100,7 +92,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
     },
     handler: async (req, reply) => reply.redirect(await broker.authorize(req.params.organizationID, req.query.redirect_uri, req.query.state, req.ip), 302),
   });
-  app.get(`${idp}/callback`, {
+  app.get('/organizations/:organizationID/idp/open-id/callback', {
     config: { operation: 'federation.callback' },
     schema: {
       tags,
@@ -121,7 +113,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
       return reply.redirect((await broker.callback(req.params.organizationID, query, req.log)).location, 303);
     },
   });
-  app.post(`${idp}/exchange`, {
+  app.post('/organizations/:organizationID/idp/open-id/exchange', {
     config: { operation: 'federation.exchange', oauth: true },
     schema: {
       tags,
@@ -132,24 +124,13 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationRouteOptions>
     },
     handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip, req.log),
   });
-  app.post(`${idp}/logout`, {
+  app.post('/organizations/:organizationID/idp/open-id/logout', {
     config: { operation: 'federation.logout' },
     schema: { tags, security, summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 404) } },
     handler: async (req, reply) => {
-      const frontChannel = await logout(req.principal as Principal, req.params.organizationID, req.log);
+      const frontChannel = await logout.end(req.principal as Principal, req.params.organizationID, req.log);
       if (frontChannel) reply.header('link', `<${frontChannel}>; rel="end-session"`);
       return reply.code(204).send(null);
-    },
-  });
-
-  app.get('/organizations/:organizationID/audit-log', {
-    config: { operation: 'orgs.audit-log.read' },
-    schema: { tags: ['organisations'], security, summary: 'The organisation audit log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) } },
-    handler: async (req) => {
-      const limit = pageLimit(req.query.limit);
-      const page = await configs.auditLog(req.params.organizationID, req.query.startid, limit);
-      const Entries = page.items.map((e) => ({ ID: e.id, Action: e.action, ActorUserID: e.actorUserId ?? '', ActorAPIKeyID: e.actorApiKeyId ?? '', Detail: e.detail as Record<string, unknown>, At: e.at.toISOString() }));
-      return { Entries, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });
 };

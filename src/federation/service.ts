@@ -9,7 +9,7 @@ import type { Db, Executor } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import type { OutboundPolicy } from '../net/outbound.js';
-import { isId } from '../util/ids.js';
+import { recordAudit } from '../orgs/audit.js';
 import { type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import * as store from './store.js';
@@ -55,7 +55,7 @@ export class FederationConfigService {
   }
 
   private async audit(db: Executor, orgId: string, actor: Principal, action: string, detail: Record<string, unknown>) {
-    await store.audit(db, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
+    await recordAudit(db, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
   }
 
   /**
@@ -122,13 +122,5 @@ export class FederationConfigService {
       await this.audit(tx, orgId, actor, 'idp.app-redirect-uris.update', { uris: unique });
     });
     return unique.sort();
-  }
-
-  /** One page of the organisation's audit log, newest first. */
-  async auditLog(orgId: string, startId: string | undefined, limit: number) {
-    if (startId !== undefined && !isId(startId)) throw new BadRequest('startid is not an entry ID');
-    const rows = await store.auditPage(this.db, orgId, startId, limit);
-    const items = rows.slice(0, limit);
-    return { items, next: rows.length > limit ? items[items.length - 1]!.id : undefined };
   }
 }

@@ -1,8 +1,7 @@
-/** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions, audit. */
-import { and, desc, eq, like, lt, sql } from 'drizzle-orm';
-import { v7 as uuidv7 } from 'uuid';
-import { type Db, type Executor, rowsOf } from '../db/open.js';
-import { appRedirectUris, federatedIdentities, federationCodes, federationSessions, federationStates, idpConfigs, orgAuditLog } from '../db/schema-federation.js';
+/** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions. */
+import { and, eq, like, lt, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../db/open.js';
+import { appRedirectUris, federatedIdentities, federationCodes, federationSessions, federationStates, idpConfigs } from '../db/schema-federation.js';
 import { users } from '../db/schema.js';
 
 /** A stored configuration row. */
@@ -113,21 +112,4 @@ export async function insertSession(db: Executor, row: { familyId: string; orgId
 export async function takeSession(db: Executor, familyId: string): Promise<{ orgId: string; idTokenSealed: string } | null> {
   const [row] = await db.delete(federationSessions).where(eq(federationSessions.familyId, familyId)).returning({ orgId: federationSessions.orgId, idTokenSealed: federationSessions.idTokenSealed });
   return row ?? null;
-}
-
-/** One audit entry (never a secret). */
-export async function audit(db: Executor, entry: { orgId: string; actorUserId: string | null; actorApiKeyId: string | null; action: string; detail: Record<string, unknown> }): Promise<void> {
-  await db.insert(orgAuditLog).values({ id: uuidv7(), ...entry });
-}
-
-/** The audit log of an organisation, newest first, keyset-paged by ID. */
-export async function auditPage(db: Executor, orgId: string, beforeId: string | undefined, limit: number) {
-  const where = beforeId ? and(eq(orgAuditLog.orgId, orgId), lt(orgAuditLog.id, beforeId)) : eq(orgAuditLog.orgId, orgId);
-  return db.select().from(orgAuditLog).where(where).orderBy(desc(orgAuditLog.id)).limit(limit + 1);
-}
-
-/** The block end of a throttle key, or null (shared `login_throttle` table, as logins use). */
-export async function blockedUntil(db: Executor, key: string): Promise<Date | null> {
-  const rows = rowsOf<{ blocked_until: string | Date | null }>(await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`));
-  return rows[0]?.blocked_until ? new Date(rows[0].blocked_until) : null;
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db, Executor } from '../db/open.js';
-import { createUser } from '../individuals/store.js';
+import { createFederatedUser } from '../individuals/service.js';
 import { subscribe } from '../orgs/membership.js';
 import type { SignInResult } from './client.js';
 import * as store from './store.js';
@@ -26,8 +26,7 @@ export async function linkUser(db: Db, orgId: string, result: SignInResult): Pro
     let userId = await store.linkedUser(ex, orgId, result.issuer, result.subject);
     if (!userId) {
       const c = result.claims;
-      const user = await createUser(ex, { username: `idp:${randomUUID()}`, name: text(c.name, 200), email: text(c.email, 320), phone: text(c.phone_number, 40), passwordHash: null });
-      userId = user.id;
+      userId = await createFederatedUser(ex, { username: `idp:${randomUUID()}`, name: text(c.name, 200), email: text(c.email, 320), phone: text(c.phone_number, 40) });
       await store.link(ex, { orgId, issuer: result.issuer, subject: result.subject, userId });
     }
     await subscribe(ex, userId, orgId);

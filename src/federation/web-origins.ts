@@ -34,34 +34,29 @@ export class WebOrigins {
   private freshUntil = 0;
   private loading: Promise<void> | undefined;
 
-  /**
-   * @param db - the database holding `app_redirect_uris`.
-   * @param log - where a failed reload is reported.
-   */
-  constructor(
-    private readonly db: Db,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+  /** @param db - the database holding `app_redirect_uris`. */
+  constructor(private readonly db: Db) {}
 
   /**
    * Whether `origin` is the origin of a registered app redirect URI.
    * @param origin - the request's `Origin` header, as the browser serialised it.
+   * @param log - where a failed reload is reported.
    * @returns false also while the database cannot be read and nothing was loaded yet; never throws.
    */
-  async has(origin: string): Promise<boolean> {
-    if (Date.now() >= this.freshUntil) await this.reload();
+  async has(origin: string, log: FastifyBaseLogger): Promise<boolean> {
+    if (Date.now() >= this.freshUntil) await this.reload(log);
     return this.origins.has(origin);
   }
 
   /** Reloads the set, once for concurrent callers; on failure keeps the previous one for `RETRY_MS`. */
-  private reload(): Promise<void> {
+  private reload(log: FastifyBaseLogger): Promise<void> {
     this.loading ??= (async () => {
       try {
         const uris = await webRedirectUris(this.db);
         this.origins = new Set(uris.map(originOf).filter((o): o is string => o !== null));
         this.freshUntil = Date.now() + TTL_MS;
       } catch (err) {
-        this.log.warn({ err: safeErrorMessage(err) }, 'loading the CORS web origins failed; the previous ones are used');
+        log.warn({ err: safeErrorMessage(err) }, 'loading the CORS web origins failed; the previous ones are used');
         this.freshUntil = Date.now() + RETRY_MS;
       } finally {
         this.loading = undefined;

@@ -12,12 +12,15 @@
  * it for an access-policy operation: it runs no handler of Assent's.
  */
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /** The origins of registered app redirect URIs (the federation domain's `WebOrigins`). */
 export interface RegisteredOrigins {
-  /** Whether `origin` is one of them; never throws. */
-  has(origin: string): Promise<boolean>;
+  /**
+   * Whether `origin` is one of them; never throws.
+   * @param log - where a failure to read them is reported.
+   */
+  has(origin: string, log: FastifyBaseLogger): Promise<boolean>;
 }
 
 /** Methods the API uses. */
@@ -39,7 +42,7 @@ export async function installCors(app: FastifyInstance, web: RegisteredOrigins, 
   const fixed = new Set(configured);
   await app.register(cors, {
     // Threat: a page of any origin reading answers with the user's token; only checked origins are echoed, `null` (sandboxed frames, file:) never.
-    origin: async (origin: string | undefined) => Boolean(origin && origin !== 'null' && (fixed.has(origin) || (await web.has(origin)))),
+    origin: async (origin: string | undefined) => Boolean(origin && origin !== 'null' && (fixed.has(origin) || (await web.has(origin, app.log)))),
     methods: METHODS,
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,

@@ -27,6 +27,12 @@ export async function reset(db: Executor, key: string): Promise<void> {
   await db.execute(sql`DELETE FROM login_throttle WHERE key = ${key}`);
 }
 
+/** The end of the block in force on `key`, or null when none is. */
+export async function blockedUntil(db: Executor, key: string): Promise<Date | null> {
+  const rows = rowsOf<{ blocked_until: string | Date | null }>(await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`));
+  return rows[0]?.blocked_until ? new Date(rows[0].blocked_until) : null;
+}
+
 /**
  * Deletes the counters that no longer matter: the last failure is older than `windowSeconds`, so
  * the next failure would count from 1 anyway (`recordFailure`), and no block is in force. Without

@@ -49,11 +49,27 @@ export function assertNotBlocked(blockedUntil: Date | null): void {
 
 /** Records a failed attempt against both keys and blocks them as the policies say. */
 export async function recordFailure(db: Executor, keys: AttemptKeys, account: ThrottlePolicy, ip: ThrottlePolicy): Promise<void> {
-  for (const [key, policy] of [[keys.account, account], [keys.ip, ip]] as const) {
-    const failures = await store.recordFailure(db, key, policy.windowSeconds);
-    const delay = delayFor(failures, policy);
-    if (delay > 0) await store.block(db, key, delay);
-  }
+  for (const [key, policy] of [[keys.account, account], [keys.ip, ip]] as const) await recordKeyFailure(db, key, policy);
+}
+
+/**
+ * Records a failure against one key and blocks it as `policy` says: the throttle of a credential
+ * check other than the login (the federation code exchange, per client IP: docs/federation.md "Exchange").
+ * @param key - a key of its own prefix, e.g. `fed-exchange:ip:<address>`.
+ * @param policy - thresholds, e.g. `Config.throttleIp`.
+ */
+export async function recordKeyFailure(db: Executor, key: string, policy: ThrottlePolicy): Promise<void> {
+  const failures = await store.recordFailure(db, key, policy.windowSeconds);
+  const delay = delayFor(failures, policy);
+  if (delay > 0) await store.block(db, key, delay);
+}
+
+/**
+ * Refuses the attempt while `key` is blocked (see `recordKeyFailure`).
+ * @throws {TooManyRequests} with the seconds until the block ends.
+ */
+export async function assertKeyNotBlocked(db: Executor, key: string): Promise<void> {
+  assertNotBlocked(await store.blockedUntil(db, key));
 }
 
 /** Clears the account's failures after a successful login; the IP's count stays (it spans accounts). */

@@ -11,11 +11,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Db } from '../db/open.js';
 import { errors } from '../http/schemas.js';
-import type { IdentityService } from '../identity/service.js';
 import { IMAGE_FIELD, readImageField, UPLOAD_LIMITS } from './form.js';
-import { type ImageDownload, ImageService } from './service.js';
+import type { ImageDownload, ImageService } from './service.js';
 
 const tags = ['users'];
 const security = [{ bearer: [] }];
@@ -45,12 +43,8 @@ function sendImage(reply: FastifyReply, image: ImageDownload): FastifyReply {
   return reply.code(200).type('image/jpeg').send(image.data);
 }
 
-/**
- * @param opts.db - the store.
- * @param opts.identity - presents the User record an upload answers.
- */
-export const imageRoutes: FastifyPluginAsyncTypebox<{ db: Db; identity: IdentityService }> = async (app, { db, identity }) => {
-  const images = new ImageService(db, identity);
+/** @param opts.images - the image service. */
+export const imageRoutes: FastifyPluginAsyncTypebox<{ images: ImageService }> = async (app, { images }) => {
   // Threat: memory exhaustion by large or many-part forms; limits are enforced while streaming.
   await app.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
 

@@ -8,7 +8,7 @@
  * (`src/invitations/`). Staff create new users, and see only users already subscribed.
  */
 import type { Config } from '../config.js';
-import type { Db } from '../db/open.js';
+import type { Db, Executor } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
@@ -46,6 +46,20 @@ export interface AddIndividual {
  */
 export function presentIndividual(row: store.IndividualRow): IndividualBody {
   return { ID: row.id, Name: row.name, Email: row.email, Phone: row.phone };
+}
+
+/**
+ * Creates a user who signs in only through an organisation's identity provider: no password
+ * (docs/federation.md "Flow"; docs/decisions/0013-federation-broker.md). Federation calls it inside
+ * its sign-in transaction, so that the user and their link to the provider commit together.
+ * @param tx - the caller's transaction.
+ * @param user - the username (federation's `idp:<random>`), and name, e-mail and phone from the
+ *   provider's claims, already cut to the columns' lengths.
+ * @returns the new user's ID.
+ * @throws the database's error (a taken username is a unique violation).
+ */
+export async function createFederatedUser(tx: Executor, user: { username: string; name: string; email: string; phone: string }): Promise<string> {
+  return (await store.createUser(tx, { ...user, passwordHash: null })).id;
 }
 
 /** Roles that may create individuals and re-read those they manage (docs/access-policy.md "Access policy", `individuals.add`). */

@@ -8,11 +8,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Context } from '../context.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { errors } from '../http/schemas.js';
 import { INVITATION_PAGE_HEADERS, INVITATION_PAGE_HTML } from './page.js';
-import { InvitationService, MAX_EMAIL } from './service.js';
+import { type InvitationService, MAX_EMAIL } from './service.js';
 
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
@@ -83,11 +82,11 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
 
 /**
  * Registers the invitation routes; mount at the root (they add `{base}` = `/v1` themselves).
- * @param opts.ctx - the wired services (store, configuration, mailer).
+ * @param opts.invitations - the invitation service.
+ * @param opts.publicUrl - `ASSENT_PUBLIC_URL`, for the page links.
  */
-export const invitationRoutes: FastifyPluginAsyncTypebox<{ ctx: Context }> = async (app, { ctx }) => {
-  const invitations = new InvitationService(ctx.store.db, ctx.config, ctx.mailer);
-  await app.register(apiRoutes, { prefix: '/v1', invitations, publicUrl: ctx.config.publicUrl });
+export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; publicUrl: string }> = async (app, { invitations, publicUrl }) => {
+  await app.register(apiRoutes, { prefix: '/v1', invitations, publicUrl });
 
   app.get('/invitations/accept', {
     config: { operation: 'invitation.page' },

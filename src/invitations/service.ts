@@ -14,11 +14,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { audit } from '../federation/store.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import type { Mailer } from '../mail/mailer.js';
+import { recordAudit } from '../orgs/audit.js';
 import { subscribe } from '../orgs/membership.js';
 import { isId } from '../util/ids.js';
 import { invitationMail } from './mail.js';
@@ -99,7 +99,7 @@ export class InvitationService {
     }
     return this.db.transaction(async (tx) => {
       const row = await store.insertInvitation(tx, { id: uuidv7(), orgId, email: address, tokenHash: tokenHash(token), createdBy: actor.userId, ttlSeconds: ttl });
-      await audit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.create', detail: { invitationId: row.id, email: address } });
+      await recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.create', detail: { invitationId: row.id, email: address } });
       return present(row);
     });
   }
@@ -123,7 +123,7 @@ export class InvitationService {
     const id = isId(invitationId) ? invitationId.toLowerCase() : null;
     const revoked = id !== null && (await this.db.transaction(async (tx) => {
       if (!(await store.revokeInvitation(tx, orgId, id))) return false;
-      await audit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.revoke', detail: { invitationId: id } });
+      await recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.revoke', detail: { invitationId: id } });
       return true;
     }));
     if (!revoked) throw new NotFound('Invitation not found');
@@ -144,7 +144,7 @@ export class InvitationService {
       const spent = await store.acceptInvitation(tx, hash, principal.userId);
       if (!spent) return null;
       const { subscribed, consentId } = await subscribe(tx, principal.userId, spent.orgId);
-      await audit(tx, { orgId: spent.orgId, actorUserId: principal.userId, actorApiKeyId: null, action: 'invitation.accept', detail: { invitationId: spent.id } });
+      await recordAudit(tx, { orgId: spent.orgId, actorUserId: principal.userId, actorApiKeyId: null, action: 'invitation.accept', detail: { invitationId: spent.id } });
       return { orgId: spent.orgId, subscribed, consentId };
     });
     if (!done) {

@@ -9,9 +9,9 @@ import { normaliseUsername } from '../identity/service.js';
 import { normalisePassword, passwordProblem } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
 import { findNul } from '../util/nul.js';
+import type { RedirectUriImport } from '../federation/redirect-uris.js';
+import { recordAudit } from './audit.js';
 import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
-import { redirectUriProblem } from '../federation/redirect-uris.js';
-import { audit, redirectUris, setRedirectUris } from '../federation/store.js';
 import * as store from './store.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
@@ -42,13 +42,15 @@ function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: s
 /**
  * Validates an import document: the schema (unknown fields are errors), then keys unique within
  * their list, one password per username across the file, and each password against the password
- * policy (`passwords/policy.ts`; NIST SP 800-63B §5.1.1.2).
+ * policy (`passwords/policy.ts`; NIST SP 800-63B §5.1.1.2), and each app redirect URI against
+ * federation's rule.
  *
  * @param input - parsed JSON.
+ * @param redirectUris - federation's rule for app redirect URIs (`redirectUriImport`).
  * @returns the typed file.
  * @throws {ImportValidationError} naming each problem's JSON path.
  */
-export function validateImportFile(input: unknown): ImportFile {
+export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUriImport, 'problem'>): ImportFile {
   const problems: string[] = [];
   for (const error of Value.Errors(ImportFile, input)) {
     if (error.keyword === 'boolean') continue; // reported by its `additionalProperties` twin below
@@ -85,7 +87,7 @@ export function validateImportFile(input: unknown): ImportFile {
     }
     // Federation (docs/decisions/0013-federation-broker.md): the same rule as the admin API; http only at loopback here (no operator list).
     org.redirectUris?.forEach((uri, i) => {
-      const problem = redirectUriProblem(uri, []);
+      const problem = redirectUris.problem(uri);
       if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
     });
   });
@@ -112,7 +114,7 @@ async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Pr
   return hashes;
 }
 
-async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<string, string>) {
+async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<string, string>, redirectUris: RedirectUriImport) {
   const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
   const orgId = await store.upsertOrganisation(tx, {
     key: org.key,
@@ -152,7 +154,7 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
     await store.subscribe(tx, userId, orgId);
     out.users[i.username] = userId;
   }
-  if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris);
+  if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris, redirectUris);
   return out;
 }
 
@@ -162,13 +164,12 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
  * with no user as its actor and `source: "import"` (ASVS 5.0 V16.2.1: every change of a security
  * setting is logged). An unchanged list writes nothing, so a repeated import adds no entry.
  * @param uris - as the file lists them (already validated); duplicates are dropped.
+ * @param redirectUris - federation's store of them.
  */
-async function importRedirectUris(tx: Executor, orgId: string, uris: string[]): Promise<void> {
+async function importRedirectUris(tx: Executor, orgId: string, uris: string[], redirectUris: RedirectUriImport): Promise<void> {
   const wanted = [...new Set(uris)];
-  const stored = await redirectUris(tx, orgId);
-  if (stored.length === wanted.length && wanted.every((uri) => stored.includes(uri))) return;
-  await setRedirectUris(tx, orgId, wanted);
-  await audit(tx, { orgId, actorUserId: null, actorApiKeyId: null, action: 'idp.app-redirect-uris.update', detail: { uris: wanted, source: 'import' } });
+  if (!(await redirectUris.replace(tx, orgId, wanted))) return;
+  await recordAudit(tx, { orgId, actorUserId: null, actorApiKeyId: null, action: 'idp.app-redirect-uris.update', detail: { uris: wanted, source: 'import' } });
 }
 
 /**
@@ -177,16 +178,18 @@ async function importRedirectUris(tx: Executor, orgId: string, uris: string[]): 
  * @param db - the database.
  * @param input - parsed JSON of the file.
  * @param params - argon2id parameters for new password hashes.
+ * @param redirectUris - federation's side of the organisations' `redirectUris`: `redirectUriImport`
+ *   of `federation/redirect-uris.ts`, passed in so that orgs does not depend on federation.
  * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
-export async function runImport(db: Db, input: unknown, params: Argon2Params): Promise<ImportResult> {
-  const file = validateImportFile(input);
+export async function runImport(db: Db, input: unknown, params: Argon2Params, redirectUris: RedirectUriImport): Promise<ImportResult> {
+  const file = validateImportFile(input, redirectUris);
   const hashes = await resolveHashes(db, file, params);
   return db.transaction(async (tx) => {
     const result: ImportResult = { clients: {}, organisations: {} };
     for (const c of file.clients ?? []) result.clients[c.clientId] = await store.upsertClient(tx, c.clientId);
-    for (const org of file.organisations ?? []) result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes);
+    for (const org of file.organisations ?? []) result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes, redirectUris);
     return result;
   });
 }

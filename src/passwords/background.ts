@@ -35,13 +35,11 @@ export class BackgroundTasks {
   private readonly inFlight = new Set<Promise<void>>();
 
   /**
-   * @param log - where failures go when a task names no logger of its own.
    * @param concurrency - tasks run at once (count); the others wait.
    * @param maxPending - tasks held at once, running or waiting (count); beyond it a task is dropped
    *   with a warning, so a flood of requests cannot grow memory without bound (denial of service).
    */
   constructor(
-    private readonly log: FastifyBaseLogger,
     private readonly concurrency = 4,
     private readonly maxPending = 1000,
   ) {}
@@ -50,9 +48,9 @@ export class BackgroundTasks {
    * Schedules `task` to start after the current request's answer has been written (`setImmediate`).
    * @param label - names the task in logs, e.g. `password.forgot`.
    * @param task - the work; whatever it throws is logged and swallowed.
-   * @param log - the request's logger, so that the lines carry its request ID.
+   * @param log - the request's logger: where its failure goes, with the request's ID.
    */
-  run(label: string, task: () => Promise<void>, log: FastifyBaseLogger = this.log): void {
+  run(label: string, task: () => Promise<void>, log: FastifyBaseLogger): void {
     if (this.inFlight.size >= this.maxPending) {
       log.warn({ task: label }, 'background queue full: task dropped');
       return;

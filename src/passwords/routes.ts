@@ -8,12 +8,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Context } from '../context.js';
 import { errors } from '../http/schemas.js';
-import { BackgroundTasks } from './background.js';
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './page.js';
 import { MAX_PASSWORD_INPUT } from './policy.js';
-import { FORGOT_ANSWER, PasswordService } from './service.js';
+import { FORGOT_ANSWER, type PasswordService } from './service.js';
 
 const tags = ['users'];
 const POLICY = 'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), any characters, no composition rules, not in the list of common or breached passwords, not the username. A refusal is a 400 whose Message names the rule.';
@@ -86,13 +84,11 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
 
 /**
  * Registers the password routes; mount at the root (they add `{base}` = `/v1` themselves).
- * @param opts.ctx - the wired services (store, configuration, mailer).
+ * @param opts.passwords - the password service.
  */
-export const passwordRoutes: FastifyPluginAsyncTypebox<{ ctx: Context }> = async (app, { ctx }) => {
-  const background = new BackgroundTasks(app.log);
-  const passwords = new PasswordService({ db: ctx.store.db, config: ctx.config, mailer: ctx.mailer, background, liveness: ctx.liveness });
+export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = async (app, { passwords }) => {
   // Mails still in flight at shutdown are given a few seconds to go out.
-  app.addHook('onClose', () => background.drain());
+  app.addHook('onClose', () => passwords.drain());
   await app.register(apiRoutes, { prefix: '/v1', passwords });
 
   app.get('/password/reset', {

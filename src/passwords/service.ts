@@ -57,6 +57,14 @@ export class PasswordService {
   constructor(private readonly deps: PasswordDeps) {}
 
   /**
+   * Waits for the work done after answering (mails) that is under way, a few seconds at most: the
+   * app calls it when it closes, so that those mails still go out.
+   */
+  drain(): Promise<void> {
+    return this.deps.background.drain();
+  }
+
+  /**
    * Changes the signed-in user's password (SPEC 4.4 "Reset user password using the current
    * password"): checks `currentpassword` when sent, applies the policy, stores the new argon2id
    * hash, ends every other session of the user (ASVS 5.0 V7.4.3) and mails a notice (V6.3.6).

@@ -13,6 +13,7 @@ import { type Context, createContext } from '../../src/context.js';
 import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
 import { lockDataDir } from '../../src/db/lock.js';
 import { runImport } from '../../src/orgs/import.js';
+import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import type { ImportResult } from '../../src/orgs/import-schema.js';
 import { buildApp } from '../../src/server.js';
 
@@ -130,7 +131,7 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
   const release = pgdb ? async () => {} : await lockDataDir(dataDir);
   const store = pgdb ? openPostgres(pgdb.url) : await openPglite(dataDir);
   await store.migrate(); // nothing pending on the template's copy, as on a restarted server
-  const ids = await runImport(store.db, demoImport(), config.argon2);
+  const ids = await runImport(store.db, demoImport(), config.argon2, redirectUriImport);
   const ctx = await createContext(config, store);
   const app = await buildApp(ctx, { logLevel: 'silent' });
   await ctx.startWorkers(app.log);

@@ -1,6 +1,7 @@
 /** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
 import { afterAll, beforeAll } from 'vitest';
 import { runImport } from '../../src/orgs/import.js';
+import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
@@ -56,6 +57,7 @@ export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
       ],
     },
     t.config.argon2,
+    redirectUriImport,
   );
   const shop = ids.organisations.shop!;
   const tokens: Record<string, string> = {};
