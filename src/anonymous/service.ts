@@ -14,7 +14,7 @@ import { subscribe } from '../orgs/membership.js';
 import { assertPasswordPolicy } from '../passwords/policy.js';
 import { enforce } from '../ratelimit/limit.js';
 import { presentUser } from '../users/present.js';
-import { userProfile } from '../users/store.js';
+import { userProfile } from '../users/profile.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';
 import { v7 as uuidv7 } from 'uuid';

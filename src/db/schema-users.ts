@@ -45,12 +45,16 @@ export const passwordResetTokens = pgTable('password_reset_tokens', {
 
 /**
  * Fixed-window counters: `key` names what is limited (e.g. `forgot:u:<username>`,
- * `anon:<orgID>`); `count` events since `windowStart`.
+ * `anon:<orgID>`); `count` events since `windowStart`. `expiresAt` is when the window ends
+ * (`windowStart` plus the window its writer counts in, migration 0016): from then on the counter
+ * decides nothing, the next event starts a new window, and the purge may delete it without knowing
+ * whose it is. No index on it: the purge scans the table once per `ASSENT_PURGE_SECONDS`, as before.
  */
 export const rateLimits = pgTable('rate_limits', {
   key: text('key').primaryKey(),
   windowStart: tz('window_start').notNull(),
   count: integer('count').notNull(),
+  expiresAt: tz('expires_at').notNull(),
 });
 
 /**

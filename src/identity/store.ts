@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf, statementHandle } from '../db/open.js';
 import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../db/schema.js';
-import { profileColumns, toProfile, type UserProfile } from '../users/store.js';
+import { profileColumns, toProfile, type UserProfile } from '../users/profile.js';
 
 /** One refresh-token rotation of `rotateRefreshMany`. */
 export interface Rotation {

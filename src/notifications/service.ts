@@ -10,7 +10,7 @@ import { BadRequest, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
-import { loadCatalogue } from '../consent/catalogue-store.js';
+import { loadCatalogue } from '../consent/interface.js';
 import { isId } from '../util/ids.js';
 import { queueJobId } from './ids.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';

@@ -5,7 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentRequestJobs, notificationTransports } from '../db/schema.js';
-import { COUNTING } from '../consent/listing-store.js';
+import { COUNTING } from '../consent/interface.js';
 import { arrayLiteral } from '../db/arrays.js';
 
 /** An organisation's transports as stored. */

@@ -15,7 +15,7 @@ import { normaliseUsername } from '../identity/service.js';
 import * as throttle from '../identity/throttle.js';
 import type { Mailer } from '../mail/mailer.js';
 import { enforce } from '../ratelimit/limit.js';
-import { setPasswordHash } from '../users/store.js';
+import { setPasswordHash } from '../users/profile.js';
 import type { BackgroundTasks } from './background.js';
 import { type ChangeKind, passwordChangedMail, RESET_LINK_MINUTES, resetLinkMail } from './mail.js';
 import { assertPasswordPolicy } from './policy.js';

@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../db/open.js';
 import { TooManyRequests } from '../http/errors.js';
-import { hit } from './store.js';
+import { hit, purgeExpired } from './store.js';
 
 /** One limit. */
 export interface RateLimit {
@@ -35,4 +35,14 @@ export async function enforce(db: Executor, key: string, limit: RateLimit): Prom
     const retryAfter = Math.max(1, limit.windowSeconds - (Date.now() - windowStart.getTime()) / 1000);
     throw new TooManyRequests(retryAfter);
   }
+}
+
+/**
+ * Deletes the counters whose window has ended, whatever they limit: each carries the end of its
+ * window, written when it is counted, so the caller needs to know no key nor window. Without it,
+ * every username or address tried would leave a counter for ever (ASVS 5.0 V2.4.1).
+ * @returns how many counters were deleted (count).
+ */
+export function deleteExpired(db: Executor): Promise<number> {
+  return purgeExpired(db);
 }
