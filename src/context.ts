@@ -7,6 +7,7 @@ import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
 import { AccountService } from './accounts/service.js';
 import { AnonymousService } from './anonymous/service.js';
 import { CatalogueCache } from './consent/catalogue.js';
+import { ConsentRequestService } from './consent/request.js';
 import { HistoryService } from './consent/history.js';
 import { ChainSealer } from './consent/sealer.js';
 import { ListingService } from './consent/listing.js';
@@ -41,8 +42,10 @@ export interface Context {
   mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
-  /** Special consent requests (SPEC 9); its queue runs once `startWorkers` has run. */
+  /** The delivery of special consent requests (SPEC 4.3); its queue runs once `startWorkers` has run. */
   notifications: NotificationService;
+  /** Starts special consent requests (SPEC 4.3) and answers their jobs; `notifications` delivers them. */
+  consentRequests: ConsentRequestService;
   /**
    * Starts the background workers (sweeps, purge, sealer, job queue and its workers): `assent
    * serve` and the test server call it before serving.
@@ -119,6 +122,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const ctx: Context = {
     config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts,
     notifications: notifications.service,
+    consentRequests: new ConsentRequestService(store.db, notifications.service),
     async startWorkers(log) {
       stop = await startWorkers(ctx, notifications, log);
     },

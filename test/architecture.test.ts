@@ -34,7 +34,6 @@ const ALLOWED_STORE_IMPORTS: readonly string[] = [
   'federation/logout.ts → identity/store.ts',
   'federation/exchange.ts → identity/throttle-store.ts',
   'orgs/import.ts → federation/store.ts',
-  'notifications/service.ts → consent/catalogue-store.ts',
   'notifications/store.ts → consent/listing-store.ts',
   'passwords/service.ts → users/store.ts',
   'invitations/service.ts → federation/store.ts',
