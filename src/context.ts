@@ -30,7 +30,7 @@ import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
-import { TemplateService } from './templates/service.js';
+import { DataAttributeService } from './data-attributes/service.js';
 import { UserService } from './users/service.js';
 
 /** Everything a request handler may need. */
@@ -67,7 +67,7 @@ export interface Context {
   users: UserService;
   purposes: PurposeService;
   retention: RetentionService;
-  templates: TemplateService;
+  dataAttributes: DataAttributeService;
   consents: ConsentService;
   history: HistoryService;
   individuals: IndividualService;
@@ -101,7 +101,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
-  const templates = new TemplateService(store.db);
+  const dataAttributes = new DataAttributeService(store.db);
   const sealer = new ChainSealer(store.db);
   const catalogues = new CatalogueCache(store.db);
   const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
@@ -120,7 +120,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
-    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts,
+    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, dataAttributes, consents, history, individuals, listings, anonymous, accounts,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),
     async startWorkers(log) {

@@ -13,6 +13,7 @@ import { listingRoutes } from './consent/listing-routes.js';
 import { consentRequestRoutes } from './consent/request-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
+import { dataAttributeRoutes } from './data-attributes/routes.js';
 import { federation } from './federation/wire.js';
 import { WebOrigins } from './federation/web-origins.js';
 import { healthRoutes } from './health/routes.js';
@@ -35,7 +36,6 @@ import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
-import { templateRoutes } from './templates/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Options of `buildApp`. */
@@ -119,7 +119,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(imageRoutes, { db: ctx.store.db, identity: ctx.identity });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
-      await v1.register(templateRoutes, { templates: ctx.templates });
+      await v1.register(dataAttributeRoutes, { dataAttributes: ctx.dataAttributes });
       await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
