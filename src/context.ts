@@ -9,6 +9,7 @@ import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
 import { AccountService } from './accounts/service.js';
 import { AnonymousService } from './anonymous/service.js';
 import { CatalogueCache } from './consent/catalogue.js';
+import { ConsentRequestService } from './consent/request.js';
 import { HistoryService } from './consent/history.js';
 import { ChainSealer } from './consent/sealer.js';
 import { ListingService } from './consent/listing.js';
@@ -42,7 +43,7 @@ import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
-import { TemplateService } from './templates/service.js';
+import { DataAttributeService } from './data-attributes/service.js';
 import { UserService } from './users/service.js';
 
 /** Everything a request handler may need. */
@@ -54,8 +55,10 @@ export interface Context {
   mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
-  /** Special consent requests (SPEC 9); its queue runs once `startWorkers` has run. */
+  /** The delivery of special consent requests (SPEC 4.3); its queue runs once `startWorkers` has run. */
   notifications: NotificationService;
+  /** Starts special consent requests (SPEC 4.3) and answers their jobs; `notifications` delivers them. */
+  consentRequests: ConsentRequestService;
   /**
    * Starts the background workers (sweeps, purge, sealer, job queue and its workers): `assent
    * serve` and the test server call it before serving.
@@ -77,7 +80,7 @@ export interface Context {
   users: UserService;
   purposes: PurposeService;
   retention: RetentionService;
-  templates: TemplateService;
+  dataAttributes: DataAttributeService;
   consents: ConsentService;
   history: HistoryService;
   individuals: IndividualService;
@@ -121,7 +124,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
-  const templates = new TemplateService(store.db);
+  const dataAttributes = new DataAttributeService(store.db);
   const sealer = new ChainSealer(store.db);
   const catalogues = new CatalogueCache(store.db);
   const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
@@ -153,8 +156,9 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
-    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, templates, consents, history, individuals, listings, anonymous, accounts, auditLog, passwords, invitations, images, federation, webOrigins,
+    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, dataAttributes, consents, history, individuals, listings, anonymous, accounts, auditLog, passwords, invitations, images, federation, webOrigins,
     notifications: notifications.service,
+    consentRequests: new ConsentRequestService(store.db, notifications.service),
     async startWorkers(log) {
       stop = await startWorkers(ctx, notifications, log);
     },

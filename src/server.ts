@@ -10,8 +10,10 @@ import { accountRoutes } from './accounts/routes.js';
 import { anonymousRoutes } from './anonymous/routes.js';
 import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
+import { consentRequestRoutes } from './consent/request-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
+import { dataAttributeRoutes } from './data-attributes/routes.js';
 import { federationRoutes } from './federation/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { imageRoutes } from './images/routes.js';
@@ -33,7 +35,6 @@ import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
-import { templateRoutes } from './templates/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Options of `buildApp`. */
@@ -117,11 +118,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(imageRoutes, { images: ctx.images });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });
       await v1.register(retentionRoutes, { retention: ctx.retention });
-      await v1.register(templateRoutes, { templates: ctx.templates });
+      await v1.register(dataAttributeRoutes, { dataAttributes: ctx.dataAttributes });
       await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
+      await v1.register(consentRequestRoutes, { requests: ctx.consentRequests, publicUrl: ctx.config.publicUrl });
       await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });

@@ -24,7 +24,6 @@ const tags = ['consents'];
 const security = [{ bearer: [] }];
 const reads = errors(401, 403, 404);
 const writes = errors(400, 401, 403, 404);
-const base = '/organizations/:organizationID/users/:userID/consents';
 
 /**
  * The evidence fields of a request: the endpoint template, the User-Agent and the request ID.
@@ -40,7 +39,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
   const path = (p: { organizationID: string; userID: string; consentID?: string }) => ({ orgId: p.organizationID, userId: p.userID, consentId: p.consentID });
   const principal = (req: FastifyRequest) => req.principal as Principal;
 
-  app.get(base, {
+  app.get('/organizations/:organizationID/users/:userID/consents', {
     config: { operation: 'consents.list' },
     schema: { tags, security, summary: 'Get consents for a user (with DataRetention per purpose)', params: UserParams, response: { 200: ConsentRecordBody, ...reads } },
     handler: async (req) => {
@@ -48,7 +47,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.get(`${base}/:consentID`, {
+  app.get('/organizations/:organizationID/users/:userID/consents/:consentID', {
     config: { operation: 'consents.read' },
     schema: { tags, security, summary: 'Get user consent by ID (no DataRetention)', params: RecordParams, response: { 200: ConsentRecordBody, ...reads } },
     handler: async (req) => {
@@ -56,7 +55,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.get(`${base}/:consentID/purposes/:purposeID`, {
+  app.get('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID', {
     config: { operation: 'consents.purpose.read' },
     schema: { tags, security, summary: 'Get all consents of a purpose', params: PurposeParams, response: { 200: PurposeConsentsBody, ...reads } },
     handler: async (req) => {
@@ -64,7 +63,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.patch(`${base}/:consentID/purposes/:purposeID`, {
+  app.patch('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID', {
     config: { operation: 'consents.purpose.update' },
     schema: {
       tags, security, summary: 'Update consents for attributes of a purpose', params: PurposeParams,
@@ -82,7 +81,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.get(`${base}/:consentID/purposes/:purposeID/status`, {
+  app.get('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/status', {
     config: { operation: 'consents.purpose.status.read' },
     schema: { tags, security, summary: 'Get consent status of a purpose', params: PurposeParams, response: { 200: Type.Object({ Consented: Type.String() }), ...reads } },
     handler: async (req) => {
@@ -90,7 +89,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.post(`${base}/:consentID/purposes/:purposeID/status`, {
+  app.post('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/status', {
     config: { operation: 'consents.purpose.status.update' },
     schema: {
       tags, security, summary: 'Set every attribute of a purpose (Days 0)', params: PurposeParams,
@@ -104,7 +103,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     },
   });
 
-  app.patch(`${base}/:consentID/purposes/:purposeID/attributes/:attributeID`, {
+  app.patch('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID', {
     config: { operation: 'consents.attribute.update' },
     schema: {
       tags, security, summary: 'Update a single attribute consent', params: AttributeParams,

@@ -1,15 +1,12 @@
 /**
- * Routes of the special consent request and its notification transports, under `{base}`:
- * - `POST /organizations/{organizationID}/purposes/{purposeID}/attributes/consent` (SPEC 4.3): 202 + Location
- * - `GET /organizations/{organizationID}/jobs/{jobID}`: the job's state and counts
+ * Routes of the notification transports that deliver special consent requests (the request itself
+ * and its job are consent/request-routes.ts), under `{base}`:
  * - `GET|PUT /organizations/{organizationID}/notification-transports`
  * - `GET /organizations/{organizationID}/notification-transports/webhook/attempts`: the delivery log
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../http/auth.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
-import { absentBodyAsEmpty } from '../http/body-keys.js';
 import { errors } from '../http/schemas.js';
 import type { NotificationService } from './service.js';
 
@@ -32,21 +29,6 @@ const TransportsInput = Type.Object({
   webhook: Type.Optional(Type.Union([Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }), Type.Null()])),
   rotatesecret: Type.Optional(Type.Boolean()),
 });
-const JobBody = Type.Object({
-  ID: Type.String(),
-  Type: Type.String({ description: '`consent-request`' }),
-  State: Type.String({ description: '`queued`, `running`, `completed` or `failed`' }),
-  PurposeID: Type.String(),
-  AttributeIDs: Type.Array(Type.String()),
-  Notified: Type.Integer({ description: 'individuals notified (count)' }),
-  Skipped: Type.Integer({ description: 'individuals no transport reaches (count)' }),
-  SkippedReason: Type.String({ description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was' }),
-  Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
-  Error: Type.String({ description: 'why the job failed; "" otherwise' }),
-  CreatedAt: Type.String({ description: 'RFC 3339' }),
-  StartedAt: Type.String({ description: 'RFC 3339, or ""' }),
-  FinishedAt: Type.String({ description: 'RFC 3339, or ""' }),
-});
 const AttemptBody = Type.Object({
   ID: Type.String(),
   JobID: Type.String(),
@@ -62,32 +44,6 @@ const AttemptBody = Type.Object({
 
 /** @param opts.notifications - the notification service; opts.publicUrl - for absolute URLs. */
 export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: NotificationService; publicUrl: string }> = async (app, { notifications, publicUrl }) => {
-  app.post('/organizations/:organizationID/purposes/:purposeID/attributes/consent', {
-    config: { operation: 'consent.request.create' },
-    schema: {
-      tags: ['consents'],
-      security,
-      summary: 'Special consent request: notify every subscribed individual who disallows any of the attributes',
-      description: 'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual. Without any transport the job counts everyone as skipped, with the reason.',
-      params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
-      body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
-      response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
-    },
-    // SPEC 4.3: the body is optional; a request without one asks about every attribute.
-    preValidation: absentBodyAsEmpty,
-    handler: async (req, reply) => {
-      const { organizationID, purposeID } = req.params;
-      const jobId = await notifications.request(req.principal as Principal, organizationID, purposeID, req.body.attributeids);
-      return reply.code(202).header('location', `${publicUrl}/v1/organizations/${organizationID}/jobs/${jobId}`).send(null);
-    },
-  });
-
-  app.get('/organizations/:organizationID/jobs/:jobID', {
-    config: { operation: 'jobs.read' },
-    schema: { tags: ['jobs'], security, summary: 'A background job: state, counts and times', params: Type.Object({ ...OrgParams.properties, jobID: Type.String() }), response: { 200: JobBody, ...errors(401, 403, 404) } },
-    handler: async (req) => notifications.job(req.params.organizationID, req.params.jobID),
-  });
-
   app.get('/organizations/:organizationID/notification-transports', {
     config: { operation: 'notifications.transports.read' },
     schema: { tags: ['notifications'], security, summary: 'The organisation’s notification transports (the webhook secret is never shown)', params: OrgParams, response: { 200: TransportsBody, ...errors(401, 403, 404) } },

@@ -1,6 +1,7 @@
 /**
- * The rules of the special consent request (SPEC 4.3, the 202 operation) and of the
- * organisation's notification transports.
+ * The delivery side of the special consent request (SPEC 4.3, the 202 operation): its job, queued
+ * once consent/request.ts has checked what it asks about; and the organisation's notification
+ * transports.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open.js';
@@ -10,7 +11,6 @@ import { BadRequest, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
-import { loadCatalogue } from '../consent/interface.js';
 import { isId } from '../util/ids.js';
 import { queueJobId } from './ids.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
@@ -95,23 +95,14 @@ export class NotificationService {
   }
 
   /**
-   * Starts a special consent request: one job, queued in the same transaction as its row.
-   * @param attributeIds - the purpose's attributes to ask about; undefined means all of them.
+   * Queues a special consent request that consent/request.ts has checked: one job, queued in the
+   * same transaction as its row.
+   * @param wanted - the purpose's attributes to ask about: distinct, at least one.
    * @returns the job's ID.
-   * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
-   * @throws {BadRequest} when the purpose has no attributes to ask about.
    * An organisation without any transport still gets its job (SPEC 4.3 answers 202): the job counts
    * everyone as `Skipped` and says why in `SkippedReason`.
    */
-  async request(principal: Principal, orgId: string, purposeId: string, attributeIds: string[] | undefined): Promise<string> {
-    // Read fresh, not from a cache: the job is decided once, on what is configured now.
-    const purpose = isId(purposeId) ? (await loadCatalogue(this.db, orgId))?.byId.get(purposeId) : undefined;
-    if (!purpose) throw new NotFound('Purpose not found');
-    const live = purpose.attributes.map((a) => a.id);
-    const wanted = attributeIds === undefined ? live : [...new Set(attributeIds)];
-    const unknown = wanted.find((id) => !live.includes(id));
-    if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
-    if (wanted.length === 0) throw new BadRequest('The purpose has no data attributes to ask about');
+  async enqueue(principal: Principal, orgId: string, purposeId: string, wanted: string[]): Promise<string> {
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       const requestedBy = { userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) };

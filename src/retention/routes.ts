@@ -20,16 +20,15 @@ const MAX_PERIOD = 100 * 365 * 86400;
 
 /** @param opts.retention - the retention service. */
 export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionService }> = async (app, { retention }) => {
-  const base = '/organizations/:organizationID/data-retention';
   const answer = { 200: RetentionBody, ...errors(400, 401, 403, 404) };
 
-  app.get(base, {
+  app.get('/organizations/:organizationID/data-retention', {
     config: { operation: 'retention.read' },
     schema: { tags, security, summary: 'Get the data-retention setting', params: Params, response: answer },
     handler: (req) => retention.get(req.params.organizationID),
   });
 
-  app.post(base, {
+  app.post('/organizations/:organizationID/data-retention', {
     config: { operation: 'retention.update' },
     schema: {
       tags, security, summary: 'Set the retention period (seconds)', params: Params,
@@ -39,10 +38,13 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
     handler: (req) => retention.setPeriod(req.params.organizationID, req.body.RetentionPeriod),
   });
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post(`${base}/${action}`, {
+  for (const [url, enabled] of [
+    ['/organizations/:organizationID/data-retention/enable', true],
+    ['/organizations/:organizationID/data-retention/disable', false],
+  ] as const) {
+    app.post(url, {
       config: { operation: 'retention.update' },
-      schema: { tags, security, summary: `${action === 'enable' ? 'Enable' : 'Disable'} data retention`, params: Params, response: answer },
+      schema: { tags, security, summary: `${enabled ? 'Enable' : 'Disable'} data retention`, params: Params, response: answer },
       handler: (req) => retention.setEnabled(req.params.organizationID, enabled),
     });
   }

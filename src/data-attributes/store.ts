@@ -1,18 +1,18 @@
-/** SQL of data attributes ("templates") and their links to purposes. */
+/** SQL of data attributes (the API's "templates") and their links to purposes. */
 import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../db/open.js';
 import { dataAttributes, purposeAttributes, purposes } from '../db/schema.js';
 
-/** A template: a live data attribute with the live purposes it is linked to. */
-export interface TemplateRow {
+/** A live data attribute with the live purposes it is linked to. */
+export interface DataAttributeRow {
   id: string;
   name: string;
   purposeIds: string[];
 }
 
-/** Live templates of an organisation (all, or the given IDs), oldest first. */
-export async function listTemplates(db: Executor, orgId: string, ids?: string[]): Promise<TemplateRow[]> {
+/** Live data attributes of an organisation (all, or the given IDs), oldest first. */
+export async function listDataAttributes(db: Executor, orgId: string, ids?: string[]): Promise<DataAttributeRow[]> {
   const rows = await db
     .select({
       id: dataAttributes.id,
@@ -37,8 +37,8 @@ export async function livePurposeIds(db: Executor, orgId: string, purposeIds: st
   return new Set(rows.map((r) => r.id));
 }
 
-/** Creates a template linked to purposes; returns its ID. */
-export async function insertTemplate(db: Executor, orgId: string, name: string, purposeIds: string[]): Promise<string> {
+/** Creates a data attribute linked to purposes; returns its ID. */
+export async function insertDataAttribute(db: Executor, orgId: string, name: string, purposeIds: string[]): Promise<string> {
   const id = uuidv7();
   await db.insert(dataAttributes).values({ id, orgId, name });
   if (purposeIds.length) await db.insert(purposeAttributes).values(purposeIds.map((purposeId) => ({ purposeId, attributeId: id })));
@@ -46,10 +46,10 @@ export async function insertTemplate(db: Executor, orgId: string, name: string, 
 }
 
 /**
- * Renames a live template and makes its live links exactly `purposeIds`: new links are added,
- * dropped ones marked unlinked (kept, for evidence). Returns whether the template exists.
+ * Renames a live data attribute and makes its live links exactly `purposeIds`: new links are added,
+ * dropped ones marked unlinked (kept, for evidence). Returns whether the data attribute exists.
  */
-export async function updateTemplate(db: Executor, orgId: string, id: string, name: string, purposeIds: string[]): Promise<boolean> {
+export async function updateDataAttribute(db: Executor, orgId: string, id: string, name: string, purposeIds: string[]): Promise<boolean> {
   const rows = await db
     .update(dataAttributes)
     .set({ name })
@@ -75,8 +75,8 @@ export async function updateTemplate(db: Executor, orgId: string, id: string, na
   return true;
 }
 
-/** Marks a live template deleted; returns whether there was one. */
-export async function softDeleteTemplate(db: Executor, orgId: string, id: string): Promise<boolean> {
+/** Marks a live data attribute deleted; returns whether there was one. */
+export async function softDeleteDataAttribute(db: Executor, orgId: string, id: string): Promise<boolean> {
   const rows = await db
     .update(dataAttributes)
     .set({ deletedAt: sql`now()` })

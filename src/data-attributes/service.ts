@@ -1,0 +1,81 @@
+/**
+ * Rules of data attributes, called templates in the iGrant.io API family's paths and fields
+ * (ISO/IEC TS 27560 "data" / "personal data category"). A data attribute has a name and the
+ * purposes that use it; a purpose's consents are per attribute. Deleting a data attribute or
+ * unlinking a purpose hides it from current consent records but keeps it for the evidence
+ * (docs/decisions/0008-consent-records-and-catalogue.md).
+ */
+import type { Db } from '../db/open.js';
+import { BadRequest, NotFound } from '../http/errors.js';
+import { isId } from '../util/ids.js';
+import * as store from './store.js';
+
+/** A data attribute as answered (a `Template`): `{ID, Consent (the attribute name), PurposeIDs}`. */
+export interface DataAttributeBody {
+  ID: string;
+  Consent: string;
+  PurposeIDs: string[];
+}
+
+/** A data attribute as a request describes it (an element of `templates`). */
+export interface DataAttributeInput {
+  consent: string;
+  purposeids?: string[];
+}
+
+const present = (row: store.DataAttributeRow): DataAttributeBody => ({ ID: row.id, Consent: row.name, PurposeIDs: row.purposeIds });
+
+/** Manages data attributes; the caller's right to do so is checked by the access policy. */
+export class DataAttributeService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The distinct purpose IDs of `inputs`, all live purposes of the organisation.
+   * @throws {BadRequest} naming the first ID that is not.
+   */
+  private async checkPurposes(orgId: string, inputs: DataAttributeInput[]): Promise<void> {
+    const wanted = [...new Set(inputs.flatMap((i) => i.purposeids ?? []))];
+    const live = await store.livePurposeIds(this.db, orgId, wanted.filter(isId));
+    const missing = wanted.find((id) => !live.has(id));
+    if (missing !== undefined) throw new BadRequest(`Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`);
+  }
+
+  /**
+   * Creates data attributes, all or none.
+   * @returns the created data attributes, in request order.
+   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   */
+  async create(orgId: string, inputs: DataAttributeInput[]): Promise<DataAttributeBody[]> {
+    await this.checkPurposes(orgId, inputs);
+    const ids = await this.db.transaction(async (tx) => {
+      const out: string[] = [];
+      for (const i of inputs) out.push(await store.insertDataAttribute(tx, orgId, i.consent.trim(), [...new Set(i.purposeids ?? [])]));
+      return out;
+    });
+    const rows = new Map((await store.listDataAttributes(this.db, orgId, ids)).map((r) => [r.id, r]));
+    return ids.map((id) => present(rows.get(id)!));
+  }
+
+  /** Live data attributes of the organisation. */
+  async list(orgId: string): Promise<DataAttributeBody[]> {
+    return (await store.listDataAttributes(this.db, orgId)).map(present);
+  }
+
+  /**
+   * Renames a data attribute and replaces its purposes.
+   * @throws {NotFound} when it is not a live data attribute of this organisation.
+   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   */
+  async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
+    if (!isId(id)) throw new NotFound('Template not found');
+    await this.checkPurposes(orgId, [input]);
+    const found = await this.db.transaction((tx) => store.updateDataAttribute(tx, orgId, id, input.consent.trim(), [...new Set(input.purposeids ?? [])]));
+    if (!found) throw new NotFound('Template not found');
+    return present((await store.listDataAttributes(this.db, orgId, [id]))[0]!);
+  }
+
+  /** Deletes a data attribute (soft: evidence keeps it). @throws {NotFound} */
+  async delete(orgId: string, id: string): Promise<void> {
+    if (!isId(id) || !(await store.softDeleteDataAttribute(this.db, orgId, id))) throw new NotFound('Template not found');
+  }
+}
