@@ -15,9 +15,6 @@ import { SealError } from './crypto/master-key.js';
 import { DataDirLockedError } from './db/lock.js';
 import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
 import { safeErrorMessage } from './util/errors.js';
-import { adminCommands } from './cli/commands.js';
-import { createContext } from './context.js';
-import { serve } from './cli/serve.js';
 import { embeddedStoreBusy, openStore } from './cli/store.js';
 
 const USAGE = `usage: assent <command>
@@ -48,7 +45,10 @@ async function runAdmin(config: Config, command: string, payload: unknown): Prom
     const opened = await openStore(config);
     try {
       await opened.store.migrate();
-      outcome = await adminCommands(config, opened.store, () => createContext(config, opened.store))(command, payload);
+      // Loaded on use: a command imports only what it runs (the server and its routes are not needed here).
+      const { adminCommands } = await import('./cli/commands.js');
+      const context = () => import('./context.js').then(({ createContext }) => createContext(config, opened.store));
+      outcome = await adminCommands(config, opened.store, context)(command, payload);
     } finally {
       await opened.close();
     }
@@ -82,7 +82,7 @@ export async function main(args: string[]): Promise<void> {
     const config = loadConfig();
     switch (command) {
       case 'serve':
-        return await serve(config);
+        return await (await import('./cli/serve.js')).serve(config);
       case 'migrate':
         return await runAdmin(config, 'migrate', null);
       case 'import':

@@ -35,7 +35,7 @@ import { IndividualService } from './individuals/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
-import { KeyRing } from './identity/keys.js';
+import { KeyRing, maxTokenTtl } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
@@ -97,14 +97,6 @@ export interface Context {
   federation: FederationServices;
   /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
   webOrigins: WebOrigins;
-}
-
-/**
- * The longest lifetime of any token (seconds): how long a retired signing key stays published.
- * @param config - the configuration.
- */
-export function maxTokenTtl(config: Config): number {
-  return Math.max(config.accessTokenTtl, config.refreshTokenTtl, config.apiKeyTtl);
 }
 
 /**

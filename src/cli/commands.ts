@@ -5,9 +5,9 @@
 import type { Config } from '../config.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
-import { type Context, maxTokenTtl } from '../context.js';
+import type { Context } from '../context.js';
 import { NotFound } from '../http/errors.js';
-import { rotateSigningKey } from '../identity/keys.js';
+import { maxTokenTtl, rotateSigningKey } from '../identity/keys.js';
 import { redirectUriImport } from '../federation/redirect-uris.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';

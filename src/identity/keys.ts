@@ -6,9 +6,18 @@
  * their tokens expire").
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Executor } from '../db/open.js';
 import * as store from './keys-store.js';
+
+/**
+ * The longest lifetime of any token (seconds): how long a retired signing key stays published.
+ * @param config - the configuration.
+ */
+export function maxTokenTtl(config: Config): number {
+  return Math.max(config.accessTokenTtl, config.refreshTokenTtl, config.apiKeyTtl);
+}
 
 /** The one signing algorithm; pinned on verification too (RFC 8725 §3.1). */
 export const ALG = 'ES256';

@@ -35,7 +35,9 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** Spawns `node bin/assent.cjs ...args`; throws a clear error when dist/ has not been built. */
 function spawnAssent(args: string[], env: Record<string, string>): ChildProcess {
   if (!existsSync(path.join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
-  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // --liftoff-only, as vitest.config.ts gives the test workers: a test's `assent` lives seconds, too
+  // short for V8's optimising compiler to pay back compiling PGlite's WebAssembly.
+  return spawn(process.execPath, ['--liftoff-only', BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** How a one-shot command ended. */
