@@ -9,14 +9,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, freshPostgresDatabase, login, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
+import { lockDataDir } from '../src/db/lock.js';
+import { openPglite, openPostgres, type Store } from '../src/db/open.js';
+import { call, copyPgliteTemplate, freshPostgresDatabase, login, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 
 const MIGRATIONS = path.resolve(__dirname, '../drizzle');
 
@@ -66,57 +64,66 @@ describe('ASVS 5.0 V2.4.1: each rate-limit counter carries its own expiry', () =
   });
 });
 
-/** A migrations folder holding the migrations before 0016 only. */
-function migrationsBefore0016(): string {
+/** The journal entry of migration 0016. */
+function entry0016(): { idx: number; when: number } {
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ idx: number; when: number }> };
+  return journal.entries.find((e) => e.idx === 16)!;
+}
+
+/** A copy of the migrations folder that ends with 0016. */
+function migrationsThrough0016(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'assent-migrations-'));
   cpSync(MIGRATIONS, dir, { recursive: true });
   const journalFile = path.join(dir, 'meta/_journal.json');
   const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ idx: number }> };
-  journal.entries = journal.entries.filter((e) => e.idx < 16);
+  journal.entries = journal.entries.filter((e) => e.idx <= 16);
   writeFileSync(journalFile, JSON.stringify(journal));
   return dir;
 }
 
-/** An empty database of the run's kind, migrated through a folder and queried in SQL. */
-interface Scratch {
-  migrate(folder: string): Promise<void>;
-  query(text: string): Promise<unknown[]>;
-  close(): Promise<void>;
-}
-
-async function scratchDatabase(): Promise<Scratch> {
-  if (!onPostgres) {
-    const client = await PGlite.create();
-    return {
-      migrate: (folder) => migratePglite(drizzlePglite(client), { migrationsFolder: folder }),
-      query: async (text) => (await client.query(text)).rows,
-      close: () => client.close(),
+/**
+ * A copy of the run's migrated store (test/helpers/global-setup.ts) wound back to just before
+ * migration 0016: its column dropped, and its row in Drizzle's journal table (and any later
+ * migration's, which the folder of `migrationsThrough0016` leaves out) forgotten. Much faster than
+ * migrating an empty store to 0015.
+ */
+async function storeBefore0016(): Promise<{ store: Store; close(): Promise<void> }> {
+  let store: Store;
+  let close: () => Promise<void>;
+  if (onPostgres) {
+    const database = await freshPostgresDatabase({ migrated: true });
+    store = openPostgres(database.url, 1);
+    close = async () => {
+      await store.close();
+      await database.drop();
+    };
+  } else {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-test-'));
+    copyPgliteTemplate(dataDir);
+    const release = await lockDataDir(dataDir);
+    store = await openPglite(dataDir);
+    close = async () => {
+      await store.close();
+      await release();
+      rmSync(dataDir, { recursive: true, force: true });
     };
   }
-  const database = await freshPostgresDatabase();
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  return {
-    migrate: (folder) => migratePg(drizzlePg(client), { migrationsFolder: folder }),
-    query: async (text) => (await client.query(text)).rows,
-    async close() {
-      await client.end();
-      await database.drop();
-    },
-  };
+  await store.raw('ALTER TABLE rate_limits DROP COLUMN expires_at');
+  await store.raw('DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= $1', [entry0016().when]);
+  return { store, close };
 }
 
 describe('migration 0016 gives the counters stored before it an end from their rule', () => {
   it('the fixed 60 s federation window exactly, the configurable windows and any other key a day', async () => {
-    const before = migrationsBefore0016();
-    const db = await scratchDatabase();
+    const folder = migrationsThrough0016();
+    const { store, close } = await storeBefore0016();
     try {
-      await db.migrate(before);
-      await db.query(`INSERT INTO rate_limits (key, window_start, count) VALUES
+      await store.raw(`INSERT INTO rate_limits (key, window_start, count) VALUES
         ('fed-authorize:ip:203.0.113.9', now() - interval '10 seconds', 3), ('forgot:u:ghost@acme.example', now() - interval '10 minutes', 2),
         ('anon:00000000-0000-4000-8000-000000000000', now() - interval '50 minutes', 9), ('other:key', now(), 1)`);
-      await db.migrate(MIGRATIONS);
-      const rows = await db.query(`SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds FROM rate_limits ORDER BY key`);
+      if (store.kind === 'pglite') await migratePglite(store.db as never, { migrationsFolder: folder });
+      else await migratePg(store.db as never, { migrationsFolder: folder });
+      const { rows } = await store.raw(`SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds FROM rate_limits ORDER BY key`);
       expect(rows).toEqual([
         { key: 'anon:00000000-0000-4000-8000-000000000000', count: 9, seconds: 86400 },
         { key: 'fed-authorize:ip:203.0.113.9', count: 3, seconds: 60 },
@@ -124,10 +131,10 @@ describe('migration 0016 gives the counters stored before it an end from their r
         { key: 'other:key', count: 1, seconds: 86400 },
       ]);
       // From now on every counter is written with its end.
-      await expect(db.query(`INSERT INTO rate_limits (key, window_start, count) VALUES ('x', now(), 1)`)).rejects.toThrow(/expires_at/);
+      await expect(store.raw(`INSERT INTO rate_limits (key, window_start, count) VALUES ('x', now(), 1)`)).rejects.toThrow(/expires_at/);
     } finally {
-      await db.close();
-      rmSync(before, { recursive: true, force: true });
+      await close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });
