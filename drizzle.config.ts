@@ -2,6 +2,12 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/db/schema.ts', './src/db/schema-consent.ts', './src/db/schema-notifications.ts', './src/db/schema-users.ts', './src/db/schema-federation.ts'],
+  schema: [
+    './src/db/schema.ts',
+    './src/db/schema-consent.ts',
+    './src/db/schema-notifications.ts',
+    './src/db/schema-users.ts',
+    './src/db/schema-federation.ts',
+  ],
   out: './drizzle',
 });

@@ -26,6 +26,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { build } from './lib/build.mjs';
 import { cleanup, installGuards, onCleanup } from './lib/cleanup.mjs';
+import { DEMO_FILE, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
 import { versusCeiling } from './lib/consent-cannon.mjs';
 import { startCeiling } from './lib/consent-ceiling.mjs';
 import { consentOpts, OWNER } from './lib/consent-config.mjs';
@@ -36,7 +37,6 @@ import { planPages, planRead } from './lib/consent-measures.mjs';
 import { planPatch } from './lib/consent-patch.mjs';
 import { deepVersusFirst, report } from './lib/consent-report.mjs';
 import { specialRequestMeasure } from './lib/consent-special.mjs';
-import { DEMO_FILE, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
 import { createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
 import { elapsedSeconds, load, log, r1, redact, runCli } from './lib/util.mjs';
 
@@ -57,7 +57,9 @@ function machineFacts() {
 async function main() {
   const startedAt = new Date().toISOString();
   const machine = machineFacts();
-  log(`Assent consent benchmark: ${consentOpts.individuals} individuals; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`);
+  log(
+    `Assent consent benchmark: ${consentOpts.individuals} individuals; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
+  );
   build();
 
   const { dbName, pgVersion, url } = await createPostgresDatabase();
@@ -95,14 +97,23 @@ async function main() {
   const patchRun = await versusCeiling(server, ceiling, patchPlan.spec);
   const patch = { individuals: patchPlan.individuals, ...patchRun, events: await patchPlan.verify() };
   const pages = [];
-  for (const plan of pagePlans) pages.push({ listing: plan.listing, depth: plan.depth, label: plan.label, check: plan.check, ...(await versusCeiling(server, ceiling, plan.spec)) });
+  for (const plan of pagePlans)
+    pages.push({
+      listing: plan.listing,
+      depth: plan.depth,
+      label: plan.label,
+      check: plan.check,
+      ...(await versusCeiling(server, ceiling, plan.spec)),
+    });
   await ceiling.stop();
 
   log('explain: EXPLAIN (ANALYZE, BUFFERS) of the consented-users pages');
   const explain = await explainPages(url.toString(), pagePlans);
   for (const page of explain) {
     const m = page.statements[page.main]?.summary;
-    log(`  ${page.label}: ${m ? `${m.verdict}, rows read ${m.rowsRead}, ${m.executionMs} ms` : 'statement not captured'}`);
+    log(
+      `  ${page.label}: ${m ? `${m.verdict}, rows read ${m.rowsRead}, ${m.executionMs} ms` : 'statement not captured'}`,
+    );
   }
 
   const special = await specialRequestMeasure(server, ctx);

@@ -56,7 +56,12 @@ if (file) {
       mean: empty ? null : delay(histogram.mean),
       raw: empty
         ? null
-        : { min: round(ms(histogram.min)), p50: round(ms(histogram.percentile(50))), p99: round(ms(histogram.percentile(99))), max: round(ms(histogram.max)) },
+        : {
+            min: round(ms(histogram.min)),
+            p50: round(ms(histogram.percentile(50))),
+            p99: round(ms(histogram.percentile(99))),
+            max: round(ms(histogram.max)),
+          },
     };
     try {
       appendFileSync(file, `${JSON.stringify(record)}\n`);

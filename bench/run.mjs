@@ -30,7 +30,14 @@ import { cleanup, installGuards } from './lib/cleanup.mjs';
 import { DEMO_FILE, GOALS, KEYCLOAK_PER_VCPU, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
 import { floorStorm } from './lib/floor.mjs';
 import { derive, report } from './lib/report.mjs';
-import { createPgliteDir, createPostgresDatabase, serverEnv, serverThreadPool, startServer, stopServer } from './lib/server.mjs';
+import {
+  createPgliteDir,
+  createPostgresDatabase,
+  serverEnv,
+  serverThreadPool,
+  startServer,
+  stopServer,
+} from './lib/server.mjs';
 import { loginStorm, refreshStorm } from './lib/storms.mjs';
 import { loginTiming } from './lib/timing.mjs';
 import { elapsedSeconds, load, log, r1, redact, runCli } from './lib/util.mjs';
@@ -87,7 +94,9 @@ async function main() {
     serverThreadPool: serverThreadPool(),
     loadAvgStart: load(),
   };
-  log(`Assent benchmark: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`);
+  log(
+    `Assent benchmark: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
+  );
   build();
   const { loadConfig } = await import('../dist/config.js');
   const argon2 = loadConfig({}).argon2; // the production defaults, from the product's own config

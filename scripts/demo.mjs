@@ -42,7 +42,8 @@ const lines = [
   '  Demo credentials:',
 ];
 for (const org of demo.organisations) {
-  for (const a of org.admins ?? []) lines.push(`    admin of ${org.name}: ${a.username} / ${a.password}   (roles: ${a.roles.join(', ')})`);
+  for (const a of org.admins ?? [])
+    lines.push(`    admin of ${org.name}: ${a.username} / ${a.password}   (roles: ${a.roles.join(', ')})`);
   for (const i of org.individuals ?? []) lines.push(`    individual of ${org.name}: ${i.username} / ${i.password}`);
 }
 lines.push('  Stop with Ctrl-C.', '');

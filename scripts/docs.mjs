@@ -42,11 +42,14 @@ async function configTable() {
   const read = variablesRead();
   const listed = new Set(SETTINGS.map((s) => s.env));
   const problems = [];
-  for (const name of read.keys()) if (!listed.has(name)) problems.push(`${name} is read by src/config.ts but missing from SETTINGS (src/config-settings.ts)`);
+  for (const name of read.keys())
+    if (!listed.has(name))
+      problems.push(`${name} is read by src/config.ts but missing from SETTINGS (src/config-settings.ts)`);
   for (const s of SETTINGS) {
     if (!read.has(s.env)) problems.push(`${s.env} is in SETTINGS but not read by src/config.ts`);
     const fallback = read.get(s.env);
-    if (fallback !== undefined && Number(s.default) !== fallback) problems.push(`${s.env}: SETTINGS says ${s.default}, loadConfig uses ${fallback}`);
+    if (fallback !== undefined && Number(s.default) !== fallback)
+      problems.push(`${s.env}: SETTINGS says ${s.default}, loadConfig uses ${fallback}`);
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const rows = SETTINGS.map((s) => `| \`${s.env}\` | \`${cell(s.default)}\` | ${cell(s.unit)} | ${cell(s.meaning)} |`);
@@ -97,14 +100,22 @@ async function policyTable(routes) {
     const roles = rule.orgRoles ? rule.orgRoles.map((id) => roleName.get(id)).join(', ') : '';
     return `| \`${op}\` | ${paths.join(', ') || '(no route)'} | \`${rule.credential}\` | ${cell(roles)} | ${cell(rule.who)} |`;
   });
-  return ['| operation | method and path | credential | roles in the organisation | who may call it |', '|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| operation | method and path | credential | roles in the organisation | who may call it |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** A copy of `value` whose object keys are sorted at every level, so the file's order is stable. */
 function sortedKeys(value) {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys(value[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys(value[k])]),
+  );
 }
 
 /** `page` with the text between `<!-- generated:NAME -->` and the next `<!-- /generated -->` replaced. */
@@ -123,9 +134,18 @@ const fail = (err) => {
   process.exit(1);
 };
 const page = (file) => outputs.get(file) ?? readFileSync(path.join(root, file), 'utf8');
-outputs.set('docs/configuration.md', withGenerated(page('docs/configuration.md'), 'config', await configTable().catch(fail), 'docs/configuration.md'));
-outputs.set('docs/access-policy.md', withGenerated(page('docs/access-policy.md'), 'access-policy', await policyTable(routes), 'docs/access-policy.md'));
-outputs.set('docs/openapi.json', `${JSON.stringify(sortedKeys({ ...openapi, servers: [{ url: PLACEHOLDER_SERVER }] }), null, 2)}\n`);
+outputs.set(
+  'docs/configuration.md',
+  withGenerated(page('docs/configuration.md'), 'config', await configTable().catch(fail), 'docs/configuration.md'),
+);
+outputs.set(
+  'docs/access-policy.md',
+  withGenerated(page('docs/access-policy.md'), 'access-policy', await policyTable(routes), 'docs/access-policy.md'),
+);
+outputs.set(
+  'docs/openapi.json',
+  `${JSON.stringify(sortedKeys({ ...openapi, servers: [{ url: PLACEHOLDER_SERVER }] }), null, 2)}\n`,
+);
 
 let stale = 0;
 for (const [file, text] of outputs) {

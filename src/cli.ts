@@ -10,12 +10,12 @@
  * Exit codes: 0 success, 1 failure, 2 usage or configuration error.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { type AdminOutcome, callAdminSocket } from './cli/admin-socket.js';
+import { embeddedStoreBusy, openStore } from './cli/store.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { SealError } from './crypto/master-key.js';
 import { DataDirLockedError } from './db/lock.js';
-import { callAdminSocket, type AdminOutcome } from './cli/admin-socket.js';
 import { safeErrorMessage } from './util/errors.js';
-import { embeddedStoreBusy, openStore } from './cli/store.js';
 
 const USAGE = `usage: assent <command>
   serve          serve the HTTP API
@@ -107,7 +107,8 @@ export async function main(args: string[]): Promise<void> {
     if (err instanceof DataDirLockedError) fail(err.message, 1);
     if (err instanceof SealError) fail(`${err.message}. Is ASSENT_SECRET the one this store was created with?`, 1);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') fail(`cannot reach the database (${code}): check DATABASE_URL`, 1);
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND')
+      fail(`cannot reach the database (${code}): check DATABASE_URL`, 1);
     if (code === 'EADDRINUSE') fail(`the port is in use (${(err as Error).message})`, 1);
     fail(`unexpected error: ${safeErrorMessage(err)}`, 1);
   }

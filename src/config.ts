@@ -40,7 +40,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /**
    * Most connections to PostgreSQL each of the process's two pools opens (count; one pool for named
-   * statements, one for the rest, `src/db/open.ts`; the LISTEN connection comes on top). Few connections kept busy beat many that the database server's cores time-slice.
+   * statements, one for the rest, `src/db/open.ts`; the LISTEN connection comes on top). Few connections kept busy
+   * beat many that the database server's cores time-slice.
    */
   dbPoolSize: number;
   /**
@@ -138,7 +139,10 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
 
 /** A comma-separated host list, lower-cased, blanks dropped. */
 function hostList(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  return (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 function smtpUrl(raw: string | undefined): string | undefined {
@@ -149,7 +153,10 @@ function smtpUrl(raw: string | undefined): string | undefined {
 
 /** `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null` would open the API to any page (Fetch standard, CORS protocol). */
 function corsOrigins(raw: string | undefined): string[] {
-  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const origin of list) {
     let parsed: URL | undefined;
     try {
@@ -158,16 +165,22 @@ function corsOrigins(raw: string | undefined): string[] {
       parsed = undefined;
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(`ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, no trailing slash, no *), got "${origin}"`);
+      throw new ConfigError(
+        `ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, no trailing slash, no *), got "${origin}"`,
+      );
     }
   }
   return list;
 }
 
 function dnsServers(raw: string | undefined): string[] {
-  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const server of list) {
-    if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(server)) throw new ConfigError(`ASSENT_DNS_SERVERS must list IP[:PORT] entries, got "${server}"`);
+    if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(server))
+      throw new ConfigError(`ASSENT_DNS_SERVERS must list IP[:PORT] entries, got "${server}"`);
   }
   return list;
 }
@@ -178,12 +191,16 @@ function dnsServers(raw: string | undefined): string[] {
  * @param env - the environment, `process.env` by default.
  * @returns the resolved configuration.
  * @throws {ConfigError} when a variable holds an unusable value, or when `DATABASE_URL` is
- *   set without `ASSENT_SECRET` (docs/decisions/0003-operator-held-master-key.md: a shared database needs an operator-held master key).
+ *   set without `ASSENT_SECRET` (docs/decisions/0003-operator-held-master-key.md: a shared database needs an
+ * operator-held master key).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0);
   const host = env.HOST || '127.0.0.1';
-  const publicUrl = (env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   try {
     new URL(publicUrl);
   } catch {
@@ -237,8 +254,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelaySeconds: 60,
       windowSeconds: lockSeconds,
     },
-    forgotPerUsername: { max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
-    forgotPerIp: { max: int(env, 'ASSENT_FORGOT_PER_IP', 30), windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900) },
+    forgotPerUsername: {
+      max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3),
+      windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
+    },
+    forgotPerIp: {
+      max: int(env, 'ASSENT_FORGOT_PER_IP', 30),
+      windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
+    },
     invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),
@@ -251,7 +274,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
-    anonymousLimit: { max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000), windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600) },
+    anonymousLimit: {
+      max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000),
+      windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600),
+    },
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
     webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
     requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60),

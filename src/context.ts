@@ -4,47 +4,48 @@
  * service (the notification parts through `createNotifications`). No other module builds a
  * service; the HTTP app (`server.ts`), the admin socket and the CLI (`cli/`) share this one.
  */
-import type { Config } from './config.js';
-import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+
+import type { FastifyBaseLogger } from 'fastify';
 import { AccountService } from './accounts/service.js';
 import { AnonymousService } from './anonymous/service.js';
+import type { Config } from './config.js';
 import { CatalogueCache } from './consent/catalogue.js';
-import { ConsentRequestService } from './consent/request.js';
-import { HistoryService } from './consent/history.js';
-import { ChainSealer } from './consent/sealer.js';
-import { ListingService } from './consent/listing.js';
 import { GroupCommit } from './consent/group-commit.js';
-import { RecordViews } from './consent/views.js';
+import { HistoryService } from './consent/history.js';
+import { ListingService } from './consent/listing.js';
+import { ConsentRequestService } from './consent/request.js';
+import { ChainSealer } from './consent/sealer.js';
 import { ConsentService } from './consent/service.js';
+import { RecordViews } from './consent/views.js';
+import { loadMasterKey, type MasterKey } from './crypto/master-key.js';
+import { DataAttributeService } from './data-attributes/service.js';
 import type { Store } from './db/open.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { Broker } from './federation/broker.js';
 import { Exchange } from './federation/exchange.js';
 import { FederatedLogout } from './federation/logout.js';
 import type { FederationServices } from './federation/routes.js';
 import { FederationConfigService } from './federation/service.js';
 import { WebOrigins } from './federation/web-origins.js';
-import { ImageService } from './images/service.js';
-import { InvitationService } from './invitations/service.js';
-import { BackgroundTasks } from './passwords/background.js';
-import { PasswordService } from './passwords/service.js';
-import { createNotifications } from './notifications/start.js';
-import type { NotificationService } from './notifications/service.js';
-import { startWorkers } from './workers.js';
-import { IndividualService } from './individuals/service.js';
-import { createMailer, type Mailer } from './mail/mailer.js';
 import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
 import { KeyRing, maxTokenTtl } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
-import { AuditLogService } from './orgs/audit.js';
-import { RolesCache } from './orgs/roles-cache.js';
 import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
+import { ImageService } from './images/service.js';
+import { IndividualService } from './individuals/service.js';
+import { InvitationService } from './invitations/service.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import type { NotificationService } from './notifications/service.js';
+import { createNotifications } from './notifications/start.js';
+import { AuditLogService } from './orgs/audit.js';
+import { RolesCache } from './orgs/roles-cache.js';
+import { BackgroundTasks } from './passwords/background.js';
+import { PasswordService } from './passwords/service.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
-import { DataAttributeService } from './data-attributes/service.js';
 import { UserService } from './users/service.js';
+import { startWorkers } from './workers.js';
 
 /** Everything a request handler may need. */
 export interface Context {
@@ -112,7 +113,14 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const roles = new RolesCache(store.db);
   // PGlite has one connection: a second statement in flight would only queue there, so one slot.
   const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
-  const identity = new IdentityService({ db: store.db, config, tokens, master, liveness, rotationSlots: slots(config.dbWriteSlots) });
+  const identity = new IdentityService({
+    db: store.db,
+    config,
+    tokens,
+    master,
+    liveness,
+    rotationSlots: slots(config.dbWriteSlots),
+  });
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
@@ -148,7 +156,33 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
-    config, store, master, mailer, keys, tokens, liveness, roles, sealer, guard, identity, users, purposes, retention, dataAttributes, consents, history, individuals, listings, anonymous, accounts, auditLog, passwords, invitations, images, federation, webOrigins,
+    config,
+    store,
+    master,
+    mailer,
+    keys,
+    tokens,
+    liveness,
+    roles,
+    sealer,
+    guard,
+    identity,
+    users,
+    purposes,
+    retention,
+    dataAttributes,
+    consents,
+    history,
+    individuals,
+    listings,
+    anonymous,
+    accounts,
+    auditLog,
+    passwords,
+    invitations,
+    images,
+    federation,
+    webOrigins,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),
     async startWorkers(log) {

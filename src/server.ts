@@ -16,21 +16,21 @@ import type { Context } from './context.js';
 import { dataAttributeRoutes } from './data-attributes/routes.js';
 import { federationRoutes } from './federation/routes.js';
 import { healthRoutes } from './health/routes.js';
-import { imageRoutes } from './images/routes.js';
 import { installAuthGuard } from './http/auth.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
-import { trackHandlers } from './http/in-flight.js';
-import { installErrorHandlers } from './http/errors.js';
-import { installCors } from './http/cors.js';
-import { installSecurityHeaders } from './http/headers.js';
 import { installBodyParsers } from './http/body-parsers.js';
+import { installCors } from './http/cors.js';
+import { installErrorHandlers } from './http/errors.js';
+import { installSecurityHeaders } from './http/headers.js';
+import { trackHandlers } from './http/in-flight.js';
 import { requestLimitOptions } from './http/limits.js';
 import { loggingOptions } from './http/logging.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { identityRoutes, loginV11Routes } from './identity/routes.js';
+import { imageRoutes } from './images/routes.js';
 import { individualRoutes } from './individuals/routes.js';
 import { invitationRoutes } from './invitations/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
-import { identityRoutes, loginV11Routes } from './identity/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
@@ -81,12 +81,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       info: {
         title: 'Assent',
         version: '2.1.6',
-        description: 'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the SPEC are under /v1.',
+        description:
+          'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the SPEC are under /v1.',
       },
       servers: [{ url: ctx.config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   // The reference page is served from the bundled swagger-ui files; nothing is loaded from outside.
   await app.register(swaggerUi, {
@@ -96,7 +99,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // Nothing is fetched from elsewhere, so the policy allows nothing from elsewhere either.
     transformStaticCSP: (header) => header.replace(/ validator\.swagger\.io/g, '').replace(/ https:/g, ''),
   });
-  app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   installBodyKeyCanonicalisation(app);
   installAuthGuard(app, ctx.guard);
@@ -122,7 +127,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
-      await v1.register(historyRoutes, { consents: ctx.consents, history: ctx.history, publicUrl: ctx.config.publicUrl });
+      await v1.register(historyRoutes, {
+        consents: ctx.consents,
+        history: ctx.history,
+        publicUrl: ctx.config.publicUrl,
+      });
       await v1.register(consentRequestRoutes, { requests: ctx.consentRequests, publicUrl: ctx.config.publicUrl });
       await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });

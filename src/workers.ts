@@ -19,7 +19,11 @@ import type { Notifications } from './notifications/start.js';
  * @returns a function that stops them all, waiting for the rounds under way.
  * @throws the database's error when pg-boss cannot create its schema.
  */
-export async function startWorkers(ctx: Context, notifications: Notifications, log: FastifyBaseLogger): Promise<() => Promise<void>> {
+export async function startWorkers(
+  ctx: Context,
+  notifications: Notifications,
+  log: FastifyBaseLogger,
+): Promise<() => Promise<void>> {
   const stops: Array<() => Promise<void>> = [];
   stops.push(scheduleSweep(log, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds));
   stops.push(schedulePurge(log, ctx.store.db, ctx.config));

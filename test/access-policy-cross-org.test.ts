@@ -8,8 +8,8 @@
  * in its own listings and its own record of her, and still nothing of A's.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../src/orgs/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { runImport } from '../src/orgs/import.js';
 import { call, login } from './helpers/assent.js';
 import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 import { solid } from './helpers/images.js';
@@ -31,8 +31,16 @@ beforeAll(async () => {
         {
           key: 'bravo',
           name: 'Bravo',
-          purposes: [{ key: 'service', name: 'Service', lawfulUsage: true, attributes: [{ key: 'email', name: 'Email' }] }],
-          admins: [{ username: 'owner@bravo.example', password: 'bravo-owner-passphrase', roles: ['owner', 'admin', 'dpo', 'developer'] }],
+          purposes: [
+            { key: 'service', name: 'Service', lawfulUsage: true, attributes: [{ key: 'email', name: 'Email' }] },
+          ],
+          admins: [
+            {
+              username: 'owner@bravo.example',
+              password: 'bravo-owner-passphrase',
+              roles: ['owner', 'admin', 'dpo', 'developer'],
+            },
+          ],
         },
       ],
     },
@@ -48,16 +56,25 @@ beforeAll(async () => {
   // Carol's data at A: a consent and a profile image.
   carolShopConsentId = await consentIdOf(t, org, 'carol');
   const email = `${consentsUrl(t, org, 'carol')}/${carolShopConsentId}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`;
-  expect((await call(email, { method: 'PATCH', token: org.tokens.carol, body: { consented: 'Allow', days: 0 } })).status).toBe(200);
+  expect(
+    (await call(email, { method: 'PATCH', token: org.tokens.carol, body: { consented: 'Allow', days: 0 } })).status,
+  ).toBe(200);
   const form = new FormData();
   form.append('userimage', new Blob([await solid(16, 16).jpeg().toBuffer()], { type: 'image/jpeg' }), 'carol.jpg');
-  const upload = await fetch(`${t.base}/user/image`, { method: 'POST', headers: { authorization: `Bearer ${org.tokens.carol}` }, body: form });
+  const upload = await fetch(`${t.base}/user/image`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${org.tokens.carol}` },
+    body: form,
+  });
   expect(upload.status).toBe(200);
   carolImage = ((await upload.json()) as { User: { ImageID: string } }).User.ImageID;
 });
 
 /** B's Owner, by access token and by API key. */
-const asB = (): Array<{ token: string; scheme?: string }> => [{ token: b.token }, { token: b.apiKey, scheme: 'ApiKey' }];
+const asB = (): Array<{ token: string; scheme?: string }> => [
+  { token: b.token },
+  { token: b.apiKey, scheme: 'ApiKey' },
+];
 const bUrl = (path: string) => `${s.t.base}/organizations/${bravo}${path}`;
 
 describe('cross-organisation: the Owner of B sees nothing of a user subscribed only to A', () => {
@@ -68,7 +85,10 @@ describe('cross-organisation: the Owner of B sees nothing of a user subscribed o
       expect((await call(bUrl('/users/count'), cred)).body.SubscribeUserCount).toBe(0);
       expect((await call(bUrl('/users'), { ...cred, body: { userid: carol } })).status).toBe(404);
       expect((await call(bUrl(`/users/${carol}`), { ...cred, method: 'DELETE' })).status).toBe(404);
-      expect((await call(bUrl(`/users/${carol}/upgrade`), { ...cred, body: { username: 'taken-over@bravo.example' } })).status).toBe(404);
+      expect(
+        (await call(bUrl(`/users/${carol}/upgrade`), { ...cred, body: { username: 'taken-over@bravo.example' } }))
+          .status,
+      ).toBe(404);
     }
     expect((await call(bUrl('/users'), { token: b.token })).body.Users).toEqual([]);
   });
@@ -80,20 +100,33 @@ describe('cross-organisation: the Owner of B sees nothing of a user subscribed o
       expect((await call(`${s.t.base}/users/${carol}/image`, { ...cred, method: 'DELETE' })).status).toBe(404);
     }
     // A's Owner, whose organisation she joined, sees it.
-    expect((await call(`${s.t.base}/users/${carol}/image/${carolImage}`, { token: s.org.tokens.owner })).status).toBe(200);
+    expect((await call(`${s.t.base}/users/${carol}/image/${carolImage}`, { token: s.org.tokens.owner })).status).toBe(
+      200,
+    );
   });
 
   it('consents and history: her records under B are 404s, A’s record ID under B too; consented-user pages do not list her', async () => {
     const carol = s.org.users.carol!;
     const record = bUrl(`/users/${carol}/consents`);
     for (const cred of asB()) {
-      for (const url of [record, `${record}/${carolShopConsentId}`, `${record}/${carolShopConsentId}/purposes/${s.org.marketing.id}`, `${record}/history`, bUrl(`/consents/history?at=${encodeURIComponent(new Date().toISOString())}&userid=${carol}`)]) {
+      for (const url of [
+        record,
+        `${record}/${carolShopConsentId}`,
+        `${record}/${carolShopConsentId}/purposes/${s.org.marketing.id}`,
+        `${record}/history`,
+        bUrl(`/consents/history?at=${encodeURIComponent(new Date().toISOString())}&userid=${carol}`),
+      ]) {
         expect((await call(url, cred)).status, url).toBe(404);
       }
       const change = `${record}/${carolShopConsentId}/purposes/${s.org.marketing.id}/attributes/${s.org.marketing.email}`;
       // A staff session never changes consents (403 whoever is named); B's API key gets the 404.
-      expect((await call(change, { ...cred, method: 'PATCH', body: { consented: 'Disallow', days: 0 } })).status).toBe(cred.scheme ? 404 : 403);
-      for (const url of [bUrl(`/purposes/${lawful}/consented/users`), bUrl(`/purposes/${lawful}/attributes/${lawfulAttribute}/consented/users`)]) {
+      expect((await call(change, { ...cred, method: 'PATCH', body: { consented: 'Disallow', days: 0 } })).status).toBe(
+        cred.scheme ? 404 : 403,
+      );
+      for (const url of [
+        bUrl(`/purposes/${lawful}/consented/users`),
+        bUrl(`/purposes/${lawful}/attributes/${lawfulAttribute}/consented/users`),
+      ]) {
         expect((await call(url, cred)).body.Users, url).toEqual([]);
       }
       // A's purpose named under B's path is not B's.
@@ -101,12 +134,18 @@ describe('cross-organisation: the Owner of B sees nothing of a user subscribed o
     }
     // Her consent at A is unchanged.
     const shop = await call(consentsUrl(s.t, s.org, 'carol'), { token: s.org.tokens.carol });
-    expect(shop.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === s.org.marketing.id).Consents[0].Status.Consented).toBe('Allow');
+    expect(
+      shop.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === s.org.marketing.id).Consents[0].Status.Consented,
+    ).toBe('Allow');
   });
 
   it('A’s paths: B’s Owner holds no role in A and gets a 403 naming nothing of her', async () => {
     const carol = s.org.users.carol!;
-    for (const url of [`${s.t.base}/organizations/${s.org.orgId}/users`, consentsUrl(s.t, s.org, 'carol'), `${consentsUrl(s.t, s.org, 'carol')}/history`]) {
+    for (const url of [
+      `${s.t.base}/organizations/${s.org.orgId}/users`,
+      consentsUrl(s.t, s.org, 'carol'),
+      `${consentsUrl(s.t, s.org, 'carol')}/history`,
+    ]) {
       const res = await call(url, { token: b.token });
       expect(res.status, url).toBe(403);
       expect(JSON.stringify(res.body)).not.toContain(carol);
@@ -118,12 +157,18 @@ describe('cross-organisation: the Owner of B sees nothing of a user subscribed o
     const joined = await call(bUrl('/users'), { token: s.org.tokens.carol, body: { userid: carol } });
     expect(joined.status).toBe(201);
     expect(joined.body.ConsentID).not.toBe(carolShopConsentId);
-    expect((await call(bUrl('/users'), { token: b.token })).body.Users.map((u: { ID: string }) => u.ID)).toEqual([carol]);
+    expect((await call(bUrl('/users'), { token: b.token })).body.Users.map((u: { ID: string }) => u.ID)).toEqual([
+      carol,
+    ]);
     const record = await call(bUrl(`/users/${carol}/consents`), { token: b.token });
     expect(record.status).toBe(200);
     expect(record.body.ID).toBe(joined.body.ConsentID);
     expect(record.body.ConsentsAndPurposes.map((p: any) => p.Purpose.ID)).toEqual([lawful]);
     expect((await call(bUrl(`/users/${carol}/consents/${carolShopConsentId}`), { token: b.token })).status).toBe(404);
-    expect((await call(bUrl(`/purposes/${lawful}/consented/users`), { token: b.token })).body.Users.map((u: { ID: string }) => u.ID)).toEqual([carol]);
+    expect(
+      (await call(bUrl(`/purposes/${lawful}/consented/users`), { token: b.token })).body.Users.map(
+        (u: { ID: string }) => u.ID,
+      ),
+    ).toEqual([carol]);
   });
 });

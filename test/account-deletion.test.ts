@@ -8,8 +8,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { runCli, type ServedAssent, serveFresh } from './helpers/cli.js';
+import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 
 const PW = 'consent-test-passphrase';
 
@@ -32,40 +32,70 @@ describe('POST {base}/users/unregister', () => {
     const carol = org.users.carol!;
     const record = await consentIdOf(t, org, 'carol');
     const attribute = `${consentsUrl(t, org, 'carol')}/${record}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`;
-    expect((await call(attribute, { method: 'PATCH', body: { consented: 'Allow', days: 0 }, token: org.tokens.carol })).status).toBe(200);
+    expect(
+      (await call(attribute, { method: 'PATCH', body: { consented: 'Allow', days: 0 }, token: org.tokens.carol }))
+        .status,
+    ).toBe(200);
     const session = await login(t, 'carol@shop.example', PW);
     const imageId = randomUUID();
-    await t.store.db.execute(sql`INSERT INTO user_images (id, user_id, data, etag, width, height) VALUES (${imageId}, ${carol}, '\\x00', 'e', 1, 1)`);
-    await t.store.db.execute(sql`UPDATE users SET email = 'carol@shop.example', phone = '+46700000009', image_id = ${imageId} WHERE id = ${carol}`);
-    await t.store.db.execute(sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id) VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`);
+    await t.store.db.execute(
+      sql`INSERT INTO user_images (id, user_id, data, etag, width, height) VALUES (${imageId}, ${carol}, '\\x00', 'e', 1, 1)`,
+    );
+    await t.store.db.execute(
+      sql`UPDATE users SET email = 'carol@shop.example', phone = '+46700000009', image_id = ${imageId} WHERE id = ${carol}`,
+    );
+    await t.store.db.execute(
+      sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id) VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`,
+    );
 
     const res = await call(`${t.base}/users/unregister`, { method: 'POST', token: session.Token.access_token });
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
 
     // The credentials are gone: the password, every access token, the API key, the refresh token.
-    expect((await call(`${t.base}/v1.1/users/login`, { body: { username: 'carol@shop.example', password: PW } })).status).toBe(401);
+    expect(
+      (await call(`${t.base}/v1.1/users/login`, { body: { username: 'carol@shop.example', password: PW } })).status,
+    ).toBe(401);
     expect((await call(`${t.base}/user`, { token: session.Token.access_token })).status).toBe(401);
     expect((await call(`${t.base}/user`, { token: org.tokens.carol })).status).toBe(401);
     expect((await call(`${t.base}/user`, { token: org.apiKeys.carol, scheme: 'ApiKey' })).status).toBe(401);
-    const refreshed = await call(`${t.base}/users/token`, { body: { refreshtoken: session.Token.refresh_token, clientid: 'igrant-ios-app' } });
+    const refreshed = await call(`${t.base}/users/token`, {
+      body: { refreshtoken: session.Token.refresh_token, clientid: 'igrant-ios-app' },
+    });
     expect(refreshed.status).toBe(400);
 
     // The personal data is gone from the database.
-    const [row] = rowsOf<any>(await t.store.db.execute(sql`SELECT username, name, email, phone, password_hash, image_id, deleted_at FROM users WHERE id = ${carol}`));
-    expect(row).toMatchObject({ username: `deleted:${carol}`, name: '', email: '', phone: '', password_hash: null, image_id: '' });
+    const [row] = rowsOf<any>(
+      await t.store.db.execute(
+        sql`SELECT username, name, email, phone, password_hash, image_id, deleted_at FROM users WHERE id = ${carol}`,
+      ),
+    );
+    expect(row).toMatchObject({
+      username: `deleted:${carol}`,
+      name: '',
+      email: '',
+      phone: '',
+      password_hash: null,
+      image_id: '',
+    });
     expect(row.deleted_at).not.toBeNull();
-    const left = rowsOf<{ n: number }>(await t.store.db.execute(sql`
+    const left = rowsOf<{ n: number }>(
+      await t.store.db.execute(sql`
       SELECT (SELECT count(*) FROM user_images WHERE user_id = ${carol}) + (SELECT count(*) FROM api_keys WHERE user_id = ${carol})
         + (SELECT count(*) FROM token_families WHERE user_id = ${carol}) + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol})
-        + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol}) AS n`))[0]!;
+        + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol}) AS n`),
+    )[0]!;
     expect(Number(left.n)).toBe(0);
 
     // The evidence stays, naming the individual by the pseudonymous ID, and the chain still verifies.
-    const history = await call(`${t.base}/organizations/${org.orgId}/users/${carol}/consents/history`, { token: org.tokens.dpo });
+    const history = await call(`${t.base}/organizations/${org.orgId}/users/${carol}/consents/history`, {
+      token: org.tokens.dpo,
+    });
     expect(history.status).toBe(200);
     expect(history.body.Events.map((e: any) => [e.UserID, e.NewValue])).toEqual([[carol, 'Allow']]);
-    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, { token: org.tokens.dpo });
+    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, {
+      token: org.tokens.dpo,
+    });
     expect(verify.status).toBe(200);
     expect(verify.body.Valid).toBe(true);
     // Nobody is listed as subscribed any more.
@@ -82,13 +112,17 @@ describe('assent user delete ID', () => {
   afterAll(() => s?.cleanup());
 
   it('deletes the account while the server runs; a second time, or an unknown ID, exits 1; bad usage exits 2', async () => {
-    const before = await call(`${s.base}/v1.1/users/login`, { body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' } });
+    const before = await call(`${s.base}/v1.1/users/login`, {
+      body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' },
+    });
     expect(before.status).toBe(200);
     const id = before.body.User.ID as string;
     const done = await runCli(['user', 'delete', id], s.env);
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({ deleted: id });
-    const after = await call(`${s.base}/v1.1/users/login`, { body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' } });
+    const after = await call(`${s.base}/v1.1/users/login`, {
+      body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' },
+    });
     expect(after.status).toBe(401);
     expect((await call(`${s.base}/user`, { token: before.body.Token.access_token })).status).toBe(401);
 

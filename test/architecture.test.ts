@@ -22,8 +22,7 @@ const ALLOWED_CYCLE_EDGES: ReadonlyArray<readonly [string, string]> = [];
  * service or exported interface, as `importer → store`; each entry must still exist, so the list
  * only shrinks. Empty is the goal.
  */
-const ALLOWED_STORE_IMPORTS: readonly string[] = [
-];
+const ALLOWED_STORE_IMPORTS: readonly string[] = [];
 
 /** A folder of src/; files at the top of src/ are each a node of their own (`server.ts`). */
 function nodeOf(file: string): string {
@@ -39,7 +38,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Relative specifiers of a file's value imports and re-exports. */
-export function valueImports(text: string): string[] {
+function valueImports(text: string): string[] {
   const out: string[] = [];
   const re = /^\s*(import|export)\s+(type\s+)?([^'";]*?)\s*(?:from\s+)?['"]([^'"]+)['"]/gm;
   for (const m of text.matchAll(re)) {
@@ -47,7 +46,10 @@ export function valueImports(text: string): string[] {
     if (typeOnly || !spec!.startsWith('.')) continue;
     const braces = /^\{([\s\S]*)\}$/.exec(clause!.trim());
     if (braces) {
-      const names = braces[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+      const names = braces[1]!
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (names.length > 0 && names.every((n) => n.startsWith('type '))) continue;
     }
     out.push(spec!);
@@ -143,22 +145,30 @@ function describeCycle(graph: Map<string, Map<string, string[]>>, scc: string[])
   for (let v = end!; v !== start; v = prev.get(v)!) pathNodes.splice(1, 0, v);
   pathNodes.push(start);
   const lines = [`cycle {${scc.join(', ')}}: ${pathNodes.join(' → ')}`];
-  for (let i = 0; i + 1 < pathNodes.length; i++) lines.push(`  ${graph.get(pathNodes[i]!)!.get(pathNodes[i + 1]!)![0]}`);
+  for (let i = 0; i + 1 < pathNodes.length; i++)
+    lines.push(`  ${graph.get(pathNodes[i]!)!.get(pathNodes[i + 1]!)![0]}`);
   lines.push('  every edge inside it:');
   for (const from of scc) {
-    for (const [to, imports] of graph.get(from) ?? []) if (inScc.has(to)) lines.push(`    ${from} → ${to}: ${imports.join(', ')}`);
+    for (const [to, imports] of graph.get(from) ?? [])
+      if (inScc.has(to)) lines.push(`    ${from} → ${to}: ${imports.join(', ')}`);
   }
   return lines.join('\n');
 }
 
 describe('architecture', () => {
   it('reads value imports and skips type-only ones', () => {
-    expect(valueImports("import { a } from './a.js';\nimport type { B } from '../b/x.js';\nimport { type C } from '../c.js';\nimport {\n  type D,\n  e,\n} from '../d.js';\nexport * from './f.js';\n")).toEqual(['./a.js', '../d.js', './f.js']);
+    expect(
+      valueImports(
+        "import { a } from './a.js';\nimport type { B } from '../b/x.js';\nimport { type C } from '../c.js';\nimport {\n  type D,\n  e,\n} from '../d.js';\nexport * from './f.js';\n",
+      ),
+    ).toEqual(['./a.js', '../d.js', './f.js']);
   });
 
   it('has no import cycle between the folders of src/', () => {
     const graph = folderGraph();
-    const stale = ALLOWED_CYCLE_EDGES.filter(([from, to]) => !graph.get(from)?.has(to)).map(([from, to]) => `${from} → ${to}`);
+    const stale = ALLOWED_CYCLE_EDGES.filter(([from, to]) => !graph.get(from)?.has(to)).map(
+      ([from, to]) => `${from} → ${to}`,
+    );
     expect(stale, 'allow-listed edges that no longer exist: remove them from ALLOWED_CYCLE_EDGES').toEqual([]);
     for (const [from, to] of ALLOWED_CYCLE_EDGES) graph.get(from)!.delete(to);
     const found = cycles(graph);
@@ -173,7 +183,12 @@ describe('architecture', () => {
       .map(([from, to]) => `${from} → ${to}`);
     const unique = [...new Set(found)];
     const stale = ALLOWED_STORE_IMPORTS.filter((edge) => !unique.includes(edge));
-    expect(stale, 'allow-listed store imports that no longer exist: remove them from ALLOWED_STORE_IMPORTS').toEqual([]);
-    expect(unique.filter((edge) => !ALLOWED_STORE_IMPORTS.includes(edge)), 'imports of another domain\'s store').toEqual([]);
+    expect(stale, 'allow-listed store imports that no longer exist: remove them from ALLOWED_STORE_IMPORTS').toEqual(
+      [],
+    );
+    expect(
+      unique.filter((edge) => !ALLOWED_STORE_IMPORTS.includes(edge)),
+      "imports of another domain's store",
+    ).toEqual([]);
   });
 });

@@ -6,10 +6,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onPostgres } from './helpers/assent.js';
-import { DEMO_ALICE, DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import {
+  DEMO_ALICE,
+  DEMO_FILE,
+  freshStore,
+  runCli,
+  type ServeProcess,
+  startServe,
+  type TestStore,
+} from './helpers/cli.js';
 
 /** A store of the run's kind (PGlite or PostgreSQL) with a server on it. */
 let store: TestStore;
@@ -88,7 +96,10 @@ describe('assent CLI', { timeout: 120_000 }, () => {
     } finally {
       await fresh.cleanup();
     }
-    for (const [running, target] of [[server, store], [embeddedServer, embedded]] as const) {
+    for (const [running, target] of [
+      [server, store],
+      [embeddedServer, embedded],
+    ] as const) {
       const res = await runCli(['migrate'], target.env);
       expect(res.code, res.stderr).toBe(0);
       expect((await call(`${running.url}/readyz`)).status).toBe(200);
@@ -123,7 +134,10 @@ describe('assent CLI', { timeout: 120_000 }, () => {
       expect(JSON.parse(res.text).Token.access_token).toBeTruthy();
       const exit = await again.exited;
       // serve.ts forces exit(1) after 10 s; a clean shutdown must not need it.
-      expect({ code: exit.code, withinForceTimeout: Date.now() - signalled < 9_000 }).toEqual({ code: 0, withinForceTimeout: true });
+      expect({ code: exit.code, withinForceTimeout: Date.now() - signalled < 9_000 }).toEqual({
+        code: 0,
+        withinForceTimeout: true,
+      });
     } finally {
       agent.destroy();
       await again.stop('SIGKILL');
@@ -145,12 +159,21 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       // the handler waits there, in flight, for as long as the test needs.
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE login_throttle IN ACCESS EXCLUSIVE MODE');
-      const req = http.request(`${again.base}/v1.1/users/login`, { agent: false, method: 'POST', headers: { 'content-type': 'application/json' } });
+      const req = http.request(`${again.base}/v1.1/users/login`, {
+        agent: false,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       req.on('error', () => {}); // the client leaves on purpose
       req.end(JSON.stringify(DEMO_ALICE));
       await until(() => again.stdout().includes('/v1.1/users/login'), 'the server to receive the login');
       // The body parsed, the lookup waiting on the lock: seen as a backend waiting for a lock.
-      const waiting = async () => (await holder.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n > 0;
+      const waiting = async () =>
+        (
+          await holder.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        ).rows[0].n > 0;
       const lockDeadline = Date.now() + 10_000;
       while (!(await waiting())) {
         if (Date.now() > lockDeadline) throw new Error('timed out waiting for the login to wait on the lock');
@@ -164,7 +187,9 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       const exit = await again.exited;
       expect(exit.code).toBe(0);
       expect(again.stdout()).not.toContain('"level":50');
-      const [stored] = await fresh.query<{ n: number }>("SELECT count(*)::int AS n FROM token_families f JOIN users u ON u.id = f.user_id WHERE u.username = 'alice@acme.example'");
+      const [stored] = await fresh.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM token_families f JOIN users u ON u.id = f.user_id WHERE u.username = 'alice@acme.example'",
+      );
       expect(stored!.n).toBe(1);
     } finally {
       await holder.end().catch(() => {});
@@ -179,13 +204,20 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
  * its shutdown begun) in between.
  * @param agent - the HTTP agent; false for a fresh connection without keep-alive.
  */
-async function loginAcrossSigterm(target: ServeProcess, agent: http.Agent | false): Promise<{ status: number; text: string }> {
+async function loginAcrossSigterm(
+  target: ServeProcess,
+  agent: http.Agent | false,
+): Promise<{ status: number; text: string }> {
   const body = JSON.stringify(DEMO_ALICE);
   const requestId = `in-flight-${Date.now()}`;
   const req = http.request(`${target.base}/v1.1/users/login`, {
     agent,
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId },
+    headers: {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
+    },
   });
   const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
     req.on('response', (res) => {

@@ -17,8 +17,24 @@ describe('AskMe with days', () => {
   it('reads Disallow once it runs out, and the periodic sweep records the lapse as a system event', async () => {
     const record = await consentIdOf(t, org, 'carol');
     const purpose = `${consentsUrl(t, org, 'carol')}/${record}/purposes/${org.marketing.id}`;
-    expect((await call(`${purpose}/attributes/${org.marketing.email}`, { method: 'PATCH', token: org.tokens.carol, body: { consented: 'AskMe', days: 2 } })).status).toBe(200);
-    expect((await call(`${purpose}/attributes/${org.marketing.phone}`, { method: 'PATCH', token: org.tokens.carol, body: { consented: 'AskMe', days: 0 } })).status).toBe(200);
+    expect(
+      (
+        await call(`${purpose}/attributes/${org.marketing.email}`, {
+          method: 'PATCH',
+          token: org.tokens.carol,
+          body: { consented: 'AskMe', days: 2 },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(`${purpose}/attributes/${org.marketing.phone}`, {
+          method: 'PATCH',
+          token: org.tokens.carol,
+          body: { consented: 'AskMe', days: 0 },
+        })
+      ).status,
+    ).toBe(200);
     // Three days pass for the e-mail consent: its decision is moved back in the database.
     await t.store.db.execute(sql`UPDATE attribute_consents SET decided_at = decided_at - interval '3 days', expires_at = expires_at - interval '3 days'
       WHERE record_id = ${record} AND attribute_id = ${org.marketing.email}`);
@@ -34,10 +50,19 @@ describe('AskMe with days', () => {
       const history = await call(`${consentsUrl(t, org, 'carol')}/history?limit=1`, { token: org.tokens.carol });
       if (history.body.Events[0]?.Actor.Type === 'system') lapse = history.body.Events[0];
     }
-    expect(lapse).toMatchObject({ AttributeID: org.marketing.email, OldValue: 'AskMe', NewValue: 'Disallow', OldDays: 2, NewDays: 0, Channel: { Endpoint: 'askme-expiry-sweep' } });
+    expect(lapse).toMatchObject({
+      AttributeID: org.marketing.email,
+      OldValue: 'AskMe',
+      NewValue: 'Disallow',
+      OldDays: 2,
+      NewDays: 0,
+      Channel: { Endpoint: 'askme-expiry-sweep' },
+    });
     const after = await call(purpose, { token: org.tokens.carol });
     expect(after.body.Consents.Consents[0].Status).toMatchObject({ Consent: 'Disallow', Days: 0 });
-    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, { token: org.tokens.dpo });
+    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, {
+      token: org.tokens.dpo,
+    });
     expect(verify.body).toMatchObject({ Valid: true, Events: 3 });
   });
 });
@@ -47,7 +72,15 @@ describe.skipIf(!onPostgres)('AskMe sweep rounds (src/jobs/periodic.ts)', () => 
   it('a round that outlasts its period is not joined by a second one: rounds piling up behind a lock would each hold a pool connection', async () => {
     const record = await consentIdOf(t, org, 'dave');
     const purpose = `${consentsUrl(t, org, 'dave')}/${record}/purposes/${org.marketing.id}`;
-    expect((await call(`${purpose}/attributes/${org.marketing.email}`, { method: 'PATCH', token: org.tokens.dave, body: { consented: 'AskMe', days: 2 } })).status).toBe(200);
+    expect(
+      (
+        await call(`${purpose}/attributes/${org.marketing.email}`, {
+          method: 'PATCH',
+          token: org.tokens.dave,
+          body: { consented: 'AskMe', days: 2 },
+        })
+      ).status,
+    ).toBe(200);
     const { db } = t.store;
     await db.transaction(async (tx) => {
       // Hold dave's record, as a long consent change would, then let the 1 s sweep tick three times.

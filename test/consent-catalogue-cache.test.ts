@@ -18,7 +18,10 @@ const pageUrl = (purpose: string, attribute?: string) =>
 
 /** Adds a data attribute to a purpose the way the template API stores it, in SQL. */
 async function linkNewAttribute(purposeId: string, name: string): Promise<string> {
-  const { rows } = await sql('INSERT INTO data_attributes (id, org_id, name) VALUES (gen_random_uuid(), $1, $2) RETURNING id', [s.org.orgId, name]);
+  const { rows } = await sql(
+    'INSERT INTO data_attributes (id, org_id, name) VALUES (gen_random_uuid(), $1, $2) RETURNING id',
+    [s.org.orgId, name],
+  );
   const id = (rows[0] as { id: string }).id;
   await sql('INSERT INTO purpose_attributes (purpose_id, attribute_id) VALUES ($1, $2)', [purposeId, id]);
   return id;
@@ -34,7 +37,9 @@ describe('the cached consent catalogue follows changes made by any process', () 
     expect(purposeOf(await record(), s.org.marketing.id).Purpose.Name).toBe('Marketing (renamed elsewhere)');
 
     await sql('UPDATE data_attributes SET deleted_at = now() WHERE id = $1', [s.org.marketing.phone]);
-    expect(purposeOf(await record(), s.org.marketing.id).Consents.map((c: any) => c.ID)).toEqual([s.org.marketing.email]);
+    expect(purposeOf(await record(), s.org.marketing.id).Consents.map((c: any) => c.ID)).toEqual([
+      s.org.marketing.email,
+    ]);
 
     const added = await linkNewAttribute(s.org.marketing.id, 'Postal address');
     const after = purposeOf(await record(), s.org.marketing.id);
@@ -46,7 +51,10 @@ describe('the cached consent catalogue follows changes made by any process', () 
 
   it('a purpose created elsewhere has its consented-users page at once, and a purpose deleted elsewhere is gone at once', async () => {
     expect((await call(pageUrl(s.org.delivery.id), { token: s.org.tokens.owner })).status).toBe(200); // cache warm
-    const { rows } = await sql("INSERT INTO purposes (id, org_id, name, lawful_usage) VALUES (gen_random_uuid(), $1, 'Warranty', true) RETURNING id", [s.org.orgId]);
+    const { rows } = await sql(
+      "INSERT INTO purposes (id, org_id, name, lawful_usage) VALUES (gen_random_uuid(), $1, 'Warranty', true) RETURNING id",
+      [s.org.orgId],
+    );
     const warranty = (rows[0] as { id: string }).id;
     const serial = await linkNewAttribute(warranty, 'Serial number');
     const page = await call(pageUrl(warranty, serial), { token: s.org.tokens.owner });
@@ -73,15 +81,26 @@ describe('the cached consent catalogue follows changes made by any process', () 
     const url = `${consentsUrl(s.t, s.org, 'dave')}`;
     const consentId = (await call(url, { token: s.org.tokens.dave })).body.ID;
     const { delivery } = s.org;
-    const set = await call(`${url}/${consentId}/purposes/${delivery.id}/attributes/${delivery.address}`, { method: 'PATCH', token: s.org.tokens.dave, body: { consented: 'Disallow', days: 0 } });
+    const set = await call(`${url}/${consentId}/purposes/${delivery.id}/attributes/${delivery.address}`, {
+      method: 'PATCH',
+      token: s.org.tokens.dave,
+      body: { consented: 'Disallow', days: 0 },
+    });
     expect(set.status).toBe(200);
     const second = await linkNewAttribute(delivery.id, 'Delivery notes');
     // Lawful basis: Dave still counts for the purpose through the new attribute (default Allow).
-    expect((await call(pageUrl(delivery.id), { token: s.org.tokens.owner })).body.Users.map((u: any) => u.ID)).toContain(s.org.users.dave);
+    expect(
+      (await call(pageUrl(delivery.id), { token: s.org.tokens.owner })).body.Users.map((u: any) => u.ID),
+    ).toContain(s.org.users.dave);
 
-    await sql('UPDATE purpose_attributes SET unlinked_at = now() WHERE purpose_id = $1 AND attribute_id = $2', [delivery.id, second]);
+    await sql('UPDATE purpose_attributes SET unlinked_at = now() WHERE purpose_id = $1 AND attribute_id = $2', [
+      delivery.id,
+      second,
+    ]);
     // Only the address is left, and Dave refused it: a stale copy would still list him.
-    expect((await call(pageUrl(delivery.id), { token: s.org.tokens.owner })).body.Users.map((u: any) => u.ID)).not.toContain(s.org.users.dave);
+    expect(
+      (await call(pageUrl(delivery.id), { token: s.org.tokens.owner })).body.Users.map((u: any) => u.ID),
+    ).not.toContain(s.org.users.dave);
     expect((await call(pageUrl(delivery.id, second), { token: s.org.tokens.owner })).status).toBe(404);
   });
 });

@@ -22,7 +22,12 @@ describe(`simultaneous updates to one consent record never lose a change (${onPo
     const requests = Array.from({ length: 60 }, (_, i) => {
       const attribute = attributes[i % 2]!;
       const body = { consented: values[i % 3], days: i };
-      return call(`${base}/attributes/${attribute}`, { method: 'PATCH', token: i % 4 === 0 ? org.apiKeys.developer : org.tokens.carol, scheme: i % 4 === 0 ? 'ApiKey' : 'Bearer', body });
+      return call(`${base}/attributes/${attribute}`, {
+        method: 'PATCH',
+        token: i % 4 === 0 ? org.apiKeys.developer : org.tokens.carol,
+        scheme: i % 4 === 0 ? 'ApiKey' : 'Bearer',
+        body,
+      });
     });
     const answers = await Promise.all(requests);
     expect(answers.map((a) => a.status)).toEqual(Array(60).fill(200));
@@ -50,7 +55,9 @@ describe(`simultaneous updates to one consent record never lose a change (${onPo
       const shown = current.body.Consents.Consents.find((c: any) => c.ID === attribute);
       expect([shown.Status.Consent, shown.Status.Days]).toEqual([last.NewValue, last.NewDays]);
     }
-    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, { token: org.tokens.dpo });
+    const verify = await call(`${t.base}/organizations/${org.orgId}/consents/history/verify`, {
+      token: org.tokens.dpo,
+    });
     expect(verify.body).toEqual({ Valid: true, Events: 60, FirstBrokenSeq: null, Reason: '' });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { consentIdOf, consentsUrl, consentSuite } from './helpers/consent-org.js';
+import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 
 const s = consentSuite();
 
@@ -13,7 +13,11 @@ const s = consentSuite();
 async function patchAndRead(body: unknown) {
   const record = await consentIdOf(s.t, s.org, 'carol');
   const purpose = `${consentsUrl(s.t, s.org, 'carol')}/${record}/purposes/${s.org.marketing.id}`;
-  const res = await call(`${purpose}/attributes/${s.org.marketing.email}`, { method: 'PATCH', token: s.org.tokens.carol, body });
+  const res = await call(`${purpose}/attributes/${s.org.marketing.email}`, {
+    method: 'PATCH',
+    token: s.org.tokens.carol,
+    body,
+  });
   const read = await call(purpose, { token: s.org.tokens.carol });
   expect(read.status).toBe(200);
   const attribute = read.body.Consents.Consents.find((c: any) => c.ID === s.org.marketing.email);

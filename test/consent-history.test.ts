@@ -8,7 +8,8 @@ let org: ConsentOrg;
 let carolRecord: string;
 const verifyUrl = () => `${t.base}/organizations/${org.orgId}/consents/history/verify`;
 const historyUrl = (query = '') => `${consentsUrl(t, org, 'carol')}/history${query}`;
-const attributeUrl = (purpose: string, attribute: string) => `${consentsUrl(t, org, 'carol')}/${carolRecord}/purposes/${purpose}/attributes/${attribute}`;
+const attributeUrl = (purpose: string, attribute: string) =>
+  `${consentsUrl(t, org, 'carol')}/${carolRecord}/purposes/${purpose}/attributes/${attribute}`;
 let beforeChanges: string;
 let afterFirst: string;
 
@@ -33,14 +34,34 @@ beforeAll(async () => {
   beforeChanges = new Date().toISOString();
   await new Promise((r) => setTimeout(r, 20));
   const first = await call(attributeUrl(org.marketing.id, org.marketing.email), {
-    method: 'PATCH', token: org.tokens.carol, body: { consented: 'Allow', days: 0 }, headers: { 'user-agent': 'AssentTest/1.0' },
+    method: 'PATCH',
+    token: org.tokens.carol,
+    body: { consented: 'Allow', days: 0 },
+    headers: { 'user-agent': 'AssentTest/1.0' },
   });
   expect(first.status).toBe(200);
   await new Promise((r) => setTimeout(r, 20));
   afterFirst = new Date().toISOString();
   await new Promise((r) => setTimeout(r, 20));
-  expect((await call(attributeUrl(org.marketing.id, org.marketing.phone), { method: 'PATCH', token: org.apiKeys.developer, scheme: 'ApiKey', body: { consented: 'AskMe', days: 7 } })).status).toBe(200);
-  expect((await call(attributeUrl(org.delivery.id, org.delivery.address), { method: 'PATCH', token: org.tokens.carol, body: { consented: 'Disallow', days: 0 } })).status).toBe(200);
+  expect(
+    (
+      await call(attributeUrl(org.marketing.id, org.marketing.phone), {
+        method: 'PATCH',
+        token: org.apiKeys.developer,
+        scheme: 'ApiKey',
+        body: { consented: 'AskMe', days: 7 },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await call(attributeUrl(org.delivery.id, org.delivery.address), {
+        method: 'PATCH',
+        token: org.tokens.carol,
+        body: { consented: 'Disallow', days: 0 },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(() => t?.stop());
 
@@ -52,23 +73,45 @@ describe('every change appends one event', () => {
     expect(events.map((e: any) => e.Seq)).toEqual([3, 2, 1]);
     const first = events[2];
     expect(first).toMatchObject({
-      ConsentID: carolRecord, UserID: org.users.carol, PurposeID: org.marketing.id, AttributeID: org.marketing.email,
-      OldValue: 'Disallow', NewValue: 'Allow', OldDays: 0, NewDays: 0,
+      ConsentID: carolRecord,
+      UserID: org.users.carol,
+      PurposeID: org.marketing.id,
+      AttributeID: org.marketing.email,
+      OldValue: 'Disallow',
+      NewValue: 'Allow',
+      OldDays: 0,
+      NewDays: 0,
       Actor: { Type: 'individual', UserID: org.users.carol, APIKeyID: '' },
-      Channel: { Endpoint: 'PATCH /v1/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID', UserAgent: 'AssentTest/1.0' },
+      Channel: {
+        Endpoint:
+          'PATCH /v1/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID',
+        UserAgent: 'AssentTest/1.0',
+      },
     });
     expect(first.RequestID).not.toBe('');
     expect(first.PrevLink).toBe('0'.repeat(64));
-    expect(events[1]).toMatchObject({ NewValue: 'AskMe', NewDays: 7, Actor: { Type: 'apiKey', UserID: org.users.developer } });
+    expect(events[1]).toMatchObject({
+      NewValue: 'AskMe',
+      NewDays: 7,
+      Actor: { Type: 'apiKey', UserID: org.users.developer },
+    });
     expect(events[1].Actor.APIKeyID).not.toBe('');
     expect(events[0]).toMatchObject({ PurposeID: org.delivery.id, OldValue: 'Allow', NewValue: 'Disallow' });
     expect(events[1].PrevLink).toBe(first.Link);
   });
 
   it('the request ID of the event is the X-Request-Id the change was answered with', async () => {
-    const res = await call(attributeUrl(org.marketing.id, org.marketing.email), { method: 'PATCH', token: org.tokens.dave, body: { consented: 'Allow', days: 0 } });
+    const res = await call(attributeUrl(org.marketing.id, org.marketing.email), {
+      method: 'PATCH',
+      token: org.tokens.dave,
+      body: { consented: 'Allow', days: 0 },
+    });
     expect(res.status).toBe(403); // dave may not change carol's record, and nothing is recorded
-    const ok = await call(attributeUrl(org.marketing.id, org.marketing.email), { method: 'PATCH', token: org.tokens.carol, body: { consented: 'Allow', days: 0 } });
+    const ok = await call(attributeUrl(org.marketing.id, org.marketing.email), {
+      method: 'PATCH',
+      token: org.tokens.carol,
+      body: { consented: 'Allow', days: 0 },
+    });
     const [latest] = (await call(historyUrl('?limit=1'), { token: org.tokens.carol })).body.Events;
     expect(latest.RequestID).toBe(ok.headers.get('x-request-id'));
     expect(latest).toMatchObject({ OldValue: 'Allow', NewValue: 'Allow', Seq: 4 });
@@ -90,7 +133,10 @@ describe('reading the history', () => {
   it('filters by purpose and by time range', async () => {
     const byPurpose = await call(historyUrl(`?purposeid=${org.delivery.id}`), { token: org.tokens.carol });
     expect(byPurpose.body.Events.map((e: any) => e.Seq)).toEqual([3]);
-    const early = await call(historyUrl(`?from=${encodeURIComponent(beforeChanges)}&to=${encodeURIComponent(afterFirst)}`), { token: org.tokens.carol });
+    const early = await call(
+      historyUrl(`?from=${encodeURIComponent(beforeChanges)}&to=${encodeURIComponent(afterFirst)}`),
+      { token: org.tokens.carol },
+    );
     expect(early.body.Events.map((e: any) => e.Seq)).toEqual([1]);
   });
 
@@ -103,23 +149,34 @@ describe('reading the history', () => {
 
   it('the individual and the Dpo may read it; the Owner, the Developer and another individual may not', async () => {
     expect((await call(historyUrl(), { token: org.tokens.dpo })).status).toBe(200);
-    for (const who of ['owner', 'developer', 'dave']) expect((await call(historyUrl(), { token: org.tokens[who] })).status, who).toBe(403);
+    for (const who of ['owner', 'developer', 'dave'])
+      expect((await call(historyUrl(), { token: org.tokens[who] })).status, who).toBe(403);
   });
 
   it('at=<instant> answers what the record was then', async () => {
-    const at = (instant: string) => call(`${t.base}/organizations/${org.orgId}/consents/history?at=${encodeURIComponent(instant)}&userid=${org.users.carol}`, { token: org.tokens.dpo });
+    const at = (instant: string) =>
+      call(
+        `${t.base}/organizations/${org.orgId}/consents/history?at=${encodeURIComponent(instant)}&userid=${org.users.carol}`,
+        { token: org.tokens.dpo },
+      );
     const then = await at(afterFirst);
     expect(then.status).toBe(200);
     const marketing = then.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === org.marketing.id);
     expect(marketing.Consents.map((c: any) => c.Status.Consented)).toEqual(['Allow', 'Disallow']);
     const now = await at(new Date().toISOString());
     const marketingNow = now.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === org.marketing.id);
-    expect(marketingNow.Consents.map((c: any) => [c.Status.Consented, c.Status.Days])).toEqual([['Allow', 0], ['AskMe', 7]]);
+    expect(marketingNow.Consents.map((c: any) => [c.Status.Consented, c.Status.Days])).toEqual([
+      ['Allow', 0],
+      ['AskMe', 7],
+    ]);
     expect((await at('not-a-time')).status).toBe(400);
   });
 
   it('deleting a purpose keeps its evidence; the current record stops showing it', async () => {
-    const del = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.delivery.id}`, { method: 'DELETE', token: org.tokens.owner });
+    const del = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.delivery.id}`, {
+      method: 'DELETE',
+      token: org.tokens.owner,
+    });
     expect(del.status).toBe(204);
     const record = await call(consentsUrl(t, org, 'carol'), { token: org.tokens.carol });
     expect(record.body.ConsentsAndPurposes.map((p: any) => p.Purpose.ID)).toEqual([org.marketing.id]);
@@ -139,25 +196,45 @@ describe('tamper evidence', () => {
       sql`DELETE FROM consent_event_seals WHERE org_id = ${org.orgId}`,
       sql`TRUNCATE consent_event_seals`,
     ]) {
-      const refused = await t.store.db.execute(statement).then(() => null, (err: Error & { cause?: Error }) => err.cause ?? err);
-      expect(refused?.message).toMatch(/consent evidence is append-only: (UPDATE|DELETE|TRUNCATE) on consent_(events|event_seals) refused/);
+      const refused = await t.store.db.execute(statement).then(
+        () => null,
+        (err: Error & { cause?: Error }) => err.cause ?? err,
+      );
+      expect(refused?.message).toMatch(
+        /consent evidence is append-only: (UPDATE|DELETE|TRUNCATE) on consent_(events|event_seals) refused/,
+      );
     }
-    expect((await call(verifyUrl(), { token: org.tokens.dpo })).body).toEqual({ Valid: true, Events: 4, FirstBrokenSeq: null, Reason: '' });
+    expect((await call(verifyUrl(), { token: org.tokens.dpo })).body).toEqual({
+      Valid: true,
+      Events: 4,
+      FirstBrokenSeq: null,
+      Reason: '',
+    });
   });
 
   it('the chain verifies; an event edited in SQL breaks it at that event', async () => {
     const ok = await call(verifyUrl(), { token: org.tokens.dpo });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ Valid: true, Events: 4, FirstBrokenSeq: null, Reason: '' });
-    await tamper(sql`UPDATE consent_events SET new_value = 'Allow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`);
+    await tamper(
+      sql`UPDATE consent_events SET new_value = 'Allow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
+    );
     const broken = await call(verifyUrl(), { token: org.tokens.owner });
-    expect(broken.body).toMatchObject({ Valid: false, FirstBrokenSeq: 3, Reason: 'the event content does not match its hash' });
-    await tamper(sql`UPDATE consent_events SET new_value = 'Disallow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`);
+    expect(broken.body).toMatchObject({
+      Valid: false,
+      FirstBrokenSeq: 3,
+      Reason: 'the event content does not match its hash',
+    });
+    await tamper(
+      sql`UPDATE consent_events SET new_value = 'Disallow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
+    );
     expect((await call(verifyUrl(), { token: org.tokens.dpo })).body.Valid).toBe(true);
   });
 
   it('a deleted last event is found through the chain head', async () => {
-    await tamper(sql`DELETE FROM consent_events WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 4)`);
+    await tamper(
+      sql`DELETE FROM consent_events WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 4)`,
+    );
     const res = await call(verifyUrl(), { token: org.tokens.dpo });
     expect(res.body).toMatchObject({ Valid: false, FirstBrokenSeq: 4 });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
-import { transactionCounter, whileTableHeld } from './helpers/pg-stats.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
+import { transactionCounter, whileTableHeld } from './helpers/pg-stats.js';
 
 const s = {} as { t: TestAssent; org: ConsentOrg };
 // One read slot, so that on PostgreSQL the parallel reads below wait for it and share statements;
@@ -24,7 +24,11 @@ describe(`consent record reads that share one statement each answer as if alone 
     const daveRecord = await consentIdOf(t, org, 'dave');
     // Different values per individual, so that a read answered with another key's row shows.
     const patch = (who: 'carol' | 'dave', record: string, value: string) =>
-      call(`${consentsUrl(t, org, who)}/${record}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`, { method: 'PATCH', token: org.tokens[who], body: { consented: value, days: 0 } });
+      call(`${consentsUrl(t, org, who)}/${record}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`, {
+        method: 'PATCH',
+        token: org.tokens[who],
+        body: { consented: value, days: 0 },
+      });
     expect((await patch('carol', carolRecord, 'Allow')).status).toBe(200);
     expect((await patch('dave', daveRecord, 'AskMe')).status).toBe(200);
 
@@ -35,8 +39,14 @@ describe(`consent record reads that share one statement each answer as if alone 
       { url: `${consentsUrl(t, org, 'carol')}/${carolRecord}`, token: org.tokens.dpo! },
       { url: `${consentsUrl(t, org, 'dave')}/${daveRecord}/purposes/${org.marketing.id}`, token: org.tokens.dave! },
       { url: `${consentsUrl(t, org, 'carol')}/${carolRecord}/purposes/${org.delivery.id}`, token: org.tokens.carol! },
-      { url: `${consentsUrl(t, org, 'dave')}/${daveRecord}/purposes/${org.marketing.id}/status`, token: org.tokens.dave! },
-      { url: `${consentsUrl(t, org, 'carol')}/${carolRecord}/purposes/${org.marketing.id}/status`, token: org.tokens.carol! },
+      {
+        url: `${consentsUrl(t, org, 'dave')}/${daveRecord}/purposes/${org.marketing.id}/status`,
+        token: org.tokens.dave!,
+      },
+      {
+        url: `${consentsUrl(t, org, 'carol')}/${carolRecord}/purposes/${org.marketing.id}/status`,
+        token: org.tokens.carol!,
+      },
       // Not allowed, or not there: each must keep its own answer inside a shared statement.
       { url: consentsUrl(t, org, 'carol'), token: org.tokens.mallory! },
       { url: consentsUrl(t, org, 'carol'), token: org.tokens.dave! },
@@ -47,8 +57,14 @@ describe(`consent record reads that share one statement each answer as if alone 
     const alone = [];
     for (const r of reads) alone.push(await call(r.url, { token: r.token }));
     expect(alone.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 403, 403, 404, 404, 404]);
-    expect(alone[0]!.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === org.marketing.id).Consents.find((c: any) => c.ID === org.marketing.email).Status.Consent).toBe('Allow');
-    expect(alone[3]!.body.Consents.Consents.find((c: any) => c.ID === org.marketing.email).Status.Consent).toBe('AskMe');
+    expect(
+      alone[0]!.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === org.marketing.id).Consents.find(
+        (c: any) => c.ID === org.marketing.email,
+      ).Status.Consent,
+    ).toBe('Allow');
+    expect(alone[3]!.body.Consents.Consents.find((c: any) => c.ID === org.marketing.email).Status.Consent).toBe(
+      'AskMe',
+    );
 
     const order = Array.from({ length: 60 }, (_, i) => (i * 7) % reads.length);
     const readAll = () => Promise.all(order.map((k) => call(reads[k]!.url, { token: reads[k]!.token })));
@@ -58,7 +74,11 @@ describe(`consent record reads that share one statement each answer as if alone 
     if (counted) expect(await counted()).toBeLessThanOrEqual(order.length / 2);
     together.forEach((answer, i) => {
       const expected = alone[order[i]!]!;
-      expect({ read: order[i], status: answer.status, body: answer.body }).toEqual({ read: order[i], status: expected.status, body: expected.body });
+      expect({ read: order[i], status: answer.status, body: answer.body }).toEqual({
+        read: order[i],
+        status: expected.status,
+        body: expected.body,
+      });
     });
   });
 });

@@ -45,14 +45,22 @@ it('every webhook request that reached the receiver, including those in flight a
   const res = await call(`${orgUrl}/purposes/${marketing}/attributes/consent`, { method: 'POST', body: {}, token });
   expect(res.status).toBe(202);
   const location = res.headers.get('location')!;
-  await waitFor(async () => hook.received.length, (n) => n >= BATCH, 30_000);
+  await waitFor(
+    async () => hook.received.length,
+    (n) => n >= BATCH,
+    30_000,
+  );
   await s.kill();
   const inFlight = new Set(hook.received.map((r) => r.body.userId as string));
   expect(inFlight.size).toBeGreaterThanOrEqual(BATCH);
 
   hook.delayMs = 0;
   await restartAfterKill(s);
-  const job = await waitFor(() => call(location, { token }), (r) => r.body?.State === 'completed', 60_000);
+  const job = await waitFor(
+    () => call(location, { token }),
+    (r) => r.body?.State === 'completed',
+    60_000,
+  );
   expect(job.body).toMatchObject({ State: 'completed', Notified: ADDED + 1, Failed: 0 });
 
   const log = (await wholeLog(orgUrl, token)).filter((a) => a.JobID === job.body.ID);
@@ -64,7 +72,12 @@ it('every webhook request that reached the receiver, including those in flight a
   }
   // The requests in flight at the kill: each is logged with an unknown outcome, then delivered once resumed.
   for (const userId of inFlight) {
-    expect(logged(userId).map((a) => a.State).sort(), userId).toEqual(['delivered', 'unknown']);
+    expect(
+      logged(userId)
+        .map((a) => a.State)
+        .sort(),
+      userId,
+    ).toEqual(['delivered', 'unknown']);
   }
   expect(log.filter((a) => a.State === 'sending')).toEqual([]);
   expect(log.filter((a) => a.State === 'delivered')).toHaveLength(ADDED + 1);

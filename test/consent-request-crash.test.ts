@@ -32,13 +32,21 @@ it('killing the process mid-job and starting it again finishes the job without n
   const res = await call(`${orgUrl}/purposes/${marketing}/attributes/consent`, { method: 'POST', body: {}, token });
   expect(res.status).toBe(202);
   const location = res.headers.get('location')!;
-  await waitFor(async () => hook.received.length, (n) => n >= 40, 30_000);
+  await waitFor(
+    async () => hook.received.length,
+    (n) => n >= 40,
+    30_000,
+  );
   await s.kill();
   const atKill = hook.received.length;
   expect(atKill).toBeLessThan(ADDED); // the job was interrupted, not finished
 
   await restartAfterKill(s);
-  const job = await waitFor(() => call(location, { token }), (r) => r.body?.State === 'completed', 60_000);
+  const job = await waitFor(
+    () => call(location, { token }),
+    (r) => r.body?.State === 'completed',
+    60_000,
+  );
   const keys = new Set(hook.received.map((r) => String(r.headers['idempotency-key'])));
   const users = new Set(hook.received.map((r) => r.body.userId));
   expect(job.body).toMatchObject({ State: 'completed', Notified: ADDED + 1, Skipped: 0, Failed: 0 });

@@ -28,7 +28,8 @@ beforeAll(async () => {
     disabledCommands: ['STARTTLS'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (refuseOnce.delete(address.address)) return callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
+      if (refuseOnce.delete(address.address))
+        return callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
       callback();
     },
     onData(stream, session, callback) {
@@ -47,14 +48,32 @@ afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
 
 async function runRequest(t: TestAssent, org: ConsentOrg) {
   const orgUrl = `${t.base}/organizations/${org.orgId}`;
-  expect((await call(`${orgUrl}/notification-transports`, { method: 'PUT', body: { email: { enabled: true } }, token: org.tokens.owner })).status).toBe(200);
+  expect(
+    (
+      await call(`${orgUrl}/notification-transports`, {
+        method: 'PUT',
+        body: { email: { enabled: true } },
+        token: org.tokens.owner,
+      })
+    ).status,
+  ).toBe(200);
   for (const name of ['hana', 'ivan']) {
-    const res = await call(`${orgUrl}/users`, { body: { username: `${name}@shop.example`, name, email: `${name}@shop.example` }, token: org.tokens.owner });
+    const res = await call(`${orgUrl}/users`, {
+      body: { username: `${name}@shop.example`, name, email: `${name}@shop.example` },
+      token: org.tokens.owner,
+    });
     expect(res.status).toBe(201);
   }
-  const res = await call(`${orgUrl}/purposes/${org.marketing.id}/attributes/consent`, { method: 'POST', body: {}, token: org.tokens.owner });
+  const res = await call(`${orgUrl}/purposes/${org.marketing.id}/attributes/consent`, {
+    method: 'POST',
+    body: {},
+    token: org.tokens.owner,
+  });
   expect(res.status).toBe(202);
-  const job = await waitFor(() => call(res.headers.get('location')!, { token: org.tokens.owner }), (r) => r.body.State === 'completed');
+  const job = await waitFor(
+    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
+    (r) => r.body.State === 'completed',
+  );
   return job.body;
 }
 
@@ -62,7 +81,11 @@ describe('e-mail transport through SMTP (SMTP_URL)', () => {
   let t: TestAssent;
   let org: ConsentOrg;
   beforeAll(async () => {
-    t = await startAssent({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ASSENT_WEBHOOK_RETRY_DELAY_SECONDS: '1', ASSENT_NOTIFY_BATCH_SIZE: '1' });
+    t = await startAssent({
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      ASSENT_WEBHOOK_RETRY_DELAY_SECONDS: '1',
+      ASSENT_NOTIFY_BATCH_SIZE: '1',
+    });
     org = await setUpConsentOrg(t);
   });
   afterAll(() => t?.stop());
@@ -72,7 +95,7 @@ describe('e-mail transport through SMTP (SMTP_URL)', () => {
     const job = await runRequest(t, org);
     // carol and dave have no e-mail address: nothing can reach them.
     expect(job).toMatchObject({ State: 'completed', Notified: 2, Skipped: 2, Failed: 0 });
-    expect(delivered.map((d) => d.to).flat().sort()).toEqual(['hana@shop.example', 'ivan@shop.example']);
+    expect(delivered.flatMap((d) => d.to).sort()).toEqual(['hana@shop.example', 'ivan@shop.example']);
     const mail = delivered.find((d) => d.to[0] === 'hana@shop.example')!.raw;
     expect(mail).toMatch(/^Subject: Shop asks you to review your consent: Marketing/m);
     expect(mail).toMatch(new RegExp(`Message-ID:\\s+<${job.ID}\\.[0-9a-f-]{36}@assent>`));

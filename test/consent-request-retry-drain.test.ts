@@ -21,12 +21,23 @@ let org: ConsentOrg;
 let hook: Receiver;
 
 beforeAll(async () => {
-  t = await startAssent({ ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1', ASSENT_WEBHOOK_RETRIES: '3', ASSENT_WEBHOOK_RETRY_DELAY_SECONDS: '1' });
+  t = await startAssent({
+    ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1',
+    ASSENT_WEBHOOK_RETRIES: '3',
+    ASSENT_WEBHOOK_RETRY_DELAY_SECONDS: '1',
+  });
   org = await setUpConsentOrg(t);
   hook = await startReceiver();
   const numbers = Array.from({ length: ADDED }, (_, i) => i);
   await mapLimit(numbers, 8, async (i) => {
-    expect((await call(`${t.base}/organizations/${org.orgId}/users`, { body: { username: `drain${i}@shop.example` }, token: org.tokens.owner })).status).toBe(201);
+    expect(
+      (
+        await call(`${t.base}/organizations/${org.orgId}/users`, {
+          body: { username: `drain${i}@shop.example` },
+          token: org.tokens.owner,
+        })
+      ).status,
+    ).toBe(201);
   });
 }, 120_000);
 afterAll(async () => {
@@ -35,17 +46,39 @@ afterAll(async () => {
 });
 
 it('after a receiver outage, every failed delivery is retried and arrives within seconds of its due time', async () => {
-  expect((await call(`${t.base}/organizations/${org.orgId}/notification-transports`, { method: 'PUT', body: { webhook: { url: hook.url } }, token: org.tokens.owner })).status).toBe(200);
+  expect(
+    (
+      await call(`${t.base}/organizations/${org.orgId}/notification-transports`, {
+        method: 'PUT',
+        body: { webhook: { url: hook.url } },
+        token: org.tokens.owner,
+      })
+    ).status,
+  ).toBe(200);
   let down = true;
   hook.answer = () => (down ? 503 : 200);
-  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.marketing.id}/attributes/consent`, { method: 'POST', body: {}, token: org.tokens.owner });
+  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.marketing.id}/attributes/consent`, {
+    method: 'POST',
+    body: {},
+    token: org.tokens.owner,
+  });
   expect(res.status).toBe(202);
   const location = res.headers.get('location')!;
   // The outage lasts until every first attempt has been refused.
-  expect(await waitFor(async () => hook.received.length, (n) => n >= EXPECTED, 30_000)).toBe(EXPECTED);
+  expect(
+    await waitFor(
+      async () => hook.received.length,
+      (n) => n >= EXPECTED,
+      30_000,
+    ),
+  ).toBe(EXPECTED);
   down = false;
   const recovered = Date.now();
-  const job = await waitFor(() => call(location, { token: org.tokens.owner }), (r) => r.body?.State === 'completed', BOUND_SECONDS * 1000);
+  const job = await waitFor(
+    () => call(location, { token: org.tokens.owner }),
+    (r) => r.body?.State === 'completed',
+    BOUND_SECONDS * 1000,
+  );
   const seconds = (Date.now() - recovered) / 1000;
   expect(job.body, `drained in ${seconds} s`).toMatchObject({ State: 'completed', Notified: EXPECTED, Failed: 0 });
   expect(seconds).toBeLessThan(BOUND_SECONDS);

@@ -20,7 +20,14 @@ beforeAll(async () => {
   org = await setUpConsentOrg(t);
   hook = await startReceiver();
   for (let i = 0; i < ADDED; i++) {
-    expect((await call(`${t.base}/organizations/${org.orgId}/users`, { body: { username: `bulk${i}@shop.example` }, token: org.tokens.owner })).status).toBe(201);
+    expect(
+      (
+        await call(`${t.base}/organizations/${org.orgId}/users`, {
+          body: { username: `bulk${i}@shop.example` },
+          token: org.tokens.owner,
+        })
+      ).status,
+    ).toBe(201);
   }
 });
 afterAll(async () => {
@@ -29,18 +36,36 @@ afterAll(async () => {
 });
 
 it('one batch of several hundred individuals: each is notified, counted and logged exactly once, and the job completes', async () => {
-  expect((await call(`${t.base}/organizations/${org.orgId}/notification-transports`, { method: 'PUT', body: { webhook: { url: hook.url } }, token: org.tokens.owner })).status).toBe(200);
+  expect(
+    (
+      await call(`${t.base}/organizations/${org.orgId}/notification-transports`, {
+        method: 'PUT',
+        body: { webhook: { url: hook.url } },
+        token: org.tokens.owner,
+      })
+    ).status,
+  ).toBe(200);
   // Answers at varying speed, so that deliveries finish while earlier ones are being stored.
   hook.delayMs = 3;
-  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.marketing.id}/attributes/consent`, { method: 'POST', body: {}, token: org.tokens.owner });
+  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.marketing.id}/attributes/consent`, {
+    method: 'POST',
+    body: {},
+    token: org.tokens.owner,
+  });
   expect(res.status).toBe(202);
-  const job = await waitFor(() => call(res.headers.get('location')!, { token: org.tokens.owner }), (r) => r.body.State !== 'running' && r.body.State !== 'queued', 60_000);
+  const job = await waitFor(
+    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
+    (r) => r.body.State !== 'running' && r.body.State !== 'queued',
+    60_000,
+  );
   const expected = ADDED + 2; // carol and dave decided nothing either
   expect(job.body).toMatchObject({ State: 'completed', Notified: expected, Skipped: 0, Failed: 0 });
   expect(new Set(hook.received.map((r) => r.headers['idempotency-key'])).size).toBe(expected);
   expect(hook.received).toHaveLength(expected);
-  const [counts] = rowsOf<{ attempts: number; pending: number }>(await t.store.db.execute(sql`
+  const [counts] = rowsOf<{ attempts: number; pending: number }>(
+    await t.store.db.execute(sql`
     SELECT (SELECT count(*)::int FROM webhook_attempts WHERE job_id = ${job.body.ID}) AS attempts,
-           (SELECT count(*)::int FROM consent_request_deliveries WHERE job_id = ${job.body.ID} AND state <> 'sent') AS pending`));
+           (SELECT count(*)::int FROM consent_request_deliveries WHERE job_id = ${job.body.ID} AND state <> 'sent') AS pending`),
+  );
   expect(counts).toEqual({ attempts: expected, pending: 0 });
 }, 120_000);

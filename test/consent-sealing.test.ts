@@ -6,11 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { consentIdOf, consentsUrl, consentSuite } from './helpers/consent-org.js';
+import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 
 const suite = consentSuite();
 
-const verify = async () => (await call(`${suite.t.base}/organizations/${suite.org.orgId}/consents/history/verify`, { token: suite.org.tokens.dpo })).body;
+const verify = async () =>
+  (
+    await call(`${suite.t.base}/organizations/${suite.org.orgId}/consents/history/verify`, {
+      token: suite.org.tokens.dpo,
+    })
+  ).body;
 
 async function patch(user: string, attribute: string, consented: string) {
   const record = await consentIdOf(suite.t, suite.org, user);
@@ -21,7 +26,9 @@ async function patch(user: string, attribute: string, consented: string) {
 describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () => {
   it('a change is shown sealed (seq, hash, link) by the history read right after it', async () => {
     expect((await patch('carol', suite.org.marketing.email, 'Allow')).status).toBe(200);
-    const page = await call(`${consentsUrl(suite.t, suite.org, 'carol')}/history?limit=1`, { token: suite.org.tokens.carol });
+    const page = await call(`${consentsUrl(suite.t, suite.org, 'carol')}/history?limit=1`, {
+      token: suite.org.tokens.carol,
+    });
     const [event] = page.body.Events;
     expect(event).toMatchObject({ NewValue: 'Allow', AttributeID: suite.org.marketing.email });
     expect(event.Seq).toBeGreaterThan(0);
@@ -33,7 +40,13 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
     const before = (await verify()).Events as number;
     const users = ['carol', 'dave'];
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => patch(users[i % 2]!, i % 4 < 2 ? suite.org.marketing.email : suite.org.marketing.phone, ['Allow', 'Disallow', 'AskMe'][i % 3]!)),
+      Array.from({ length: 40 }, (_, i) =>
+        patch(
+          users[i % 2]!,
+          i % 4 < 2 ? suite.org.marketing.email : suite.org.marketing.phone,
+          ['Allow', 'Disallow', 'AskMe'][i % 3]!,
+        ),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
     expect(await verify()).toEqual({ Valid: true, Events: before + 40, FirstBrokenSeq: null, Reason: '' });
@@ -49,8 +62,14 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
       [id, suite.org.orgId, recordId, suite.org.users.dave, suite.org.marketing.id, suite.org.marketing.email],
     );
     // What the change's statement also wrote: the event's place in the sealer's queue.
-    await suite.t.store.raw('INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM consent_events WHERE id = $1', [id]);
-    const sealedSeq = async () => (await suite.t.store.raw('SELECT seq FROM consent_event_seals WHERE event_id = $1', [id])).rows[0] as { seq: string | number } | undefined;
+    await suite.t.store.raw(
+      'INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM consent_events WHERE id = $1',
+      [id],
+    );
+    const sealedSeq = async () =>
+      (await suite.t.store.raw('SELECT seq FROM consent_event_seals WHERE event_id = $1', [id])).rows[0] as
+        | { seq: string | number }
+        | undefined;
     const until = Date.now() + 3000;
     while ((await sealedSeq()) === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(Number((await sealedSeq())?.seq)).toBe(before + 1);
@@ -70,7 +89,9 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
       [suite.org.orgId, recordId, suite.org.users.carol, suite.org.marketing.id, suite.org.marketing.email],
     );
     expect(await verify()).toEqual({ Valid: true, Events: before + 2500, FirstBrokenSeq: null, Reason: '' });
-    const queued = await suite.t.store.raw('SELECT count(*)::int AS n FROM consent_event_queue WHERE org_id = $1', [suite.org.orgId]);
+    const queued = await suite.t.store.raw('SELECT count(*)::int AS n FROM consent_event_queue WHERE org_id = $1', [
+      suite.org.orgId,
+    ]);
     expect(queued.rows[0]).toEqual({ n: 0 });
     // Sealed in the order they were written: backlog-1 first, backlog-2500 last.
     const order = await suite.t.store.raw(
@@ -78,6 +99,8 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
        WHERE s.org_id = $1 AND e.request_id LIKE 'backlog-%' ORDER BY s.seq`,
       [suite.org.orgId],
     );
-    expect(order.rows.map((r) => (r as { request_id: string }).request_id)).toEqual(Array.from({ length: 2500 }, (_, i) => `backlog-${i + 1}`));
+    expect(order.rows.map((r) => (r as { request_id: string }).request_id)).toEqual(
+      Array.from({ length: 2500 }, (_, i) => `backlog-${i + 1}`),
+    );
   });
 });

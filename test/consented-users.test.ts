@@ -6,14 +6,20 @@ import { type ConsentOrg, consentsUrl, setUpConsentOrg } from './helpers/consent
 let t: TestAssent;
 let org: ConsentOrg;
 const ids: Record<string, string> = {};
-const attributeUsers = (purpose: string, attribute: string, q = '') => `${t.base}/organizations/${org.orgId}/purposes/${purpose}/attributes/${attribute}/consented/users${q}`;
-const purposeUsers = (purpose: string, q = '') => `${t.base}/organizations/${org.orgId}/purposes/${purpose}/consented/users${q}`;
+const attributeUsers = (purpose: string, attribute: string, q = '') =>
+  `${t.base}/organizations/${org.orgId}/purposes/${purpose}/attributes/${attribute}/consented/users${q}`;
+const purposeUsers = (purpose: string, q = '') =>
+  `${t.base}/organizations/${org.orgId}/purposes/${purpose}/consented/users${q}`;
 const names = (res: { body: any }) => res.body.Users.map((u: any) => u.Name);
 
 async function set(user: string, purpose: string, attribute: string, consented: string, days = 0) {
-  const record = (await call(consentsUrl(t, org, ids[user]!), { token: org.apiKeys.developer, scheme: 'ApiKey' })).body.ID;
+  const record = (await call(consentsUrl(t, org, ids[user]!), { token: org.apiKeys.developer, scheme: 'ApiKey' })).body
+    .ID;
   const res = await call(`${consentsUrl(t, org, ids[user]!)}/${record}/purposes/${purpose}/attributes/${attribute}`, {
-    method: 'PATCH', token: org.apiKeys.developer, scheme: 'ApiKey', body: { consented, days },
+    method: 'PATCH',
+    token: org.apiKeys.developer,
+    scheme: 'ApiKey',
+    body: { consented, days },
   });
   expect(res.status).toBe(200);
   return record as string;
@@ -25,17 +31,29 @@ beforeAll(async () => {
   ids.Carol = org.users.carol!;
   ids.Dave = org.users.dave!;
   for (const name of ['Erin', 'Frank', 'Grace', 'Heidi']) {
-    const res = await call(`${t.base}/organizations/${org.orgId}/users`, { token: org.tokens.admin, body: { username: `${name.toLowerCase()}@shop.example`, name } });
+    const res = await call(`${t.base}/organizations/${org.orgId}/users`, {
+      token: org.tokens.admin,
+      body: { username: `${name.toLowerCase()}@shop.example`, name },
+    });
     ids[name] = res.body.User.ID;
   }
   await set('Carol', org.marketing.id, org.marketing.email, 'Allow');
   await set('Dave', org.marketing.id, org.marketing.phone, 'AskMe');
   const erin = await set('Erin', org.marketing.id, org.marketing.email, 'AskMe', 1);
-  await t.store.db.execute(sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${erin}`);
+  await t.store.db.execute(
+    sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${erin}`,
+  );
   await set('Frank', org.delivery.id, org.delivery.address, 'Disallow');
   await set('Grace', org.marketing.id, org.marketing.email, 'Disallow');
   await set('Heidi', org.marketing.id, org.marketing.email, 'Allow');
-  expect((await call(`${t.base}/organizations/${org.orgId}/users/${ids.Heidi}`, { method: 'DELETE', token: org.tokens.admin })).status).toBe(204);
+  expect(
+    (
+      await call(`${t.base}/organizations/${org.orgId}/users/${ids.Heidi}`, {
+        method: 'DELETE',
+        token: org.tokens.admin,
+      })
+    ).status,
+  ).toBe(204);
 });
 afterAll(() => t?.stop());
 
@@ -47,7 +65,9 @@ describe('consented users (SPEC 4.3)', () => {
     expect(res.status).toBe(200);
     expect(names(res)).toEqual(['Carol']);
     expect(res.body.Users[0]).toEqual({ ID: ids.Carol, Name: 'Carol', Phone: '', Email: '' });
-    expect(names(await call(attributeUsers(org.marketing.id, org.marketing.phone), { token: org.tokens.developer }))).toEqual(['Dave']);
+    expect(
+      names(await call(attributeUsers(org.marketing.id, org.marketing.phone), { token: org.tokens.developer })),
+    ).toEqual(['Dave']);
   });
 
   it('of a purpose: a user counts when at least one of its attributes counts', async () => {
@@ -57,7 +77,9 @@ describe('consented users (SPEC 4.3)', () => {
   it('of a lawful-basis purpose: every subscribed user unless they chose Disallow', async () => {
     const everyoneButFrank = byId('Carol', 'Dave', 'Erin', 'Grace');
     expect(names(await call(purposeUsers(org.delivery.id), { token: org.tokens.owner }))).toEqual(everyoneButFrank);
-    expect(names(await call(attributeUsers(org.delivery.id, org.delivery.address), { token: org.tokens.owner }))).toEqual(everyoneButFrank);
+    expect(
+      names(await call(attributeUsers(org.delivery.id, org.delivery.address), { token: org.tokens.owner })),
+    ).toEqual(everyoneButFrank);
   });
 
   it('pages by ID: startid is exclusive, Links are absolute, Next carries limit and startid and is absent on the last page', async () => {
@@ -87,22 +109,39 @@ describe('consented users (SPEC 4.3)', () => {
     expect(empty.status).toBe(200);
     expect(empty.body.Users).toEqual([]);
     expect(empty.body.Links.Next).toBeUndefined();
-    const past = await call(purposeUsers(org.delivery.id, '?startid=ffffffff-ffff-7fff-bfff-ffffffffffff'), { token: org.tokens.owner });
+    const past = await call(purposeUsers(org.delivery.id, '?startid=ffffffff-ffff-7fff-bfff-ffffffffffff'), {
+      token: org.tokens.owner,
+    });
     expect(past.body.Users).toEqual([]);
   });
 
   it('of a lawful-basis purpose: an AskMe that ran out does not count, one still running does', async () => {
     const grace = await set('Grace', org.delivery.id, org.delivery.address, 'AskMe', 1);
-    await t.store.db.execute(sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${grace} AND purpose_id = ${org.delivery.id}`);
+    await t.store.db.execute(
+      sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${grace} AND purpose_id = ${org.delivery.id}`,
+    );
     await set('Carol', org.delivery.id, org.delivery.address, 'AskMe', 30);
-    expect(names(await call(purposeUsers(org.delivery.id), { token: org.tokens.owner }))).toEqual(byId('Carol', 'Dave', 'Erin'));
+    expect(names(await call(purposeUsers(org.delivery.id), { token: org.tokens.owner }))).toEqual(
+      byId('Carol', 'Dave', 'Erin'),
+    );
   });
 
   it('a limit outside 1..500 is a 400; a purpose or attribute not of the organisation is a 404; an individual gets a 403', async () => {
-    for (const q of ['?limit=0', '?limit=501', '?limit=x']) expect((await call(purposeUsers(org.marketing.id, q), { token: org.tokens.owner })).status, q).toBe(400);
-    expect((await call(attributeUsers(org.marketing.id, org.delivery.address), { token: org.tokens.owner })).status).toBe(404);
-    expect((await call(purposeUsers('01a20000-0000-7000-8000-000000000000'), { token: org.tokens.owner })).status).toBe(404);
-    expect((await call(`${t.base}/organizations/${org.otherOrgId}/purposes/${org.marketing.id}/consented/users`, { token: org.tokens.mallory })).status).toBe(404);
+    for (const q of ['?limit=0', '?limit=501', '?limit=x'])
+      expect((await call(purposeUsers(org.marketing.id, q), { token: org.tokens.owner })).status, q).toBe(400);
+    expect(
+      (await call(attributeUsers(org.marketing.id, org.delivery.address), { token: org.tokens.owner })).status,
+    ).toBe(404);
+    expect((await call(purposeUsers('01a20000-0000-7000-8000-000000000000'), { token: org.tokens.owner })).status).toBe(
+      404,
+    );
+    expect(
+      (
+        await call(`${t.base}/organizations/${org.otherOrgId}/purposes/${org.marketing.id}/consented/users`, {
+          token: org.tokens.mallory,
+        })
+      ).status,
+    ).toBe(404);
     expect((await call(purposeUsers(org.marketing.id), { token: org.tokens.carol })).status).toBe(403);
   });
 

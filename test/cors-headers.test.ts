@@ -9,10 +9,11 @@
  *   `null` included, get no CORS header and no 500; every answer varies on Origin; a setting that
  *   is not a list of exact origins (`*`, `null`, a path) stops `assent serve` before it starts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { runCli } from './helpers/cli.js';
 
@@ -23,7 +24,10 @@ let owner: string;
 let orgId: string;
 
 beforeAll(async () => {
-  t = await startAssent({ ASSENT_PUBLIC_URL: 'https://id.example.org', ASSENT_CORS_ORIGINS: `${DASHBOARD}, http://localhost:3000` });
+  t = await startAssent({
+    ASSENT_PUBLIC_URL: 'https://id.example.org',
+    ASSENT_CORS_ORIGINS: `${DASHBOARD}, http://localhost:3000`,
+  });
   orgId = t.ids.organisations.acme!.id;
   owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
 });
@@ -32,7 +36,14 @@ afterAll(async () => {
 });
 
 const preflight = (path: string, origin: string, method = 'GET') =>
-  fetch(`${t.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' } });
+  fetch(`${t.url}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization,content-type',
+    },
+  });
 
 function expectNoStore(headers: Headers, what: string) {
   expect(headers.get('cache-control'), what).toBe('no-store');
@@ -57,11 +68,17 @@ describe('token answers are never stored (RFC 6749 §5.1)', () => {
     const me = await call(`${t.base}/user`, { token: owner });
     expect(me.body.User.APIKey).toBeTruthy();
     expectNoStore(me.headers, 'GET /user');
-    const exchange = await call(`${t.base}/organizations/${orgId}/idp/open-id/exchange?redirect_uri=${encodeURIComponent(`${APP_ORIGIN}/cb`)}&code=asc_unknown`, { method: 'POST' });
+    const exchange = await call(
+      `${t.base}/organizations/${orgId}/idp/open-id/exchange?redirect_uri=${encodeURIComponent(`${APP_ORIGIN}/cb`)}&code=asc_unknown`,
+      { method: 'POST' },
+    );
     expect(exchange.status).toBe(400);
     expectNoStore(exchange.headers, 'exchange');
     // A failed login carries no token, but is the same endpoint: the same header.
-    expectNoStore((await call(`${t.base}/users/login`, { body: { ...creds, password: 'wrong' } })).headers, 'failed login');
+    expectNoStore(
+      (await call(`${t.base}/users/login`, { body: { ...creds, password: 'wrong' } })).headers,
+      'failed login',
+    );
   });
 });
 
@@ -71,7 +88,11 @@ describe('security headers on every answer', () => {
       health: await fetch(`${t.url}/health/live`),
       '404': await fetch(`${t.url}/no/such/path`),
       '401': await fetch(`${t.base}/user`),
-      '400': await fetch(`${t.base}/users/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+      '400': await fetch(`${t.base}/users/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{',
+      }),
       docs: await fetch(`${t.url}/docs/`),
       openapi: await fetch(`${t.url}/openapi.json`),
     };
@@ -107,7 +128,11 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('vary')).toMatch(/Origin/);
-    expect((await preflight('/v1.1/users/login', 'http://localhost:3000', 'POST')).headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    expect(
+      (await preflight('/v1.1/users/login', 'http://localhost:3000', 'POST')).headers.get(
+        'access-control-allow-origin',
+      ),
+    ).toBe('http://localhost:3000');
   });
 
   it('answers to an allowed origin, errors included, carry the origin and expose Retry-After and X-Request-Id', async () => {
@@ -122,7 +147,12 @@ describe('CORS', () => {
   });
 
   it('other origins, and the origin "null", get no CORS header: a 404 preflight, never a 500, never *', async () => {
-    for (const origin of ['https://evil.example', 'null', 'https://dashboard.example.org.evil.example', 'http://dashboard.example.org']) {
+    for (const origin of [
+      'https://evil.example',
+      'null',
+      'https://dashboard.example.org.evil.example',
+      'http://dashboard.example.org',
+    ]) {
       const res = await preflight('/v1/user', origin);
       expect(res.status, origin).toBe(404);
       expect(await res.json()).toEqual({ Code: 404, Message: 'Not found' });
@@ -136,14 +166,23 @@ describe('CORS', () => {
 
   it('the origin of an app redirect URI is allowed once registered and refused once removed, without a restart', async () => {
     const uris = `${t.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`;
-    const allowed = async () => (await preflight('/v1/user', APP_ORIGIN)).headers.get('access-control-allow-origin') === APP_ORIGIN;
+    const allowed = async () =>
+      (await preflight('/v1/user', APP_ORIGIN)).headers.get('access-control-allow-origin') === APP_ORIGIN;
     const eventually = async (want: boolean) => {
       const until = Date.now() + 10_000;
       while ((await allowed()) !== want && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
       return allowed();
     };
     expect(await allowed()).toBe(false);
-    expect((await call(uris, { method: 'PUT', token: owner, body: { RedirectURIs: [`${APP_ORIGIN}/cb`, 'com.example.app:/cb'] } })).status).toBe(200);
+    expect(
+      (
+        await call(uris, {
+          method: 'PUT',
+          token: owner,
+          body: { RedirectURIs: [`${APP_ORIGIN}/cb`, 'com.example.app:/cb'] },
+        })
+      ).status,
+    ).toBe(200);
     expect(await eventually(true)).toBe(true);
     expect((await call(uris, { method: 'PUT', token: owner, body: { RedirectURIs: [] } })).status).toBe(200);
     expect(await eventually(false)).toBe(false);
@@ -154,8 +193,19 @@ describe('ASSENT_CORS_ORIGINS', () => {
   it('anything but exact origins (*, null, a path, a trailing slash, another scheme) stops assent serve with exit 2 naming the setting', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-cors-'));
     try {
-      for (const value of ['*', 'null', 'https://dashboard.example.org/app', 'https://dashboard.example.org/', 'ftp://files.example.org', `${DASHBOARD},*`]) {
-        const res = await runCli(['serve'], { ASSENT_DATA_DIR: dataDir, PORT: '0', ASSENT_CORS_ORIGINS: value }, 30_000);
+      for (const value of [
+        '*',
+        'null',
+        'https://dashboard.example.org/app',
+        'https://dashboard.example.org/',
+        'ftp://files.example.org',
+        `${DASHBOARD},*`,
+      ]) {
+        const res = await runCli(
+          ['serve'],
+          { ASSENT_DATA_DIR: dataDir, PORT: '0', ASSENT_CORS_ORIGINS: value },
+          30_000,
+        );
         expect(res.code, value).toBe(2);
         expect(res.stderr, value).toContain('ASSENT_CORS_ORIGINS');
       }

@@ -23,7 +23,7 @@ const people = Array.from({ length: WORKERS }, (_, i) => `person${i}@outage.exam
 let cluster: PgCluster;
 let dir: string;
 let env: Record<string, string>;
-let servers: ServeProcess[] = [];
+const servers: ServeProcess[] = [];
 /** The imported organisation's IDs (what `assent import` prints). */
 let ids: { orgId: string; purposeId: string; attributeId: string };
 
@@ -55,7 +55,14 @@ beforeAll(async () => {
   cluster = await startCluster();
   await sql('postgres', 'CREATE DATABASE assent');
   dir = mkdtempSync(path.join(os.tmpdir(), 'assent-outage-'));
-  env = { ASSENT_DATA_DIR: dir, DATABASE_URL: cluster.urlOf('assent'), ASSENT_SECRET: TEST_SECRET, ASSENT_IP_DELAY_AFTER: '1000', ASSENT_IP_LOCK_AFTER: '2000', LOG_LEVEL: 'warn' };
+  env = {
+    ASSENT_DATA_DIR: dir,
+    DATABASE_URL: cluster.urlOf('assent'),
+    ASSENT_SECRET: TEST_SECRET,
+    ASSENT_IP_DELAY_AFTER: '1000',
+    ASSENT_IP_LOCK_AFTER: '2000',
+    LOG_LEVEL: 'warn',
+  };
   // Two replicas behind one address: the tokens of either are valid at both.
   env.ASSENT_PUBLIC_URL = 'http://assent.test';
   const file = writeFile(dir, 'import.json', {
@@ -64,7 +71,9 @@ beforeAll(async () => {
       {
         key: 'outage',
         name: 'Outage',
-        purposes: [{ key: 'marketing', name: 'Marketing', lawfulUsage: false, attributes: [{ key: 'email', name: 'Email' }] }],
+        purposes: [
+          { key: 'marketing', name: 'Marketing', lawfulUsage: false, attributes: [{ key: 'email', name: 'Email' }] },
+        ],
         admins: [{ username: 'dpo@outage.example', password: PASSWORD, roles: ['dpo'] }],
         individuals: people.map((username) => ({ username, password: PASSWORD })),
       },
@@ -116,7 +125,14 @@ describe.skipIf(!onPostgres)('a database restart, failover or killed session cos
       const consents = `/organizations/${ids.orgId}/users/${userId}/consents`;
       const record = await call(`${base}${consents}`, { token });
       expect(record.status).toBe(200);
-      workers.push({ token, consents, url: `${consents}/${record.body.ID}/purposes/${ids.purposeId}/attributes/${ids.attributeId}`, acknowledged: [], refused: [], unanswered: 0 });
+      workers.push({
+        token,
+        consents,
+        url: `${consents}/${record.body.ID}/purposes/${ids.purposeId}/attributes/${ids.attributeId}`,
+        acknowledged: [],
+        refused: [],
+        unanswered: 0,
+      });
     }
 
     let running = true;
@@ -124,11 +140,13 @@ describe.skipIf(!onPostgres)('a database restart, failover or killed session cos
       for (let days = 1; running; days++) {
         const server = servers[(i + days) % 2]!;
         const body = { consented: days % 2 ? 'Allow' : 'Disallow', days };
-        const res = await call(`${server.base}${w.url}`, { method: 'PATCH', token: w.token, body }).catch(() => undefined);
+        const res = await call(`${server.base}${w.url}`, { method: 'PATCH', token: w.token, body }).catch(
+          () => undefined,
+        );
         if (!res) w.unanswered++;
         else if (res.status === 200) w.acknowledged.push(days);
         else w.refused.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: res.body });
-        if (!res || res.status !== 200) await sleep(50);
+        if (res?.status !== 200) await sleep(50);
       }
     });
     const acknowledgedSoFar = () => workers.reduce((n, w) => n + w.acknowledged.length, 0);
@@ -142,7 +160,10 @@ describe.skipIf(!onPostgres)('a database restart, failover or killed session cos
     await progress();
     for (let round = 0; round < 3; round++) {
       // Only the sessions of this test's database (its own cluster, too).
-      await sql('assent', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'assent' AND pid <> pg_backend_pid()");
+      await sql(
+        'assent',
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'assent' AND pid <> pg_backend_pid()",
+      );
       await progress();
     }
     await cluster.restart('fast');
@@ -156,7 +177,8 @@ describe.skipIf(!onPostgres)('a database restart, failover or killed session cos
     for (const w of workers) {
       expect(w.unanswered).toBe(0);
       // What was refused was refused as an outage: 503 with Retry-After, never a 500.
-      for (const r of w.refused) expect(r).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), body: { Code: 503 } });
+      for (const r of w.refused)
+        expect(r).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), body: { Code: 503 } });
     }
     expect(workers.some((w) => w.refused.length > 0)).toBe(true); // the disruptions did cut requests in flight
 
@@ -196,12 +218,18 @@ describe.skipIf(!onPostgres)('while the database is down, answers are 503 with R
         expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
         expect(res.body).toEqual({ Code: 503, Message: expect.any(String) });
       }
-      const login = await call(`${server.base}/v1.1/users/login`, { body: { username: people[1], password: PASSWORD } });
+      const login = await call(`${server.base}/v1.1/users/login`, {
+        body: { username: people[1], password: PASSWORD },
+      });
       expect([login.status, login.headers.get('retry-after') !== null]).toEqual([503, true]);
       expect((await call(`${server.url}/readyz`)).status).toBe(503);
       expect((await call(`${server.url}/healthz`)).status).toBe(200);
       // An outage is not a bug: logged at warn (40), once per request, with the path only.
-      const lines = server.stdout().split('\n').filter((l) => l.includes('"outage-1"')).map((l) => JSON.parse(l));
+      const lines = server
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes('"outage-1"'))
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.level, l.msg])).toEqual([[40, 'database unavailable']]);
       expect(lines[0].path).toBe(`/v1/organizations/${ids.orgId}/users/${userId}/consents/history`);
       expect(server.stdout()).not.toContain('query-must-not-be-logged');
@@ -209,7 +237,12 @@ describe.skipIf(!onPostgres)('while the database is down, answers are 503 with R
       // The background work (the sealer's 1 s sweep, the job queue) fails each round while the
       // database is down: expected, so warn, never error (level 50), which pages someone for a bug.
       await new Promise((r) => setTimeout(r, 2_500));
-      const during = server.stdout().slice(logStart).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      const during = server
+        .stdout()
+        .slice(logStart)
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
       expect(during.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
       expect(during.some((l) => l.level === 40 && /: database unavailable$/.test(l.msg))).toBe(true);
     } finally {
@@ -232,7 +265,10 @@ describe.skipIf(!onPostgres)('a database that stops answering without refusing',
       for (let i = 0; i < 2; i++) {
         const started = Date.now();
         // Without a connect timeout the request waits for ever; the abort turns that into a failure.
-        const res = await fetch(consents, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
+        const res = await fetch(consents, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(15_000),
+        });
         expect([res.status, res.headers.get('retry-after')]).toEqual([503, '2']);
         expect(Date.now() - started).toBeLessThan(12_000);
       }
@@ -255,7 +291,10 @@ describe.skipIf(!onPostgres)('replicas started together on a fresh database', ()
       // Migrations, the job queue's schema and queues, the first signing key: all created at start.
       const started = await Promise.allSettled([startServe(replicaEnv), startServe(replicaEnv)]);
       await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-      expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason).slice(0, 400)))).toEqual(['serving', 'serving']);
+      expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason).slice(0, 400)))).toEqual([
+        'serving',
+        'serving',
+      ]);
       const keys = await sql(database, 'SELECT count(*)::int AS n FROM signing_keys WHERE retired_at IS NULL');
       expect(keys).toEqual([{ n: 1 }]);
     }

@@ -23,8 +23,10 @@ describe('generated documentation', () => {
     expect(run.code).toBe(0);
   }, 120_000);
 
-  it('writes a fixed server URL into docs/openapi.json, not this deployment\'s', () => {
-    const doc = JSON.parse(readFileSync(path.join(root, 'docs/openapi.json'), 'utf8')) as { servers: { url: string }[] };
+  it("writes a fixed server URL into docs/openapi.json, not this deployment's", () => {
+    const doc = JSON.parse(readFileSync(path.join(root, 'docs/openapi.json'), 'utf8')) as {
+      servers: { url: string }[];
+    };
     expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:8080' }]);
   });
 });

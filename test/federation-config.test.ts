@@ -6,8 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
-import { runImport } from '../src/orgs/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { runImport } from '../src/orgs/import.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 const SECRET = 'the-client-secret-1234567890';
@@ -29,7 +29,10 @@ const valid = () => ({
   disableUserInfo: false,
   defaultScope: 'openid email',
 });
-const sealed = async () => rowsOf<{ s: string }>(await t.store.db.execute(sql`SELECT client_secret_sealed AS s FROM idp_configs WHERE org_id = ${orgId}`))[0]?.s;
+const sealed = async () =>
+  rowsOf<{ s: string }>(
+    await t.store.db.execute(sql`SELECT client_secret_sealed AS s FROM idp_configs WHERE org_id = ${orgId}`),
+  )[0]?.s;
 
 beforeAll(async () => {
   t = await startAssent();
@@ -86,12 +89,28 @@ describe('IdP configuration', () => {
   });
 
   it('PUT without clientSecret keeps the stored one; with one replaces it', async () => {
-    const res = await call(idp(), { method: 'PUT', token: owner, body: { defaultScope: 'openid profile', validateSignature: false } });
+    const res = await call(idp(), {
+      method: 'PUT',
+      token: owner,
+      body: { defaultScope: 'openid profile', validateSignature: false },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ defaultScope: 'openid profile', validateSignature: false, issuer: 'https://idp.example' });
+    expect(res.body).toMatchObject({
+      defaultScope: 'openid profile',
+      validateSignature: false,
+      issuer: 'https://idp.example',
+    });
     expect(res.body.clientSecret).toBeUndefined();
     expect(t.ctx.master.open((await sealed())!, 'idp-client-secret')).toBe(SECRET);
-    expect((await call(idp(), { method: 'PUT', token: owner, body: { clientSecret: 'a-new-secret', validateSignature: true } })).status).toBe(200);
+    expect(
+      (
+        await call(idp(), {
+          method: 'PUT',
+          token: owner,
+          body: { clientSecret: 'a-new-secret', validateSignature: true },
+        })
+      ).status,
+    ).toBe(200);
     expect(t.ctx.master.open((await sealed())!, 'idp-client-secret')).toBe('a-new-secret');
   });
 
@@ -100,28 +119,52 @@ describe('IdP configuration', () => {
     expect((await call(idp(), { method: 'PUT', token: alice, body: {} })).status).toBe(403);
     expect((await call(`${idp()}/redirect-uri`, { token: alice })).status).toBe(403);
     expect((await call(idp())).status).toBe(401);
-    expect((await call(`${t.base}/organizations/00000000-0000-7000-8000-000000000000/idp/open-id`, { token: owner })).status).toBe(404);
+    expect(
+      (await call(`${t.base}/organizations/00000000-0000-7000-8000-000000000000/idp/open-id`, { token: owner })).status,
+    ).toBe(404);
   });
 
   it('app redirect URIs: PUT replaces, GET lists; unsafe URIs are refused', async () => {
-    const bad = await call(`${idp()}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: ['javascript:alert(1)', 'http://evil.example/cb', 'https://app.example/cb#x'] } });
+    const bad = await call(`${idp()}/app-redirect-uris`, {
+      method: 'PUT',
+      token: owner,
+      body: { RedirectURIs: ['javascript:alert(1)', 'http://evil.example/cb', 'https://app.example/cb#x'] },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.Message).toMatch(/RedirectURIs\[0\].*RedirectURIs\[1\].*RedirectURIs\[2\]/);
-    const ok = await call(`${idp()}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: ['https://app.example/cb', 'com.example.app:/cb', 'http://127.0.0.1:4000/cb'] } });
+    const ok = await call(`${idp()}/app-redirect-uris`, {
+      method: 'PUT',
+      token: owner,
+      body: { RedirectURIs: ['https://app.example/cb', 'com.example.app:/cb', 'http://127.0.0.1:4000/cb'] },
+    });
     expect(ok.status).toBe(200);
-    expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual(['com.example.app:/cb', 'http://127.0.0.1:4000/cb', 'https://app.example/cb']);
+    expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual([
+      'com.example.app:/cb',
+      'http://127.0.0.1:4000/cb',
+      'https://app.example/cb',
+    ]);
   });
 
   it('the import file sets the app redirect URIs (optional redirectUris of an organisation), audited once per change', async () => {
     const file = demoImport();
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['https://imported.example/cb'];
     await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
-    expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual(['https://imported.example/cb']);
-    const audited = (await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0];
-    expect(audited).toMatchObject({ Action: 'idp.app-redirect-uris.update', ActorUserID: '', ActorAPIKeyID: '', Detail: { uris: ['https://imported.example/cb'], source: 'import' } });
+    expect((await call(`${idp()}/app-redirect-uris`, { token: owner })).body.RedirectURIs).toEqual([
+      'https://imported.example/cb',
+    ]);
+    const audited = (await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body
+      .Entries[0];
+    expect(audited).toMatchObject({
+      Action: 'idp.app-redirect-uris.update',
+      ActorUserID: '',
+      ActorAPIKeyID: '',
+      Detail: { uris: ['https://imported.example/cb'], source: 'import' },
+    });
     // The same file again changes nothing, so it adds no entry.
     await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
-    expect((await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0].ID).toBe(audited.ID);
+    expect(
+      (await call(`${t.base}/organizations/${orgId}/audit-log?limit=1`, { token: owner })).body.Entries[0].ID,
+    ).toBe(audited.ID);
     (file.organisations[0] as Record<string, unknown>).redirectUris = ['javascript:alert(1)'];
     await expect(runImport(t.store.db, file, t.config.argon2, redirectUriImport)).rejects.toThrow(/redirectUris\[0\]/);
   });
@@ -135,7 +178,14 @@ describe('IdP configuration', () => {
     const res = await call(`${t.base}/organizations/${orgId}/audit-log`, { token: owner });
     expect(res.status).toBe(200);
     const actions = res.body.Entries.map((e: { Action: string }) => e.Action);
-    expect(actions).toEqual(['idp.delete', 'idp.app-redirect-uris.update', 'idp.app-redirect-uris.update', 'idp.update', 'idp.update', 'idp.create']);
+    expect(actions).toEqual([
+      'idp.delete',
+      'idp.app-redirect-uris.update',
+      'idp.app-redirect-uris.update',
+      'idp.update',
+      'idp.update',
+      'idp.create',
+    ]);
     for (const e of res.body.Entries) {
       // The import's entry has no user as its actor; every other change was the owner's.
       expect(e.ActorUserID).toBe(e.Detail.source === 'import' ? '' : ownerId);

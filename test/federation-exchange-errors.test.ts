@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type FakeIdp, startDns, startFakeIdp, configureFakeIdp } from './helpers/oidc.js';
+import { configureFakeIdp, type FakeIdp, startDns, startFakeIdp } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 const INTERNAL = 'token.internal.test';
@@ -16,7 +16,8 @@ let dns: Awaited<ReturnType<typeof startDns>>;
 let owner: string;
 let orgId: string;
 const idp = () => `${t.base}/organizations/${orgId}/idp/open-id`;
-const exchange = () => call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
+const exchange = () =>
+  call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
 
 beforeAll(async () => {
   dns = await startDns();
@@ -34,8 +35,16 @@ afterAll(async () => {
 
 describe('code exchange errors tell the caller no network detail', () => {
   const cases: [string, () => string, RegExp][] = [
-    ['a token endpoint whose name resolves to a private address', () => `https://${INTERNAL}/token`, /non-public|10\.0\.0\.1|internal\.test|resolve/i],
-    ['https to a port that speaks plain http (EPROTO)', () => `https://127.0.0.1:${new URL(fake.url).port}/token`, /EPROTO|network error|127\.0\.0\.1|ssl|tls/i],
+    [
+      'a token endpoint whose name resolves to a private address',
+      () => `https://${INTERNAL}/token`,
+      /non-public|10\.0\.0\.1|internal\.test|resolve/i,
+    ],
+    [
+      'https to a port that speaks plain http (EPROTO)',
+      () => `https://127.0.0.1:${new URL(fake.url).port}/token`,
+      /EPROTO|network error|127\.0\.0\.1|ssl|tls/i,
+    ],
   ];
   for (const [name, tokenUrl, detail] of cases) {
     it(`${name}: 502 temporarily_unavailable with a fixed message`, async () => {

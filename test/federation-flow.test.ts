@@ -18,8 +18,12 @@ let op: TestProvider;
 let owner: string;
 let orgId: string;
 const idp = () => `${t.base}/organizations/${orgId}/idp/open-id`;
-const authorize = (state: string, redirect = APP) => `${idp()}/authorize?redirect_uri=${encodeURIComponent(redirect)}&state=${state}`;
-const exchange = (code: string, redirect = APP) => call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(redirect)}&code=${encodeURIComponent(code)}`, { method: 'POST' });
+const authorize = (state: string, redirect = APP) =>
+  `${idp()}/authorize?redirect_uri=${encodeURIComponent(redirect)}&state=${state}`;
+const exchange = (code: string, redirect = APP) =>
+  call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(redirect)}&code=${encodeURIComponent(code)}`, {
+    method: 'POST',
+  });
 
 /** Signs in through the provider with `browser`; returns the app redirect's query. */
 async function signIn(browser: Browser, who: string, state = 'app-state') {
@@ -35,7 +39,11 @@ beforeAll(async () => {
   const redirect = await call(`${idp()}/redirect-uri`, { token: owner });
   expect(redirect.status).toBe(200);
   expect(redirect.body).toEqual({ RedirectURI: `${t.url}/v1/organizations/${orgId}/idp/open-id/callback` });
-  op = await startProvider({ client_id: 'assent', client_secret: 'provider-client-secret', redirect_uris: [redirect.body.RedirectURI] });
+  op = await startProvider({
+    client_id: 'assent',
+    client_secret: 'provider-client-secret',
+    redirect_uris: [redirect.body.RedirectURI],
+  });
   const created = await call(idp(), {
     token: owner,
     body: {
@@ -53,7 +61,15 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   expect(created.body.validateSignature).toBe(true);
-  expect((await call(`${idp()}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: [APP, OTHER_APP] } })).status).toBe(200);
+  expect(
+    (
+      await call(`${idp()}/app-redirect-uris`, {
+        method: 'PUT',
+        token: owner,
+        body: { RedirectURIs: [APP, OTHER_APP] },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await op?.close();
@@ -85,10 +101,16 @@ describe('the whole flow against oidc-provider', () => {
     expect(me.status).toBe(200);
     expect(me.body.ID ?? me.body.User?.ID).toBe(res.body.User.ID);
     // Subscribed to the organisation, so it has a consent record there.
-    const records = rowsOf<{ n: number }>(await t.store.db.execute(sql`SELECT count(*)::int AS n FROM consent_records WHERE user_id = ${res.body.User.ID} AND org_id = ${orgId}`));
+    const records = rowsOf<{ n: number }>(
+      await t.store.db.execute(
+        sql`SELECT count(*)::int AS n FROM consent_records WHERE user_id = ${res.body.User.ID} AND org_id = ${orgId}`,
+      ),
+    );
     expect(records[0]!.n).toBe(1);
     // The ID token is kept only sealed, tied to the session.
-    const kept = rowsOf<{ id_token_sealed: string }>(await t.store.db.execute(sql`SELECT id_token_sealed FROM federation_sessions`));
+    const kept = rowsOf<{ id_token_sealed: string }>(
+      await t.store.db.execute(sql`SELECT id_token_sealed FROM federation_sessions`),
+    );
     expect(kept).toHaveLength(1);
     expect(kept[0]!.id_token_sealed).toMatch(/^v1\./);
 
@@ -129,14 +151,20 @@ describe('the whole flow against oidc-provider', () => {
     expect((await exchange(code)).status).toBe(200);
     const again = await exchange(code);
     expect(again.status).toBe(400);
-    expect(again.body).toMatchObject({ error: 'invalid_grant', error_description: 'Invalid, expired or already used code' });
+    expect(again.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'Invalid, expired or already used code',
+    });
   });
 
   it('redirect_uri mismatch: an exchange with another redirect_uri is refused, and the code is spent', async () => {
     const code = (await signIn(new Browser(), 'mismatch')).params.get('code')!;
     const wrong = await exchange(code, OTHER_APP);
     expect(wrong.status).toBe(400);
-    expect(wrong.body).toMatchObject({ error: 'invalid_grant', error_description: 'redirect_uri does not match the sign-in' });
+    expect(wrong.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'redirect_uri does not match the sign-in',
+    });
     expect((await exchange(code)).status).toBe(400);
   });
 
@@ -149,7 +177,9 @@ describe('the whole flow against oidc-provider', () => {
 
   it('an Assent code expires within 60 s', async () => {
     const code = (await signIn(new Browser(), 'late')).params.get('code')!;
-    const rows = rowsOf<{ s: number }>(await t.store.db.execute(sql`SELECT extract(epoch FROM expires_at - now())::float AS s FROM federation_codes`));
+    const rows = rowsOf<{ s: number }>(
+      await t.store.db.execute(sql`SELECT extract(epoch FROM expires_at - now())::float AS s FROM federation_codes`),
+    );
     expect(Math.max(...rows.map((r) => r.s))).toBeLessThanOrEqual(60);
     await t.store.db.execute(sql`UPDATE federation_codes SET expires_at = now() - interval '1 second'`);
     expect((await exchange(code)).status).toBe(400);
@@ -164,10 +194,16 @@ describe('the whole flow against oidc-provider', () => {
   it('a provider error at the callback goes back to the app with error and its state', async () => {
     const start = await new Browser().request(authorize('denied-state'));
     const state = new URL(start.location!).searchParams.get('state')!;
-    const res = await new Browser().request(`${idp()}/callback?error=access_denied&error_description=no&state=${state}`);
+    const res = await new Browser().request(
+      `${idp()}/callback?error=access_denied&error_description=no&state=${state}`,
+    );
     expect(res.status).toBe(303);
     const back = new URL(res.location!);
     expect(back.origin + back.pathname).toBe(APP);
-    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: 'The identity provider answered access_denied', state: 'denied-state' });
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The identity provider answered access_denied',
+      state: 'denied-state',
+    });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type FakeIdp, startFakeIdp, configureFakeIdp, startSilentServer } from './helpers/oidc.js';
+import { configureFakeIdp, type FakeIdp, startFakeIdp, startSilentServer } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 let t: TestAssent;
@@ -24,11 +24,15 @@ async function configure(patch: Record<string, unknown>) {
 /** Runs authorize → callback with the fake IdP's token; returns the app redirect's query. */
 async function signIn(mint: FakeIdp['mint']) {
   fake.mint = mint;
-  const start = await fetch(`${idp()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=app`, { redirect: 'manual' });
+  const start = await fetch(`${idp()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=app`, {
+    redirect: 'manual',
+  });
   expect(start.status).toBe(302);
   const toIdp = new URL(start.headers.get('location')!);
   fake.nonce = toIdp.searchParams.get('nonce')!;
-  const back = await fetch(`${idp()}/callback?code=fake-code&state=${toIdp.searchParams.get('state')}`, { redirect: 'manual' });
+  const back = await fetch(`${idp()}/callback?code=fake-code&state=${toIdp.searchParams.get('state')}`, {
+    redirect: 'manual',
+  });
   expect(back.status).toBe(303);
   return new URL(back.headers.get('location')!).searchParams;
 }
@@ -41,7 +45,11 @@ function expectRefused(params: URLSearchParams, reason: RegExp) {
 }
 
 beforeAll(async () => {
-  t = await startAssent({ ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: '127.0.0.1', ASSENT_IP_DELAY_AFTER: '5', ASSENT_IP_LOCK_AFTER: '8' });
+  t = await startAssent({
+    ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: '127.0.0.1',
+    ASSENT_IP_DELAY_AFTER: '5',
+    ASSENT_IP_LOCK_AFTER: '8',
+  });
   orgId = t.ids.organisations.acme!.id;
   owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   fake = await startFakeIdp('assent-client');
@@ -84,7 +92,10 @@ describe('ID token validation at the callback', () => {
     await configure({ validateSignature: false });
     try {
       const now = Math.floor(Date.now() / 1000);
-      const params = await signIn(async ({ nonce }) => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: fake.url, aud: 'assent-client', sub: 'fake-subject', iat: now, exp: now + 300, nonce })}.`);
+      const params = await signIn(
+        async ({ nonce }) =>
+          `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: fake.url, aud: 'assent-client', sub: 'fake-subject', iat: now, exp: now + 300, nonce })}.`,
+      );
       expectRefused(params, /algorithm/);
     } finally {
       await configure({ validateSignature: true });
@@ -104,7 +115,9 @@ describe('claims', () => {
   it('userinfo enabled: claims come from userinfo', async () => {
     const before = fake.userinfoCalls;
     const code = (await signIn(({ nonce, sign }) => sign({ nonce }))).get('code')!;
-    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=${code}`, { method: 'POST' });
+    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=${code}`, {
+      method: 'POST',
+    });
     expect(res.status).toBe(200);
     expect(res.body.User.Name).toBe('From Userinfo');
     expect(fake.userinfoCalls).toBe(before + 1);
@@ -114,8 +127,12 @@ describe('claims', () => {
     await configure({ disableUserInfo: true, userInfoUrl: '' });
     try {
       const before = fake.userinfoCalls;
-      const code = (await signIn(({ nonce, sign }) => sign({ nonce, sub: 'subject-two', name: 'Only In ID Token' }))).get('code')!;
-      const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=${code}`, { method: 'POST' });
+      const code = (
+        await signIn(({ nonce, sign }) => sign({ nonce, sub: 'subject-two', name: 'Only In ID Token' }))
+      ).get('code')!;
+      const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=${code}`, {
+        method: 'POST',
+      });
       expect(res.status).toBe(200);
       expect(res.body.User.Name).toBe('Only In ID Token');
       expect(fake.userinfoCalls).toBe(before);
@@ -129,11 +146,15 @@ describe('a code the app obtained straight from the provider', () => {
   it('is exchanged with the same validation (here: no nonce, since Assent issued none)', async () => {
     fake.nonce = undefined;
     fake.mint = ({ sign }) => sign({ nonce: undefined });
-    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
+    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, {
+      method: 'POST',
+    });
     expect(res.status).toBe(200);
     expect(res.body.Token.access_token).toBeTruthy();
     fake.mint = ({ sign }) => sign({ iss: 'https://other-issuer.example' });
-    const bad = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
+    const bad = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, {
+      method: 'POST',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'invalid_grant', Code: 400 });
     expect(bad.body.error_description).toMatch(/issuer/);
@@ -146,7 +167,9 @@ describe('provider down', () => {
     await configure({ tokenUrl: `${silent.url}/token` });
     try {
       const started = Date.now();
-      const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
+      const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, {
+        method: 'POST',
+      });
       const elapsed = Date.now() - started;
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ Code: 502, error: 'temporarily_unavailable' });
@@ -157,7 +180,10 @@ describe('provider down', () => {
       expect(params.get('error')).toBe('temporarily_unavailable');
       // A closed port: refused at once, also a 502.
       await configure({ tokenUrl: 'http://127.0.0.1:9/token' });
-      expect((await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' })).status).toBe(502);
+      expect(
+        (await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' }))
+          .status,
+      ).toBe(502);
     } finally {
       await configure({ tokenUrl: `${fake.url}/token` });
       await silent.close();
@@ -167,8 +193,11 @@ describe('provider down', () => {
 
 describe('the exchange is throttled like a login', () => {
   it('failed exchanges from one IP lead to 429 with Retry-After', async () => {
-    let last;
-    for (let i = 0; i < 6; i++) last = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=asc_guess${i}`, { method: 'POST' });
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 6; i++)
+      last = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=asc_guess${i}`, {
+        method: 'POST',
+      });
     expect(last!.status).toBe(429);
     expect(last!.headers.get('retry-after')).toBeTruthy();
     expect(last!.body.error).toBe('temporarily_unavailable');

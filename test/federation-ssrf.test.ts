@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch } from '../src/net/guarded-fetch.js';
 import { OutboundError, postOutbound } from '../src/net/outbound.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { type FakeIdp, startDns, startFakeIdp, configureFakeIdp } from './helpers/oidc.js';
+import { configureFakeIdp, type FakeIdp, startDns, startFakeIdp } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 const INTERNAL = 'idp-keys.internal.test';
@@ -29,7 +29,13 @@ beforeAll(async () => {
   net.Socket.prototype.connect = function (this: net.Socket, ...args: any[]) {
     // http's agents call connect with net's normalized [options, callback] array.
     const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-    const host = String(typeof first === 'object' && first !== null ? (first.host ?? first.path ?? 'localhost') : typeof args[1] === 'string' ? args[1] : 'localhost');
+    const host = String(
+      typeof first === 'object' && first !== null
+        ? (first.host ?? first.path ?? 'localhost')
+        : typeof args[1] === 'string'
+          ? args[1]
+          : 'localhost',
+    );
     attempts.push(host);
     // Never let a packet leave for a non-loopback address from a test.
     if (!/^(127\.0\.0\.1|localhost|::1|\/)/.test(host)) {
@@ -54,10 +60,16 @@ afterAll(async () => {
 
 describe('SSRF', () => {
   it('a jwksUrl at 169.254.169.254 or 10.0.0.1 is refused when saved (400), without any connection', async () => {
-    for (const jwksUrl of ['https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/jwks', 'https://[::ffff:10.0.0.1]/jwks']) {
+    for (const jwksUrl of [
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.1/jwks',
+      'https://[::ffff:10.0.0.1]/jwks',
+    ]) {
       const res = await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl } });
       expect(res.status, jwksUrl).toBe(400);
-      expect(res.body.Message).toMatch(/jwksUrl: must not name a loopback, private, link-local or other special-use address/);
+      expect(res.body.Message).toMatch(
+        /jwksUrl: must not name a loopback, private, link-local or other special-use address/,
+      );
     }
     expect(nonLoopback()).toEqual([]);
   });
@@ -73,12 +85,18 @@ describe('SSRF', () => {
 
   it('a host name resolved to 10.0.0.1 is refused before any connection: the sign-in fails with a clear error, never a 500', async () => {
     // Saving contacts nothing, not even DNS.
-    expect((await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl: `https://${INTERNAL}/jwks` } })).status).toBe(200);
+    expect(
+      (await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl: `https://${INTERNAL}/jwks` } })).status,
+    ).toBe(200);
     expect(dns.queries).toEqual([]);
-    const start = await fetch(`${idp()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=s`, { redirect: 'manual' });
+    const start = await fetch(`${idp()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=s`, {
+      redirect: 'manual',
+    });
     const toIdp = new URL(start.headers.get('location')!);
     fake.nonce = toIdp.searchParams.get('nonce')!;
-    const back = await fetch(`${idp()}/callback?code=c&state=${toIdp.searchParams.get('state')}`, { redirect: 'manual' });
+    const back = await fetch(`${idp()}/callback?code=c&state=${toIdp.searchParams.get('state')}`, {
+      redirect: 'manual',
+    });
     expect(back.status).toBe(303);
     const params = new URL(back.headers.get('location')!).searchParams;
     expect(params.get('error')).toBe('temporarily_unavailable');
@@ -87,7 +105,9 @@ describe('SSRF', () => {
     expect(back.headers.get('location')).not.toMatch(/non-public|10\.0\.0\.1|internal/i);
     // The exchange of a provider code is a 502 too; needing no credential, it names no network detail.
     fake.nonce = undefined;
-    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, { method: 'POST' });
+    const res = await call(`${idp()}/exchange?redirect_uri=${encodeURIComponent(APP)}&code=provider-code`, {
+      method: 'POST',
+    });
     expect(res.status).toBe(502);
     expect(res.body.Message).toBe('The identity provider could not be reached; try again later');
     // The name was asked of the test resolver, and no socket was opened to it or to 10.0.0.1.

@@ -5,7 +5,8 @@
  * metacharacters, extreme numbers, empty and missing values, wrong Content-Type), sent as an
  * anonymous caller, an individual and an organisation Owner. Asserts: no answer ≥ 500, every
  * error is `{"Code", "Message"}` JSON (NOTES.md "Errors"), the anonymous caller changes
- * nothing, and the individual changes nothing but their own data. Bounded (a few thousand requests), seeded (FUZZ_SEED to replay; the seed is printed).
+ * nothing, and the individual changes nothing but their own data. Bounded (a few thousand requests), seeded (FUZZ_SEED
+ * to replay; the seed is printed).
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -32,12 +33,20 @@ const ANONYMOUS_MAY_CHANGE = new Set(['login_throttle', 'rate_limits', 'password
 /** A digest of every other table of the public schema: one md5 per table over its rows as text. */
 async function digest(): Promise<Record<string, string>> {
   const tables = rowsOf<{ name: string }>(
-    await t.store.db.execute(sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`),
-  ).map((r) => r.name).filter((name) => !ANONYMOUS_MAY_CHANGE.has(name));
+    await t.store.db.execute(
+      sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+    ),
+  )
+    .map((r) => r.name)
+    .filter((name) => !ANONYMOUS_MAY_CHANGE.has(name));
   const out: Record<string, string> = {};
   for (const name of tables) {
     const [row] = rowsOf<{ d: string | null; n: number }>(
-      await t.store.db.execute(sql.raw(`SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x`)),
+      await t.store.db.execute(
+        sql.raw(
+          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x`,
+        ),
+      ),
     );
     out[name] = `${row?.n}:${row?.d}`;
   }
@@ -49,7 +58,13 @@ async function digest(): Promise<Record<string, string>> {
  * `users` row): the sealing of their own consent events (queue, seals, chain heads, which carry no
  * user) and refresh tokens (carried by their own sessions' families).
  */
-const INDIVIDUAL_MAY_CHANGE = new Set([...ANONYMOUS_MAY_CHANGE, 'consent_event_queue', 'consent_event_seals', 'consent_chain_heads', 'refresh_tokens']);
+const INDIVIDUAL_MAY_CHANGE = new Set([
+  ...ANONYMOUS_MAY_CHANGE,
+  'consent_event_queue',
+  'consent_event_seals',
+  'consent_chain_heads',
+  'refresh_tokens',
+]);
 
 /**
  * A digest of everything that is not the individual's own: every table but those above, and of a
@@ -64,10 +79,15 @@ async function othersDigest(userId: string): Promise<Record<string, string>> {
   const tables = [...new Set(columns.map((r) => r.t))].filter((name) => !INDIVIDUAL_MAY_CHANGE.has(name));
   const out: Record<string, string> = {};
   for (const name of tables) {
-    const userColumn = name === 'users' ? 'id' : columns.some((r) => r.t === name && r.c === 'user_id') ? 'user_id' : undefined;
+    const userColumn =
+      name === 'users' ? 'id' : columns.some((r) => r.t === name && r.c === 'user_id') ? 'user_id' : undefined;
     const where = userColumn ? ` WHERE x.${userColumn}::text IS DISTINCT FROM '${userId}'` : '';
     const [row] = rowsOf<{ d: string | null; n: number }>(
-      await t.store.db.execute(sql.raw(`SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x${where}`)),
+      await t.store.db.execute(
+        sql.raw(
+          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x${where}`,
+        ),
+      ),
     );
     out[name] = `${row?.n}:${row?.d}`;
   }
@@ -102,13 +122,24 @@ function operationsOf(doc: any): Operation[] {
 
 const stats = { requests: 0, byClass: {} as Record<string, number>, failures: [] as string[] };
 
-async function send(caller: string, token: string | undefined, method: string, url: string, body?: string, contentType?: string) {
+async function send(
+  caller: string,
+  token: string | undefined,
+  method: string,
+  url: string,
+  body?: string,
+  contentType?: string,
+) {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (contentType) headers['content-type'] = contentType;
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, body: method === 'GET' || method === 'DELETE' && body === undefined ? undefined : body });
+    res = await fetch(url, {
+      method,
+      headers,
+      body: method === 'GET' || (method === 'DELETE' && body === undefined) ? undefined : body,
+    });
   } catch {
     return; // a URL fetch refuses to send is not the server's answer
   }
@@ -123,7 +154,10 @@ async function send(caller: string, token: string | undefined, method: string, u
     try {
       parsed = JSON.parse(text);
     } catch {}
-    const shaped = /^application\/json/.test(res.headers.get('content-type') ?? '') && parsed?.Code === res.status && typeof parsed?.Message === 'string';
+    const shaped =
+      /^application\/json/.test(res.headers.get('content-type') ?? '') &&
+      parsed?.Code === res.status &&
+      typeof parsed?.Message === 'string';
     if (!shaped) stats.failures.push(`shape ${res.status} ${where}: ${text.slice(0, 200)}`);
   }
 }
@@ -150,7 +184,9 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
     ['owner', (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token],
   ];
   // Alice's consent record (read before the digest: the first read may create it).
-  const record = await fetch(`${t.base}/organizations/${known.organizationID}/users/${known.userID}/consents`, { headers: { authorization: `Bearer ${callers[1]![1]}` } });
+  const record = await fetch(`${t.base}/organizations/${known.organizationID}/users/${known.userID}/consents`, {
+    headers: { authorization: `Bearer ${callers[1]![1]}` },
+  });
   known.consentID = ((await record.json()) as { ID: string }).ID;
   const ops = operationsOf(doc);
   const before = await digest();
@@ -160,17 +196,31 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
       expect(await digest(), 'the anonymous caller changed nothing').toEqual(before);
       othersBefore = await othersDigest(known.userID!);
     }
-    if (caller === 'owner') expect(await othersDigest(known.userID!), 'the individual changed nothing but their own data').toEqual(othersBefore);
+    if (caller === 'owner')
+      expect(await othersDigest(known.userID!), 'the individual changed nothing but their own data').toEqual(
+        othersBefore,
+      );
     for (const op of ops) {
       if (token && (op.method === 'DELETE' || DESTRUCTIVE.test(op.path))) continue;
       const pathParams = op.params.filter((p) => p.in === 'path');
       const fill = (overrides: Record<string, string> = {}) =>
-        t.url + op.path.replace(/\{(\w+)\}/g, (_m, name: string) => overrides[name] ?? encodeURIComponent(known[name] ?? 'fuzz'));
+        t.url +
+        op.path.replace(
+          /\{(\w+)\}/g,
+          (_m, name: string) => overrides[name] ?? encodeURIComponent(known[name] ?? 'fuzz'),
+        );
       const base = op.body ? JSON.stringify(sample(op.body, resolve)) : undefined;
       const ct = op.body ? 'application/json' : undefined;
       for (const p of pathParams) {
         for (const bad of pick(random, BAD_STRINGS, 3)) {
-          await send(caller, token, op.method, fill({ [p.name]: bad.raw ? bad.value : encodeURIComponent(bad.value) }), base, ct);
+          await send(
+            caller,
+            token,
+            op.method,
+            fill({ [p.name]: bad.raw ? bad.value : encodeURIComponent(bad.value) }),
+            base,
+            ct,
+          );
         }
       }
       for (const p of op.params.filter((q) => q.in === 'query')) {
@@ -194,7 +244,9 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
       }
     }
   }
-  console.log(`fuzz summary: ${stats.requests} requests over ${ops.length} operations; answers by class ${JSON.stringify(stats.byClass)}; failures ${stats.failures.length}`);
+  console.log(
+    `fuzz summary: ${stats.requests} requests over ${ops.length} operations; answers by class ${JSON.stringify(stats.byClass)}; failures ${stats.failures.length}`,
+  );
   for (const failure of stats.failures.slice(0, 20)) console.log(`fuzz failure: ${failure}`);
   expect(stats.failures.slice(0, 20), `seed ${seed}`).toEqual([]);
 }, 240_000);

@@ -7,7 +7,15 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { DEMO_ALICE, DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import {
+  DEMO_ALICE,
+  DEMO_FILE,
+  freshStore,
+  runCli,
+  type ServeProcess,
+  startServe,
+  type TestStore,
+} from './helpers/cli.js';
 
 const OLD_URL = 'https://old-assent.example';
 const NEW_URL = 'https://assent.example';

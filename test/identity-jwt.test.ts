@@ -49,7 +49,9 @@ describe('SPEC 5 bearer tokens: hostile JWTs are refused', () => {
       const { kty, crv, x, y } = jwk;
       const secrets = [JSON.stringify(jwk), JSON.stringify({ kty, crv, x, y }), jwkToPem(jwk), jwkToPem(jwk).trim()];
       for (const secret of secrets) {
-        await expectRefused(await hs256({ kid: jwk.kid, typ: 'at+jwt' }, { ...real.payload, jti: crypto.randomUUID() }, secret));
+        await expectRefused(
+          await hs256({ kid: jwk.kid, typ: 'at+jwt' }, { ...real.payload, jti: crypto.randomUUID() }, secret),
+        );
       }
     }
   });
@@ -117,7 +119,16 @@ describe('SPEC 5 Authorization header schemes', () => {
   });
 
   it('a missing or malformed Authorization header is a 401 JSON error', async () => {
-    const headers = ['', 'Bearer', 'Bearer ', `Basic ${Buffer.from('a:b').toString('base64')}`, `Bearer ${alice.Token.access_token} extra`, `Token ${alice.Token.access_token}`, 'Bearer not a jwt', 'Bearer ###'];
+    const headers = [
+      '',
+      'Bearer',
+      'Bearer ',
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      `Bearer ${alice.Token.access_token} extra`,
+      `Token ${alice.Token.access_token}`,
+      'Bearer not a jwt',
+      'Bearer ###',
+    ];
     for (const authorization of headers) {
       const res = await call(`${t.base}/user`, { headers: authorization ? { authorization } : {} });
       expect(res.status, authorization).toBe(401);

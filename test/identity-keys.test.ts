@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
+import { runCli, type ServedAssent, serveFresh } from './helpers/cli.js';
 import { decode, fetchJwks } from './helpers/jwt.js';
-import { runCli, serveFresh, type ServedAssent } from './helpers/cli.js';
 
 const DEMO_ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' };
 /** How long the server may take to see a rotation (NOTIFY delivery), far below the 30 s periodic reload. */
@@ -94,7 +94,9 @@ describe('assent keys rotate while the server runs', () => {
   it('README walk-through on examples/demo.json: a login without clientid binds to igrant-ios-app, the first client the import declares', async () => {
     const token = await signIn();
     expect(decode(token.access_token).payload.client_id).toBe('igrant-ios-app');
-    const res = await call(`${s.base}/users/token`, { body: { refreshtoken: token.refresh_token, clientid: 'igrant-ios-app' } });
+    const res = await call(`${s.base}/users/token`, {
+      body: { refreshtoken: token.refresh_token, clientid: 'igrant-ios-app' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 

@@ -34,7 +34,10 @@ describe('revocation reaches the cached liveness check of every process (ASVS 5.
     for (let i = 0; i < 3; i++) expect(await meStatus(t, revoked.Token.access_token)).toBe(200); // cached "live" now
     expect(await meStatus(t, other.Token.access_token)).toBe(200);
     const sid = decode(revoked.Token.access_token).payload.sid;
-    await t.ctx.store.raw('UPDATE token_families SET revoked_at = now(), revoked_reason = $2 WHERE id = $1', [sid, 'test: another process']);
+    await t.ctx.store.raw('UPDATE token_families SET revoked_at = now(), revoked_reason = $2 WHERE id = $1', [
+      sid,
+      'test: another process',
+    ]);
     expect(await statusAfterRevocation(revoked.Token.access_token)).toBe(401);
     expect(await meStatus(t, other.Token.access_token)).toBe(200);
   });
@@ -50,7 +53,10 @@ describe('revocation reaches the cached liveness check of every process (ASVS 5.
   it('the sessions of an account deleted by another process are refused within 2 s', async () => {
     const { Token, User } = await signIn(t, BOB);
     expect(await meStatus(t, Token.access_token)).toBe(200);
-    await t.ctx.store.raw('DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = $1)', [User.ID]);
+    await t.ctx.store.raw(
+      'DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = $1)',
+      [User.ID],
+    );
     await t.ctx.store.raw('DELETE FROM token_families WHERE user_id = $1', [User.ID]);
     expect(await statusAfterRevocation(Token.access_token)).toBe(401);
   });

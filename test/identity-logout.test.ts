@@ -30,7 +30,11 @@ describe('SPEC 4.2 logout user', () => {
     const rotated = await refresh(t, { refreshtoken: Token.refresh_token, clientid: DEFAULT_CLIENT });
     expect(rotated.status).toBe(200);
     expect(await meStatus(t, Token.access_token)).toBe(200);
-    const res = await logout(t, { refreshToken: rotated.body.refresh_token, clientId: DEFAULT_CLIENT }, rotated.body.access_token);
+    const res = await logout(
+      t,
+      { refreshToken: rotated.body.refresh_token, clientId: DEFAULT_CLIENT },
+      rotated.body.access_token,
+    );
     expect(res.status).toBe(204);
     expect(await meStatus(t, Token.access_token)).toBe(401);
     expect(await meStatus(t, rotated.body.access_token)).toBe(401);
@@ -39,7 +43,10 @@ describe('SPEC 4.2 logout user', () => {
   it('another session of the same user still works after a logout', async () => {
     const one = await signIn(t, ALICE);
     const two = await signIn(t, ALICE);
-    expect((await logout(t, { refreshtoken: one.Token.refresh_token, clientid: DEFAULT_CLIENT }, one.Token.access_token)).status).toBe(204);
+    expect(
+      (await logout(t, { refreshtoken: one.Token.refresh_token, clientid: DEFAULT_CLIENT }, one.Token.access_token))
+        .status,
+    ).toBe(204);
     expect(await meStatus(t, one.Token.access_token)).toBe(401);
     expect(await meStatus(t, two.Token.access_token)).toBe(200);
     expect((await refresh(t, { refreshtoken: two.Token.refresh_token, clientid: DEFAULT_CLIENT })).status).toBe(200);
@@ -48,7 +55,11 @@ describe('SPEC 4.2 logout user', () => {
   it("logging out with someone else's refresh token is refused (400) and does not end their session", async () => {
     const alice = await signIn(t, ALICE);
     const bob = await signIn(t, BOB);
-    const res = await logout(t, { refreshtoken: bob.Token.refresh_token, clientid: DEFAULT_CLIENT }, alice.Token.access_token);
+    const res = await logout(
+      t,
+      { refreshtoken: bob.Token.refresh_token, clientid: DEFAULT_CLIENT },
+      alice.Token.access_token,
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ Code: 400, error: 'invalid_grant' });
     expect(await meStatus(t, bob.Token.access_token)).toBe(200);

@@ -25,13 +25,18 @@ describe(`refresh-token rotations that share one statement each rotate their own
     const sids = sessions.map((s) => sidOf(s.access_token));
     expect(new Set(sids).size).toBe(24);
 
-    const rotateAll = (tokens: string[]) => Promise.all(tokens.map((refreshtoken) => refresh(t, { refreshtoken, clientid: DEFAULT_CLIENT })));
+    const rotateAll = (tokens: string[]) =>
+      Promise.all(tokens.map((refreshtoken) => refresh(t, { refreshtoken, clientid: DEFAULT_CLIENT })));
     const rotateFirst = () => rotateAll(sessions.map((s) => s.refresh_token));
     const first = await (onPostgres ? whileTableHeld(t, 'refresh_tokens', rotateFirst) : rotateFirst());
     expect(first.map((r) => r.status)).toEqual(Array(24).fill(200));
     // The successors (the only rows with a predecessor so far) were written by fewer transactions
     // than rotations on PostgreSQL: one transaction per rotation would be 24.
-    const [written] = (await t.store.raw('SELECT count(*)::int AS n, count(DISTINCT xmin::text)::int AS transactions FROM refresh_tokens WHERE predecessor_hash IS NOT NULL')).rows as { n: number; transactions: number }[];
+    const [written] = (
+      await t.store.raw(
+        'SELECT count(*)::int AS n, count(DISTINCT xmin::text)::int AS transactions FROM refresh_tokens WHERE predecessor_hash IS NOT NULL',
+      )
+    ).rows as { n: number; transactions: number }[];
     expect(written!.n).toBe(24);
     if (onPostgres) expect(written!.transactions).toBeLessThanOrEqual(24 / 2);
     else expect(written!.transactions).toBe(24);
@@ -46,9 +51,13 @@ describe(`refresh-token rotations that share one statement each rotate their own
 
     // The even sessions present their consumed first token again, beside the odd ones' current tokens:
     // reuse is refused and revokes its own session only.
-    const third = await rotateAll(sessions.map((s, i) => (i % 2 === 0 ? s.refresh_token : second[i]!.body.refresh_token)));
+    const third = await rotateAll(
+      sessions.map((s, i) => (i % 2 === 0 ? s.refresh_token : second[i]!.body.refresh_token)),
+    );
     expect(third.map((r) => r.status)).toEqual(sessions.map((_, i) => (i % 2 === 0 ? 400 : 200)));
-    const after = await rotateAll(sessions.map((_, i) => (i % 2 === 0 ? second[i]!.body.refresh_token : third[i]!.body.refresh_token)));
+    const after = await rotateAll(
+      sessions.map((_, i) => (i % 2 === 0 ? second[i]!.body.refresh_token : third[i]!.body.refresh_token)),
+    );
     expect(after.map((r) => r.status)).toEqual(sessions.map((_, i) => (i % 2 === 0 ? 400 : 200)));
   });
 });

@@ -8,7 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 import { decode } from './helpers/jwt.js';
-import { ALICE, BOB, DEFAULT_CLIENT, meStatus, OTHER_CLIENT, refresh, signIn, type TokenBody } from './helpers/session.js';
+import {
+  ALICE,
+  BOB,
+  DEFAULT_CLIENT,
+  meStatus,
+  OTHER_CLIENT,
+  refresh,
+  signIn,
+  type TokenBody,
+} from './helpers/session.js';
 
 /** The grace period of this file's server (seconds): long enough for a burst on a busy machine, short enough to wait out. */
 const GRACE_SECONDS = 3;
@@ -17,7 +26,11 @@ let t: TestAssent;
 beforeAll(async () => {
   // One write slot: on PostgreSQL the parallel rotations queue and share statements (the group commit).
   // A purge round every second, so that the erasure of lapsed answers can be waited for.
-  t = await startAssent({ ASSENT_REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS), ASSENT_DB_WRITE_SLOTS: '1', ASSENT_PURGE_SECONDS: '1' });
+  t = await startAssent({
+    ASSENT_REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
+    ASSENT_DB_WRITE_SLOTS: '1',
+    ASSENT_PURGE_SECONDS: '1',
+  });
 });
 afterAll(() => t?.stop());
 
@@ -51,8 +64,12 @@ describe(`refresh-token reuse grace period (${onPostgres ? 'PostgreSQL' : 'PGlit
   it('the successor is kept sealed, not in clear, and cleared once the successor is rotated', async () => {
     const { Token } = await signIn(t, ALICE);
     const sealed = async () =>
-      (await t.store.raw('SELECT successor_sealed AS s FROM refresh_tokens WHERE family_id = $1 AND successor_sealed IS NOT NULL', [decode(Token.access_token).payload.sid]))
-        .rows.map((r: any) => String(r.s));
+      (
+        await t.store.raw(
+          'SELECT successor_sealed AS s FROM refresh_tokens WHERE family_id = $1 AND successor_sealed IS NOT NULL',
+          [decode(Token.access_token).payload.sid],
+        )
+      ).rows.map((r: any) => String(r.s));
     const first = await rotate(Token.refresh_token);
     expect(first.status).toBe(200);
     const [stored, ...none] = await sealed();
@@ -71,8 +88,12 @@ describe(`refresh-token reuse grace period (${onPostgres ? 'PostgreSQL' : 'PGlit
     const { Token } = await signIn(t, BOB);
     expect((await rotate(Token.refresh_token)).status).toBe(200);
     const held = async () =>
-      (await t.store.raw('SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1 AND (successor_sealed IS NOT NULL OR grace_until IS NOT NULL)', [decode(Token.access_token).payload.sid]))
-        .rows.map((r: any) => Number(r.n))[0];
+      (
+        await t.store.raw(
+          'SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1 AND (successor_sealed IS NOT NULL OR grace_until IS NOT NULL)',
+          [decode(Token.access_token).payload.sid],
+        )
+      ).rows.map((r: any) => Number(r.n))[0];
     expect(await held()).toBe(1);
     // The successor is never used: nothing but the purge can erase the answer.
     await new Promise((r) => setTimeout(r, GRACE_SECONDS * 1000 + 2_500));

@@ -1,9 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssent, type TestAssent } from './helpers/assent.js';
 import { createSecretKey, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_MAC_PURPOSE } from '../src/identity/tokens.js';
+import { startAssent, type TestAssent } from './helpers/assent.js';
 import { decode, fetchJwks, hs256, jwkToPem, mintLike, unsigned } from './helpers/jwt.js';
-import { ALICE, BOB, DEFAULT_CLIENT, meStatus, OTHER_CLIENT, refresh, signIn, type TokenBody } from './helpers/session.js';
+import {
+  ALICE,
+  BOB,
+  DEFAULT_CLIENT,
+  meStatus,
+  OTHER_CLIENT,
+  refresh,
+  signIn,
+  type TokenBody,
+} from './helpers/session.js';
 
 let t: TestAssent;
 beforeAll(async () => {
@@ -33,9 +42,15 @@ describe('SPEC 4.2 refresh access token', () => {
     // The new tokens continue the same session (token family) for the same user and client.
     const next = decode(res.body.access_token);
     expect(next.header.typ).toBe('at+jwt');
-    expect(next.payload).toMatchObject({ sub: User.ID, sid: decode(Token.access_token).payload.sid, client_id: DEFAULT_CLIENT });
+    expect(next.payload).toMatchObject({
+      sub: User.ID,
+      sid: decode(Token.access_token).payload.sid,
+      client_id: DEFAULT_CLIENT,
+    });
     expect(decode(res.body.refresh_token).header.typ).toBe('refresh+jwt');
-    const user = await (await fetch(`${t.base}/user`, { headers: { authorization: `Bearer ${res.body.access_token}` } })).json();
+    const user = await (
+      await fetch(`${t.base}/user`, { headers: { authorization: `Bearer ${res.body.access_token}` } })
+    ).json();
     expect(user.User.ID).toBe(User.ID);
   });
 
@@ -74,7 +89,8 @@ describe('SPEC 4.2 refresh access token', () => {
     expect(second.status).toBe(200);
     const newest: TokenBody = second.body;
     // Before the reuse, every access token of the session works.
-    for (const access of [Token.access_token, first.body.access_token, newest.access_token]) expect(await meStatus(t, access)).toBe(200);
+    for (const access of [Token.access_token, first.body.access_token, newest.access_token])
+      expect(await meStatus(t, access)).toBe(200);
 
     const reuse = await refresh(t, { refreshtoken: Token.refresh_token, clientid: DEFAULT_CLIENT });
     expect(reuse.status).toBe(400);
@@ -84,7 +100,8 @@ describe('SPEC 4.2 refresh access token', () => {
     const newestRefresh = await refresh(t, { refreshtoken: newest.refresh_token, clientid: DEFAULT_CLIENT });
     expect(newestRefresh.status).toBe(400);
     expect(newestRefresh.body.error).toBe('invalid_grant');
-    for (const access of [Token.access_token, first.body.access_token, newest.access_token]) expect(await meStatus(t, access)).toBe(401);
+    for (const access of [Token.access_token, first.body.access_token, newest.access_token])
+      expect(await meStatus(t, access)).toBe(401);
   });
 
   it('reuse revokes only that session: another session of the same user keeps working', async () => {
@@ -130,7 +147,9 @@ describe('SPEC 4.2 refresh access token', () => {
       body: JSON.stringify({ ...ALICE, clientid: OTHER_CLIENT }),
     });
     const { Token } = await res.json();
-    expect((await refresh(t, { refreshtoken: Token.refresh_token, clientid: DEFAULT_CLIENT })).body.error).toBe('invalid_grant');
+    expect((await refresh(t, { refreshtoken: Token.refresh_token, clientid: DEFAULT_CLIENT })).body.error).toBe(
+      'invalid_grant',
+    );
     expect((await refresh(t, { refreshtoken: Token.refresh_token, clientid: OTHER_CLIENT })).status).toBe(200);
   });
 
@@ -160,9 +179,17 @@ describe('SPEC 4.2 refresh access token', () => {
     }
     // The same claims and jti as the real refresh token, MACed with the refresh key: only `typ` decides.
     const jti = decode(Token.refresh_token).payload.jti;
-    const asAccess = await mintLike(t, Token.refresh_token, { claims: { jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined } });
+    const asAccess = await mintLike(t, Token.refresh_token, {
+      claims: { jti },
+      key: refreshKey(),
+      header: { alg: 'HS256', kid: undefined },
+    });
     expect((await refresh(t, { refreshtoken: asAccess, clientid: DEFAULT_CLIENT })).status).toBe(400);
-    const asRefresh = await mintLike(t, Token.refresh_token, { claims: { jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } });
+    const asRefresh = await mintLike(t, Token.refresh_token, {
+      claims: { jti },
+      key: refreshKey(),
+      header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' },
+    });
     expect((await refresh(t, { refreshtoken: asRefresh, clientid: DEFAULT_CLIENT })).status).toBe(200);
   });
 
@@ -184,9 +211,19 @@ describe('SPEC 4.2 refresh access token', () => {
       await refused(await hs256({ typ: 'refresh+jwt' }, fresh(), jwkToPem(jwk)));
       await refused(await hs256({ typ: 'refresh+jwt' }, fresh(), JSON.stringify(jwk)));
     }
-    await refused(await mintLike(t, Token.refresh_token, { claims: fresh(), key: createSecretKey(randomBytes(32)), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } }));
+    await refused(
+      await mintLike(t, Token.refresh_token, {
+        claims: fresh(),
+        key: createSecretKey(randomBytes(32)),
+        header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' },
+      }),
+    );
     // Positive control: the real key and the real jti rotate.
-    const genuine = await mintLike(t, Token.refresh_token, { claims: { jti: real.payload.jti }, key: refreshKey(), header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' } });
+    const genuine = await mintLike(t, Token.refresh_token, {
+      claims: { jti: real.payload.jti },
+      key: refreshKey(),
+      header: { alg: 'HS256', kid: undefined, typ: 'refresh+jwt' },
+    });
     expect((await refresh(t, { refreshtoken: genuine, clientid: DEFAULT_CLIENT })).status).toBe(200);
   });
 });

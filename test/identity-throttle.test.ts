@@ -13,7 +13,11 @@ beforeAll(async () => {
   // Low thresholds so the test is quick: accounts delay after 2 failures and lock after 4.
   t = await startAssent({ ASSENT_ACCOUNT_DELAY_AFTER: '2', ASSENT_ACCOUNT_LOCK_AFTER: '4' });
   // A second server whose IP threshold is low and account thresholds high.
-  ipServer = await startAssent({ ASSENT_ACCOUNT_DELAY_AFTER: '100', ASSENT_IP_DELAY_AFTER: '4', ASSENT_IP_LOCK_AFTER: '50' });
+  ipServer = await startAssent({
+    ASSENT_ACCOUNT_DELAY_AFTER: '100',
+    ASSENT_IP_DELAY_AFTER: '4',
+    ASSENT_IP_LOCK_AFTER: '50',
+  });
 });
 afterAll(async () => {
   await t?.stop();
@@ -21,7 +25,10 @@ afterAll(async () => {
 });
 
 const attempt = (username: string, password: string, server = t) =>
-  call(`${server.base}/v1.1/users/login`, { body: { username, password }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+  call(`${server.base}/v1.1/users/login`, {
+    body: { username, password },
+    headers: { 'x-forwarded-for': '203.0.113.9' },
+  });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

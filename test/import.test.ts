@@ -27,7 +27,8 @@ const SNAPSHOT = `select json_build_object(
 let store: TestStore;
 let first: Awaited<ReturnType<typeof runCli>>;
 const snapshot = async () => (await store.query<{ snapshot: unknown }>(SNAPSHOT))[0]!.snapshot;
-const importFile = (name: string, content: unknown) => runCli(['import', writeFile(store.dataDir, name, content)], store.env);
+const importFile = (name: string, content: unknown) =>
+  runCli(['import', writeFile(store.dataDir, name, content)], store.env);
 
 /** Runs `fn` against an `assent serve` on the store, then stops it (it must exit 0). */
 async function withServer(fn: (base: string) => Promise<void>): Promise<void> {
@@ -49,7 +50,9 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
   it('prints one JSON document mapping every key of the file to its ID, in the documented shape', () => {
     expect(first.code, first.stderr).toBe(0);
     const ids = JSON.parse(first.stdout);
-    const shape = JSON.parse(first.stdout, (_key, value) => (typeof value === 'string' && UUID.test(value) ? '<id>' : value));
+    const shape = JSON.parse(first.stdout, (_key, value) =>
+      typeof value === 'string' && UUID.test(value) ? '<id>' : value,
+    );
     expect(shape).toEqual({
       clients: { 'igrant-ios-app': '<id>', 'igrant-android-app': '<id>', 'privacy-dashboard': '<id>' },
       organisations: {
@@ -80,14 +83,20 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
   it('after a re-import the demo users log in with their passwords, under the printed IDs', async () => {
     const ids = JSON.parse(first.stdout);
     await withServer(async (base) => {
-      const alice = await call(`${base}/v1.1/users/login`, { body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' } });
+      const alice = await call(`${base}/v1.1/users/login`, {
+        body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' },
+      });
       expect(alice.status).toBe(200);
       expect(alice.body.User.ID).toBe(ids.organisations.acme.users['alice@acme.example']);
       expect(alice.body.User.Orgs.map((o: { OrgID: string }) => o.OrgID)).toEqual([ids.organisations.acme.id]);
-      const owner = await call(`${base}/users/admin/login`, { body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' } });
+      const owner = await call(`${base}/users/admin/login`, {
+        body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
+      });
       expect(owner.status).toBe(200);
       expect(owner.body.User.ID).toBe(ids.organisations.acme.users['owner@acme.example']);
-      expect(owner.body.User.Roles).toEqual([1, 2, 3, 4].map((RoleID) => ({ RoleID, OrgID: ids.organisations.acme.id })));
+      expect(owner.body.User.Roles).toEqual(
+        [1, 2, 3, 4].map((RoleID) => ({ RoleID, OrgID: ids.organisations.acme.id })),
+      );
     });
   });
 
@@ -99,7 +108,9 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
     await withServer(async (base) => {
-      const alice = await call(`${base}/v1.1/users/login`, { body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' } });
+      const alice = await call(`${base}/v1.1/users/login`, {
+        body: { username: 'alice@acme.example', password: 'demo-alice-passphrase' },
+      });
       expect(alice.status).toBe(200);
       expect(alice.body.User.Name).toBe('Alice Liddell');
       expect(alice.body.User.Orgs[0].Name).toBe('Acme AB');
@@ -134,7 +145,10 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
     };
     const before = await snapshot();
     for (const [label, second] of Object.entries(invalidSeconds)) {
-      const res = await importFile('partial.json', { clients: [{ clientId: 'first-client' }], organisations: [firstOrg, second] });
+      const res = await importFile('partial.json', {
+        clients: [{ clientId: 'first-client' }],
+        organisations: [firstOrg, second],
+      });
       expect(res.code, label).not.toBe(0);
       expect(res.stdout, label).toBe('');
       const [found] = await store.query<{ orgs: number; clients: number; users: number }>(
@@ -149,9 +163,21 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
 
   it('bad values (role "king", a short password, duplicate purpose keys) are refused naming the JSON path', async () => {
     const cases: Array<[string, (f: any) => void, string[]]> = [
-      ['role king', (f) => (f.organisations[0].admins[0].roles = ['owner', 'king']), ['$.organisations[0].admins[0].roles[1]']],
-      ['short password', (f) => (f.organisations[0].individuals[0].password = 'short'), ['$.organisations[0].individuals[0].password']],
-      ['duplicate purpose keys', (f) => f.organisations[0].purposes.push({ key: 'marketing', name: 'Again' }), ['$.organisations[0].purposes[2]', 'duplicate', 'marketing']],
+      [
+        'role king',
+        (f) => (f.organisations[0].admins[0].roles = ['owner', 'king']),
+        ['$.organisations[0].admins[0].roles[1]'],
+      ],
+      [
+        'short password',
+        (f) => (f.organisations[0].individuals[0].password = 'short'),
+        ['$.organisations[0].individuals[0].password'],
+      ],
+      [
+        'duplicate purpose keys',
+        (f) => f.organisations[0].purposes.push({ key: 'marketing', name: 'Again' }),
+        ['$.organisations[0].purposes[2]', 'duplicate', 'marketing'],
+      ],
     ];
     const before = await snapshot();
     for (const [label, spoil, expected] of cases) {
@@ -196,7 +222,9 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
   });
 
   it('dataRetention.periodDays at the documented maximum of 36500 days is imported', async () => {
-    const res = await importFile('century.json', { organisations: [{ key: 'century', name: 'Century', dataRetention: { enabled: true, periodDays: 36500 } }] });
+    const res = await importFile('century.json', {
+      organisations: [{ key: 'century', name: 'Century', dataRetention: { enabled: true, periodDays: 36500 } }],
+    });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).organisations.century.id).toMatch(UUID);
@@ -219,7 +247,9 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
       expect(admin.status).toBe(200);
       expect(admin.body.User.ID).toBe(ids.north.users['dual@both.example']);
       expect(admin.body.User.Roles).toEqual([{ RoleID: 2, OrgID: ids.north.id }]);
-      expect(admin.body.User.Orgs.map((o: { OrgID: string; Name: string }) => [o.OrgID, o.Name])).toEqual([[ids.south.id, 'South']]);
+      expect(admin.body.User.Orgs.map((o: { OrgID: string; Name: string }) => [o.OrgID, o.Name])).toEqual([
+        [ids.south.id, 'South'],
+      ]);
       const individual = await call(`${base}/v1.1/users/login`, { body: dual });
       expect(individual.status).toBe(200);
     });

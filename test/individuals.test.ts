@@ -14,11 +14,16 @@ afterAll(() => t?.stop());
 
 describe('creating and subscribing individuals', () => {
   it('creates a new individual with a consent record (201), who can then sign in', async () => {
-    const res = await call(usersUrl(), { token: org.tokens.admin, body: { username: 'Erin@Shop.example', name: 'Erin', email: 'erin@shop.example', password: 'erin-passphrase' } });
+    const res = await call(usersUrl(), {
+      token: org.tokens.admin,
+      body: { username: 'Erin@Shop.example', name: 'Erin', email: 'erin@shop.example', password: 'erin-passphrase' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.User).toMatchObject({ Name: 'Erin', Email: 'erin@shop.example', Phone: '' });
     const session = await login(t, 'erin@shop.example', 'erin-passphrase');
-    const record = await call(`${t.base}/organizations/${org.orgId}/users/${res.body.User.ID}/consents`, { token: session.Token.access_token });
+    const record = await call(`${t.base}/organizations/${org.orgId}/users/${res.body.User.ID}/consents`, {
+      token: session.Token.access_token,
+    });
     expect(record.status).toBe(200);
     expect(record.body.ID).toBe(res.body.ConsentID);
   });
@@ -36,18 +41,36 @@ describe('creating and subscribing individuals', () => {
 
   it('a taken username is a 409, an unknown userid a 404, and neither or both a 400; nothing is created', async () => {
     const before = (await call(usersUrl('/count'), { token: org.tokens.owner })).body.SubscribeUserCount;
-    expect((await call(usersUrl(), { token: org.tokens.owner, body: { username: 'carol@shop.example' } })).status).toBe(409);
-    expect((await call(usersUrl(), { token: org.tokens.owner, body: { userid: '01a20000-0000-7000-8000-000000000000' } })).status).toBe(404);
+    expect((await call(usersUrl(), { token: org.tokens.owner, body: { username: 'carol@shop.example' } })).status).toBe(
+      409,
+    );
+    expect(
+      (await call(usersUrl(), { token: org.tokens.owner, body: { userid: '01a20000-0000-7000-8000-000000000000' } }))
+        .status,
+    ).toBe(404);
     expect((await call(usersUrl(), { token: org.tokens.owner, body: { userid: 'nonsense' } })).status).toBe(404);
     expect((await call(usersUrl(), { token: org.tokens.owner, body: {} })).status).toBe(400);
-    expect((await call(usersUrl(), { token: org.tokens.owner, body: { userid: org.users.carol, username: 'x@shop.example' } })).status).toBe(400);
-    expect((await call(usersUrl(), { token: org.tokens.owner, body: { username: 'short@shop.example', password: 'short' } })).status).toBe(400);
+    expect(
+      (
+        await call(usersUrl(), {
+          token: org.tokens.owner,
+          body: { userid: org.users.carol, username: 'x@shop.example' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call(usersUrl(), { token: org.tokens.owner, body: { username: 'short@shop.example', password: 'short' } }))
+        .status,
+    ).toBe(400);
     expect((await call(usersUrl('/count'), { token: org.tokens.owner })).body.SubscribeUserCount).toBe(before);
   });
 
   it('only the Owner or Admin may add; the Developer and individuals get a 403', async () => {
     for (const who of ['developer', 'dpo', 'carol']) {
-      expect((await call(usersUrl(), { token: org.tokens[who], body: { username: `${who}-made@shop.example` } })).status, who).toBe(403);
+      expect(
+        (await call(usersUrl(), { token: org.tokens[who], body: { username: `${who}-made@shop.example` } })).status,
+        who,
+      ).toBe(403);
     }
   });
 });
@@ -73,7 +96,8 @@ describe('listing and counting', () => {
   });
 
   it('a limit outside 1..500 is a 400', async () => {
-    for (const q of ['?limit=0', '?limit=501', '?limit=-1', '?limit=many']) expect((await call(usersUrl(q), { token: org.tokens.owner })).status, q).toBe(400);
+    for (const q of ['?limit=0', '?limit=501', '?limit=-1', '?limit=many'])
+      expect((await call(usersUrl(q), { token: org.tokens.owner })).status, q).toBe(400);
   });
 });
 
@@ -82,11 +106,17 @@ describe('unsubscribing', () => {
     const consents = consentsUrl(t, org, 'dave');
     const record = (await call(consents, { token: org.tokens.dave })).body;
     const email = `${consents}/${record.ID}/purposes/${org.marketing.id}/attributes/${org.marketing.email}`;
-    expect((await call(email, { method: 'PATCH', token: org.tokens.dave, body: { consented: 'Allow', days: 0 } })).status).toBe(200);
-    expect((await call(usersUrl(`/${org.users.dave}`), { method: 'DELETE', token: org.tokens.admin })).status).toBe(204);
+    expect(
+      (await call(email, { method: 'PATCH', token: org.tokens.dave, body: { consented: 'Allow', days: 0 } })).status,
+    ).toBe(200);
+    expect((await call(usersUrl(`/${org.users.dave}`), { method: 'DELETE', token: org.tokens.admin })).status).toBe(
+      204,
+    );
     expect((await call(consents, { token: org.tokens.dave })).status).toBe(404);
     expect((await call(`${consents}/history`, { token: org.tokens.dpo })).body.Events).toHaveLength(1);
-    expect((await call(usersUrl(`/${org.users.dave}`), { method: 'DELETE', token: org.tokens.admin })).status).toBe(404);
+    expect((await call(usersUrl(`/${org.users.dave}`), { method: 'DELETE', token: org.tokens.admin })).status).toBe(
+      404,
+    );
     // Once unsubscribed, Dave is no longer the organisation's to re-enrol: only his own act brings him back.
     expect((await call(usersUrl(), { token: org.tokens.admin, body: { userid: org.users.dave } })).status).toBe(404);
     const back = await call(usersUrl(), { token: org.tokens.dave, body: { userid: org.users.dave } });
@@ -97,7 +127,11 @@ describe('unsubscribing', () => {
   });
 
   it('only the Owner or Admin may unsubscribe', async () => {
-    expect((await call(usersUrl(`/${org.users.carol}`), { method: 'DELETE', token: org.tokens.developer })).status).toBe(403);
-    expect((await call(usersUrl(`/${org.users.carol}`), { method: 'DELETE', token: org.tokens.carol })).status).toBe(403);
+    expect(
+      (await call(usersUrl(`/${org.users.carol}`), { method: 'DELETE', token: org.tokens.developer })).status,
+    ).toBe(403);
+    expect((await call(usersUrl(`/${org.users.carol}`), { method: 'DELETE', token: org.tokens.carol })).status).toBe(
+      403,
+    );
   });
 });

@@ -38,20 +38,32 @@ function expectError(res: { status: number; headers: Headers; body: any }, statu
 
 describe('deeply nested bodies', () => {
   it('a body nested 4,000 levels (8 KB) is a 400 on a route open to anyone', async () => {
-    const res = await post('/v1.1/users/login', `{"username":"a","password":"b","extra":${nested(4000)}}`, 'application/json');
+    const res = await post(
+      '/v1.1/users/login',
+      `{"username":"a","password":"b","extra":${nested(4000)}}`,
+      'application/json',
+    );
     expectError(res, 400);
     expect(res.body.Message).toMatch(/nested deeper than 64/);
   });
 
   it('a body nested 4,000 levels is a 400 on an authenticated route, and nothing changes', async () => {
     const { Token } = await login(t, 'alice@acme.example', 'alice-passphrase');
-    const res = await call(`${t.base}/user`, { method: 'PATCH', token: Token.access_token, body: `{"name":"Mallory","x":${nested(4000)}}` });
+    const res = await call(`${t.base}/user`, {
+      method: 'PATCH',
+      token: Token.access_token,
+      body: `{"name":"Mallory","x":${nested(4000)}}`,
+    });
     expectError(res, 400);
     expect((await call(`${t.base}/user`, { token: Token.access_token })).body.User.Name).toBe('Alice');
   });
 
   it('nesting up to the limit is accepted as before', async () => {
-    const res = await post('/v1.1/users/login', `{"username":"alice@acme.example","password":"alice-passphrase","extra":${nested(63)}}`, 'application/json');
+    const res = await post(
+      '/v1.1/users/login',
+      `{"username":"alice@acme.example","password":"alice-passphrase","extra":${nested(63)}}`,
+      'application/json',
+    );
     expect(res.status).toBe(200);
   });
 });
@@ -88,23 +100,40 @@ describe('form-encoded bodies on the OAuth endpoints', () => {
   const FORM = 'application/x-www-form-urlencoded';
 
   it('the v1.1 login accepts a form', async () => {
-    const res = await post('/v1.1/users/login', form({ username: 'alice@acme.example', password: 'alice-passphrase' }), FORM);
+    const res = await post(
+      '/v1.1/users/login',
+      form({ username: 'alice@acme.example', password: 'alice-passphrase' }),
+      FORM,
+    );
     expect(res.status).toBe(200);
     expect(res.body.Token.access_token).toBeTruthy();
   });
 
   it('both token endpoints refresh from a form, keys matched without regard to case', async () => {
     const { Token } = await login(t, 'alice@acme.example', 'alice-passphrase');
-    const first = await post('/users/token', form({ refreshToken: Token.refresh_token, clientId: 'igrant-ios-app' }), FORM);
+    const first = await post(
+      '/users/token',
+      form({ refreshToken: Token.refresh_token, clientId: 'igrant-ios-app' }),
+      FORM,
+    );
     expect(first.status).toBe(200);
-    const second = await post('/user/token', form({ refreshtoken: first.body.refresh_token, clientid: 'igrant-ios-app' }), FORM);
+    const second = await post(
+      '/user/token',
+      form({ refreshtoken: first.body.refresh_token, clientid: 'igrant-ios-app' }),
+      FORM,
+    );
     expect(second.status).toBe(200);
     expect(second.body.access_token).toBeTruthy();
   });
 
   it('logout accepts a form', async () => {
     const { Token } = await login(t, 'alice@acme.example', 'alice-passphrase');
-    const res = await post('/users/logout', form({ refreshtoken: Token.refresh_token, clientid: 'igrant-ios-app' }), FORM, Token.access_token);
+    const res = await post(
+      '/users/logout',
+      form({ refreshtoken: Token.refresh_token, clientid: 'igrant-ios-app' }),
+      FORM,
+      Token.access_token,
+    );
     expect(res.status).toBe(204);
     expect((await call(`${t.base}/user`, { token: Token.access_token })).status).toBe(401);
   });

@@ -2,11 +2,12 @@
  * Errors made before a route runs (by Node's HTTP parser, the router, the body parsers and the
  * request timeout) answer like every other error: `{"Code", "Message"}` JSON with
  * `Content-Type: application/json` (NOTES.md "Responses"), and slow, endless or malformed requests
- * end with a 4xx and a closed socket instead of holding a connection for ever (OWASP API4:2023 "Unrestricted Resource Consumption").
+ * end with a 4xx and a closed socket instead of holding a connection for ever (OWASP API4:2023 "Unrestricted Resource
+ * Consumption").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, startAssent, type TestAssent } from './helpers/assent.js';
-import { rawRequest, type RawAnswer } from './helpers/raw.js';
+import { type RawAnswer, rawRequest } from './helpers/raw.js';
 
 let t: TestAssent;
 let alice: string;
@@ -34,7 +35,9 @@ const host = () => `Host: ${new URL(t.url).host}\r\n`;
 
 describe('errors made before a route runs have the {Code, Message} shape', () => {
   it('bad percent-encoding in the path is a 400 that does not echo the path', async () => {
-    const res = await rawRequest(t.url, [`GET /v1/users/%E0%A4%A<script> HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`]);
+    const res = await rawRequest(t.url, [
+      `GET /v1/users/%E0%A4%A<script> HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`,
+    ]);
     expectErrorShape(res, 400);
     expect(res.body).not.toContain('script');
   });
@@ -46,7 +49,9 @@ describe('errors made before a route runs have the {Code, Message} shape', () =>
   });
 
   it('a path parameter longer than the router accepts is a 414', async () => {
-    const res = await rawRequest(t.url, [`GET /v1/users/${'a'.repeat(200)}/image/x HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`]);
+    const res = await rawRequest(t.url, [
+      `GET /v1/users/${'a'.repeat(200)}/image/x HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`,
+    ]);
     expectErrorShape(res, 414);
   });
 
@@ -64,12 +69,16 @@ describe('errors made before a route runs have the {Code, Message} shape', () =>
 
   it('a body over the size limit is a 413', async () => {
     const body = JSON.stringify({ username: 'x'.repeat(1_100_000), password: 'p' });
-    const res = await rawRequest(t.url, [`POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`]);
+    const res = await rawRequest(t.url, [
+      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
     expectErrorShape(res, 413);
   });
 
   it('a body of an unsupported media type is a 415', async () => {
-    const res = await rawRequest(t.url, [`POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/xml\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`]);
+    const res = await rawRequest(t.url, [
+      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/xml\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`,
+    ]);
     expectErrorShape(res, 415);
   });
 });
@@ -84,7 +93,11 @@ describe('slow and endless requests end', () => {
   });
 
   it('headers sent one line at a time past the timeout get a 408 and a closed socket', async () => {
-    const lines = [`POST /v1/v1.1/users/login HTTP/1.1\r\n`, host(), ...Array.from({ length: 12 }, (_, i) => `X-Slow-${i}: 1\r\n`)];
+    const lines = [
+      `POST /v1/v1.1/users/login HTTP/1.1\r\n`,
+      host(),
+      ...Array.from({ length: 12 }, (_, i) => `X-Slow-${i}: 1\r\n`),
+    ];
     const res = await rawRequest(t.url, lines, { gapMs: 1000, waitMs: 15_000 });
     expectErrorShape(res, 408);
     expect(res.closed).toBe(true);

@@ -42,13 +42,17 @@ beforeAll(async () => {
   secret('password', PASSWORD);
   secret('wrong password', WRONG_PASSWORD);
 
-  const login = await send('log-login', '/v1/v1.1/users/login', { body: { username: 'alice@acme.example', password: PASSWORD, clientid: 'igrant-ios-app' } });
+  const login = await send('log-login', '/v1/v1.1/users/login', {
+    body: { username: 'alice@acme.example', password: PASSWORD, clientid: 'igrant-ios-app' },
+  });
   expect(login.status).toBe(200);
   secret('access token', login.body.Token.access_token);
   secret('refresh token', login.body.Token.refresh_token);
   secret('API key', login.body.User.APIKey);
 
-  const refresh = await send('log-refresh', '/v1/users/token', { body: { refreshtoken: login.body.Token.refresh_token, clientid: 'igrant-ios-app' } });
+  const refresh = await send('log-refresh', '/v1/users/token', {
+    body: { refreshtoken: login.body.Token.refresh_token, clientid: 'igrant-ios-app' },
+  });
   expect(refresh.status).toBe(200);
   secret('refreshed access token', refresh.body.access_token);
   secret('refreshed refresh token', refresh.body.refresh_token);
@@ -59,16 +63,27 @@ beforeAll(async () => {
   secret('ApiKey Authorization header', `ApiKey ${login.body.User.APIKey}`);
   expect((await send('log-apikey', '/v1/user', { token: login.body.User.APIKey, scheme: 'ApiKey' })).status).toBe(200);
 
-  const failed = await send('log-failed-login', '/v1/v1.1/users/login', { body: { username: 'alice@acme.example', password: WRONG_PASSWORD } });
+  const failed = await send('log-failed-login', '/v1/v1.1/users/login', {
+    body: { username: 'alice@acme.example', password: WRONG_PASSWORD },
+  });
   expect(failed.status).toBe(401);
   // Secrets where careless clients put them: a URL query, and a body that is not even valid JSON.
   await send('log-query-token', `/v1/user?access_token=${encodeURIComponent(access)}`);
-  await send('log-broken-body', '/v1/v1.1/users/login', { body: `{"username":"alice@acme.example","password":"${PASSWORD}" x}`, headers: { 'content-type': 'application/json' } });
-  const logout = await send('log-logout', '/v1/users/logout', { token: access, body: { refreshtoken: secrets.get('refreshed refresh token'), clientid: 'igrant-ios-app' } });
+  await send('log-broken-body', '/v1/v1.1/users/login', {
+    body: `{"username":"alice@acme.example","password":"${PASSWORD}" x}`,
+    headers: { 'content-type': 'application/json' },
+  });
+  const logout = await send('log-logout', '/v1/users/logout', {
+    token: access,
+    body: { refreshtoken: secrets.get('refreshed refresh token'), clientid: 'igrant-ios-app' },
+  });
   expect(logout.status).toBe(204);
 
   expect((await server.stop()).code).toBe(0);
-  lines = server.stdout().split('\n').filter((l) => l.trim() !== '');
+  lines = server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 }, 120_000);
 afterAll(async () => {
   await server?.stop('SIGKILL');
@@ -83,20 +98,31 @@ describe('logging', () => {
 
   it('every log line that belongs to a request carries a requestId', () => {
     const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const ofRequests = entries.filter((e) => 'req' in e || 'res' in e || 'responseTime' in e || 'reqId' in e || 'requestId' in e);
+    const ofRequests = entries.filter(
+      (e) => 'req' in e || 'res' in e || 'responseTime' in e || 'reqId' in e || 'requestId' in e,
+    );
     expect(ofRequests.length).toBeGreaterThanOrEqual(2 * sentIds.length);
-    for (const entry of ofRequests) expect(entry.requestId, JSON.stringify(entry)).toEqual(expect.stringMatching(/^\S+$/));
+    for (const entry of ofRequests)
+      expect(entry.requestId, JSON.stringify(entry)).toEqual(expect.stringMatching(/^\S+$/));
     // The ID a caller sent is the one logged, on the line of its arrival and of its completion.
     for (const id of sentIds) {
       const mine = ofRequests.filter((e) => e.requestId === id);
-      expect(mine.some((e) => 'req' in e), id).toBe(true);
-      expect(mine.some((e) => 'res' in e), id).toBe(true);
+      expect(
+        mine.some((e) => 'req' in e),
+        id,
+      ).toBe(true);
+      expect(
+        mine.some((e) => 'res' in e),
+        id,
+      ).toBe(true);
     }
   });
 
   it('no log line contains the password, a token, the API key or an Authorization header value', () => {
     const output = `${server.stdout()}\n${server.stderr()}`;
-    const leaked = [...secrets].filter(([, value]) => output.includes(value) || output.includes(encodeURIComponent(value))).map(([label]) => label);
+    const leaked = [...secrets]
+      .filter(([, value]) => output.includes(value) || output.includes(encodeURIComponent(value)))
+      .map(([label]) => label);
     expect(leaked).toEqual([]);
   });
 });

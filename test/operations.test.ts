@@ -40,7 +40,14 @@ describe('operations', () => {
     expect(res.status).toBe(200);
     expect(res.body.keys.length).toBeGreaterThan(0);
     for (const key of res.body.keys) {
-      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', kid: expect.stringMatching(/.+/), x: expect.any(String), y: expect.any(String) });
+      expect(key).toMatchObject({
+        kty: 'EC',
+        crv: 'P-256',
+        alg: 'ES256',
+        kid: expect.stringMatching(/.+/),
+        x: expect.any(String),
+        y: expect.any(String),
+      });
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key).not.toHaveProperty(secret);
     }
     const { Token } = await login(t, 'alice@acme.example', 'alice-passphrase');
@@ -67,7 +74,11 @@ describe('operations', () => {
 
   it('GET /docs answers HTML, and neither the page nor the scripts and styles it links load anything from another origin', async () => {
     // The scanner itself must see an external reference when there is one.
-    expect(loadedUrls('<script src="https://cdn.example/x.js"></script> a{background:url(//cdn.example/i.png)} img.src = "http://x.example/i"')).toHaveLength(3);
+    expect(
+      loadedUrls(
+        '<script src="https://cdn.example/x.js"></script> a{background:url(//cdn.example/i.png)} img.src = "http://x.example/i"',
+      ),
+    ).toHaveLength(3);
     const page = await fetch(`${t.url}/docs`, { redirect: 'follow' });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
@@ -83,7 +94,8 @@ describe('operations', () => {
       texts.push([asset.pathname, await res.text()]);
     }
     expect(texts.some(([p]) => p.endsWith('.js'))).toBe(true);
-    for (const [where, text] of texts) for (const url of loadedUrls(text)) if (new URL(url, origin).origin !== origin) foreign.push(`${where}: ${url}`);
+    for (const [where, text] of texts)
+      for (const url of loadedUrls(text)) if (new URL(url, origin).origin !== origin) foreign.push(`${where}: ${url}`);
     expect(foreign).toEqual([]);
     // Swagger UI fetches a validator badge from validator.swagger.io unless the configuration turns it off.
     const initialiser = texts.find(([, text]) => text.includes('SwaggerUIBundle('))?.[1] ?? '';
@@ -107,18 +119,29 @@ describe('operations', () => {
       await call(`${t.url}/docs`),
       await call(`${t.url}/no/such/path`),
       await call(`${t.base}/organizations/roles`),
-      await call(`${t.base}/v1.1/users/login`, { body: '{"username":', headers: { 'content-type': 'application/json' } }),
-      await call(`${t.base}/v1.1/users/login`, { body: { username: 'alice@acme.example', password: 'alice-passphrase' } }),
+      await call(`${t.base}/v1.1/users/login`, {
+        body: '{"username":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      await call(`${t.base}/v1.1/users/login`, {
+        body: { username: 'alice@acme.example', password: 'alice-passphrase' },
+      }),
     ];
     const ids = responses.map((r) => r.headers.get('x-request-id'));
     for (const [i, id] of ids.entries()) expect(id, `response ${i} (${responses[i]!.status})`).toMatch(/^\S+$/);
     expect(new Set(ids).size).toBe(ids.length);
     for (const sent of ['trace-4711', 'a1B2.c3_d4-e5']) {
-      expect((await call(`${t.url}/healthz`, { headers: { 'x-request-id': sent } })).headers.get('x-request-id')).toBe(sent);
-      expect((await call(`${t.url}/no/such/path`, { headers: { 'x-request-id': sent } })).headers.get('x-request-id')).toBe(sent);
+      expect((await call(`${t.url}/healthz`, { headers: { 'x-request-id': sent } })).headers.get('x-request-id')).toBe(
+        sent,
+      );
+      expect(
+        (await call(`${t.url}/no/such/path`, { headers: { 'x-request-id': sent } })).headers.get('x-request-id'),
+      ).toBe(sent);
     }
     for (const sent of ['x'.repeat(300), 'two words', 'a"b{c}']) {
-      const echoed = (await call(`${t.url}/healthz`, { headers: { 'x-request-id': sent } })).headers.get('x-request-id');
+      const echoed = (await call(`${t.url}/healthz`, { headers: { 'x-request-id': sent } })).headers.get(
+        'x-request-id',
+      );
       expect(echoed).toMatch(/^\S+$/);
       expect(echoed).not.toBe(sent);
     }

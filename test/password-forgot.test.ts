@@ -42,7 +42,10 @@ const tokenOf = (link: URL) => new URLSearchParams(link.hash.slice(1)).get('toke
 async function requestLink(user: TestUser, nth = 1): Promise<URL> {
   const res = await forgot(t, user.username);
   expect(res.status).toBe(200);
-  const mails = await waitFor(async () => smtp.mailsTo(user.email).filter((m) => m.subject === 'Reset your password'), (m) => m.length >= nth);
+  const mails = await waitFor(
+    async () => smtp.mailsTo(user.email).filter((m) => m.subject === 'Reset your password'),
+    (m) => m.length >= nth,
+  );
   expect(mails.length).toBeGreaterThanOrEqual(nth);
   return linkOf(mails[nth - 1]!);
 }
@@ -51,7 +54,10 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 
 /** The reset-token row of a user, if any. */
 async function tokenRow(userId: string) {
-  const { rows } = await t.store.raw(`SELECT encode(token_hash, 'hex') AS hash, extract(epoch FROM expires_at - now())::float8 AS ttl FROM password_reset_tokens WHERE user_id = $1`, [userId]);
+  const { rows } = await t.store.raw(
+    `SELECT encode(token_hash, 'hex') AS hash, extract(epoch FROM expires_at - now())::float8 AS ttl FROM password_reset_tokens WHERE user_id = $1`,
+    [userId],
+  );
   return rows[0] as { hash: string; ttl: number } | undefined;
 }
 
@@ -79,7 +85,10 @@ describe('forgotten password: the mail, the page, the completion', () => {
     expect(row.hash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(row.ttl).toBeGreaterThan(29 * 60);
     expect(row.ttl).toBeLessThanOrEqual(30 * 60);
-    const { rows } = await t.store.raw(`SELECT count(*)::int AS n FROM password_reset_tokens t WHERE t::text LIKE '%' || $1 || '%'`, [token]);
+    const { rows } = await t.store.raw(
+      `SELECT count(*)::int AS n FROM password_reset_tokens t WHERE t::text LIKE '%' || $1 || '%'`,
+      [token],
+    );
     expect((rows[0] as { n: number }).n).toBe(0);
 
     // The page, fetched with a real HTTP client.
@@ -90,7 +99,12 @@ describe('forgotten password: the mail, the page, the completion', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('cache-control')).toBe('no-store');
-    const csp = Object.fromEntries(page.headers.get('content-security-policy')!.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    const csp = Object.fromEntries(
+      page.headers
+        .get('content-security-policy')!
+        .split(/;\s*/)
+        .map((d) => [d.split(' ')[0], d.split(' ').slice(1)]),
+    );
     expect(csp['default-src']).toEqual(["'none'"]);
     expect(csp['frame-ancestors']).toEqual(["'none'"]);
     expect(csp['connect-src']).toEqual(["'self'"]);
@@ -132,7 +146,10 @@ describe('forgotten password: the mail, the page, the completion', () => {
     expect(await tokenRow(user.id)).toBeUndefined();
 
     // And a notice that the password was changed.
-    const notices = await waitFor(async () => smtp.mailsTo(user.email).filter((m) => m.subject === 'Your password was changed'), (m) => m.length >= 1);
+    const notices = await waitFor(
+      async () => smtp.mailsTo(user.email).filter((m) => m.subject === 'Your password was changed'),
+      (m) => m.length >= 1,
+    );
     expect(notices[0]!.text).toMatch(/through a password-reset link; every session of the account was signed out/);
   });
 
@@ -151,7 +168,9 @@ describe('forgotten password: the mail, the page, the completion', () => {
   it('an expired link (expires_at in the past) is a 400 saying it expired, and the password stays', async () => {
     const user = await newUser(t, 'edda');
     const token = tokenOf(await requestLink(user));
-    await t.store.raw(`UPDATE password_reset_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.id]);
+    await t.store.raw(`UPDATE password_reset_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [
+      user.id,
+    ]);
     const res = await complete(t, token, 'edda-second-passphrase');
     expect(res.status).toBe(400);
     expect(res.body.Message).toMatch(/has expired \(links last 30 minutes\)/);
@@ -163,7 +182,9 @@ describe('forgotten password: the mail, the page, the completion', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.Message).toMatch(/not valid/);
     expect((await complete(t, 'x', 'any-good-passphrase')).status).toBe(400);
-    expect((await call(`${t.base}/user/password/forgot/complete`, { body: { password: 'any-good-passphrase' } })).status).toBe(400);
+    expect(
+      (await call(`${t.base}/user/password/forgot/complete`, { body: { password: 'any-good-passphrase' } })).status,
+    ).toBe(400);
     expect((await call(`${t.base}/user/password/forgot/complete`, { body: { token: 'x' } })).status).toBe(400);
   });
 
@@ -171,16 +192,26 @@ describe('forgotten password: the mail, the page, the completion', () => {
     const known = await newUser(t, 'fritz');
     const without = await newUser(t, 'gaby', { email: false });
     const before = smtp.mails.length;
-    const answers = [await forgot(t, 'nobody-at-all@acme.example'), await forgot(t, without.username), await forgot(t, known.username)];
-    const shape = (r: (typeof answers)[number]) => ({ status: r.status, body: r.body, headers: [...r.headers.keys()].filter((h) => !['date', 'x-request-id'].includes(h)).sort() });
+    const answers = [
+      await forgot(t, 'nobody-at-all@acme.example'),
+      await forgot(t, without.username),
+      await forgot(t, known.username),
+    ];
+    const shape = (r: (typeof answers)[number]) => ({
+      status: r.status,
+      body: r.body,
+      headers: [...r.headers.keys()].filter((h) => !['date', 'x-request-id'].includes(h)).sort(),
+    });
     expect(answers[0]!.body).toEqual({ msg: FORGOT_MSG });
     expect(answers[0]!.headers.get('content-type')).toMatch(/^application\/json/);
     expect(shape(answers[0]!)).toEqual(shape(answers[2]!));
     expect(shape(answers[1]!)).toEqual(shape(answers[2]!));
     await smtp.waitForMails(known.email, 1);
     await new Promise((r) => setTimeout(r, 500)); // room for a stray mail to arrive
-    expect(smtp.mails.slice(before).map((m) => m.to).flat()).toEqual([known.email]);
-    const { rows } = await t.store.raw('SELECT count(*)::int AS n FROM password_reset_tokens WHERE user_id = $1', [without.id]);
+    expect(smtp.mails.slice(before).flatMap((m) => m.to)).toEqual([known.email]);
+    const { rows } = await t.store.raw('SELECT count(*)::int AS n FROM password_reset_tokens WHERE user_id = $1', [
+      without.id,
+    ]);
     expect((rows[0] as { n: number }).n).toBe(0);
   });
 
@@ -245,7 +276,16 @@ describe('forgotten password: limits per IP, and the outbox', () => {
     try {
       expect((await forgot(s, 'alice@acme.example')).status).toBe(200);
       const outbox = path.join(s.config.dataDir, 'outbox');
-      const files = await waitFor(async () => { try { return readdirSync(outbox); } catch { return []; } }, (f) => f.length > 0);
+      const files = await waitFor(
+        async () => {
+          try {
+            return readdirSync(outbox);
+          } catch {
+            return [];
+          }
+        },
+        (f) => f.length > 0,
+      );
       expect(files).toHaveLength(1);
       expect(statSync(path.join(outbox, files[0]!)).mode & 0o777).toBe(0o600);
       const text = readFileSync(path.join(outbox, files[0]!), 'utf8');

@@ -21,7 +21,12 @@ let server: ServeProcess;
 let token = '';
 
 /** The parsed JSON log lines so far. */
-const logLines = () => server.stdout().split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = () =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>);
 const failures = (task: string) => logLines().filter((e) => e.msg === 'background task failed' && e.task === task);
 
 beforeAll(async () => {
@@ -40,11 +45,18 @@ afterAll(async () => {
 
 describe('password flows when the mail relay refuses', () => {
   it('a refused reset-link mail is logged (task, request ID, relay code) without the token, and the process keeps serving', async () => {
-    const res = await call(`${server.base}/user/password/forgot`, { method: 'PUT', body: { username: USERNAME }, headers: { 'x-request-id': 'forgot-1' } });
+    const res = await call(`${server.base}/user/password/forgot`, {
+      method: 'PUT',
+      body: { username: USERNAME },
+      headers: { 'x-request-id': 'forgot-1' },
+    });
     expect(res.status).toBe(200);
     const [mail] = await smtp.waitForMails(USERNAME, 1);
     token = /#token=([A-Za-z0-9_-]+)/.exec(mail!.text)![1]!;
-    const [line] = await waitFor(async () => failures('password.forgot'), (l) => l.length > 0);
+    const [line] = await waitFor(
+      async () => failures('password.forgot'),
+      (l) => l.length > 0,
+    );
     expect(line).toMatchObject({ level: 50, requestId: 'forgot-1', err: { responseCode: 554 } });
     expect((await call(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -52,12 +64,23 @@ describe('password flows when the mail relay refuses', () => {
   it('the stored token still completes the reset; the refused notice is logged too', async () => {
     const res = await call(`${server.base}/user/password/forgot/complete`, { body: { token, password: NEW_PASSWORD } });
     expect(res.status).toBe(200);
-    await waitFor(async () => failures('password.notice'), (l) => l.length > 0);
-    const login = await call(`${server.base}/v1.1/users/login`, { body: { username: USERNAME, password: NEW_PASSWORD } });
+    await waitFor(
+      async () => failures('password.notice'),
+      (l) => l.length > 0,
+    );
+    const login = await call(`${server.base}/v1.1/users/login`, {
+      body: { username: USERNAME, password: NEW_PASSWORD },
+    });
     expect(login.status).toBe(200);
-    const change = await call(`${server.base}/user/password/reset`, { token: login.body.Token.access_token, body: { password: NEWER_PASSWORD, currentpassword: NEW_PASSWORD } });
+    const change = await call(`${server.base}/user/password/reset`, {
+      token: login.body.Token.access_token,
+      body: { password: NEWER_PASSWORD, currentpassword: NEW_PASSWORD },
+    });
     expect(change.status).toBe(200);
-    await waitFor(async () => failures('password.notice'), (l) => l.length > 1);
+    await waitFor(
+      async () => failures('password.notice'),
+      (l) => l.length > 1,
+    );
   });
 
   it('no log line holds the token, its hash, or a password; the server stops cleanly', async () => {
@@ -72,6 +95,10 @@ describe('password flows when the mail relay refuses', () => {
       'newer password': NEWER_PASSWORD,
     };
     expect(token.length).toBeGreaterThan(40);
-    expect(Object.entries(secrets).filter(([, v]) => output.includes(v)).map(([k]) => k)).toEqual([]);
+    expect(
+      Object.entries(secrets)
+        .filter(([, v]) => output.includes(v))
+        .map(([k]) => k),
+    ).toEqual([]);
   });
 });

@@ -4,9 +4,9 @@
  * at login, and users whose hash predates it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { hashPassword, verifyPassword } from '../src/identity/passwords.js';
 import { ImportValidationError, runImport } from '../src/orgs/import.js';
-import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import { createWithPassword, loginStatus, newUser, storedHash } from './helpers/passwords.js';
 
@@ -31,11 +31,15 @@ describe('password policy', () => {
     expect((await attempt('🦊🐢🦉🐙🦀🐝🦋🐌')).status).toBe(201);
     const seven = await attempt('🦊🐢🦉🐙🦀🐝🦋');
     expect(seven.status).toBe(400);
-    expect(seven.message).toBe('Password policy (minimum length): a password needs at least 8 characters; this one has 7');
+    expect(seven.message).toBe(
+      'Password policy (minimum length): a password needs at least 8 characters; this one has 7',
+    );
     expect((await attempt('k'.repeat(64) + 'q'.repeat(64))).status).toBe(201);
     const long = await attempt('k'.repeat(64) + 'q'.repeat(65));
     expect(long.status).toBe(400);
-    expect(long.message).toBe('Password policy (maximum length): a password has at most 128 characters; this one has 129');
+    expect(long.message).toBe(
+      'Password policy (maximum length): a password has at most 128 characters; this one has 129',
+    );
     // "ﬃ" is one code point, and three letters after NFKC: three of them make a 9-character password.
     const ligatures = await attempt('ﬃﬃﬃ');
     expect(ligatures.status).toBe(201);
@@ -54,7 +58,13 @@ describe('password policy', () => {
   });
 
   it('has no composition rules: lower-case only, digits and spaces, emoji, any script are accepted', async () => {
-    for (const password of ['correct horse battery staple', '8407 3319 2650', 'Ωμέγα και άλφα', '🙂🙃😉🙂🙃😉🙂🙃', '        x        ']) {
+    for (const password of [
+      'correct horse battery staple',
+      '8407 3319 2650',
+      'Ωμέγα και άλφα',
+      '🙂🙃😉🙂🙃😉🙂🙃',
+      '        x        ',
+    ]) {
       const res = await attempt(password);
       expect(res.status, password).toBe(201);
       expect(await loginStatus(t, res.username, password), password).toBe(200);
@@ -62,10 +72,20 @@ describe('password policy', () => {
   });
 
   it('refuses common or breached passwords of the shipped list, in any case and after NFKC, naming the rule', async () => {
-    for (const password of ['password1', 'PASSWORD1', 'ｐａｓｓｗｏｒｄ１', 'iloveyou', '12345678', 'qwertyuiop', 'Trustno1']) {
+    for (const password of [
+      'password1',
+      'PASSWORD1',
+      'ｐａｓｓｗｏｒｄ１',
+      'iloveyou',
+      '12345678',
+      'qwertyuiop',
+      'Trustno1',
+    ]) {
       const res = await attempt(password);
       expect(res.status, password).toBe(400);
-      expect(res.message, password).toBe('Password policy (common passwords): this password is in a list of common or breached passwords; choose another');
+      expect(res.message, password).toBe(
+        'Password policy (common passwords): this password is in a list of common or breached passwords; choose another',
+      );
     }
   });
 
@@ -73,16 +93,23 @@ describe('password policy', () => {
     for (const password of ['aaaaaaaaaaaa', '            ', 'abcdefghij', 'zyxwvuts', '98765432']) {
       const res = await attempt(password);
       expect(res.status, JSON.stringify(password)).toBe(400);
-      expect(res.message, password).toMatch(/^Password policy \((repetitive or sequential characters|common passwords)\)/);
+      expect(res.message, password).toMatch(
+        /^Password policy \((repetitive or sequential characters|common passwords)\)/,
+      );
     }
     expect((await attempt('abcdefgh1')).status).toBe(201); // not a run as a whole
   });
 
   it('refuses the username, or its part before @, as the password (context-specific words)', async () => {
-    for (const [username, password] of [['Mirjam.Long@acme.example', 'MIRJAM.LONG@ACME.EXAMPLE'], ['mirjam.longer@acme.example', 'mirjam.longer']]) {
+    for (const [username, password] of [
+      ['Mirjam.Long@acme.example', 'MIRJAM.LONG@ACME.EXAMPLE'],
+      ['mirjam.longer@acme.example', 'mirjam.longer'],
+    ]) {
       const res = await attempt(password!, username);
       expect(res.status, password).toBe(400);
-      expect(res.message).toBe('Password policy (context-specific words): the password must not be the username, nor its part before "@"');
+      expect(res.message).toBe(
+        'Password policy (context-specific words): the password must not be the username, nor its part before "@"',
+      );
     }
   });
 
@@ -93,7 +120,18 @@ describe('password policy', () => {
   });
 
   it('assent import refuses a password the policy refuses, naming its JSON path, and writes nothing', async () => {
-    const file = { organisations: [{ key: 'policy-org', name: 'Policy', individuals: [{ username: 'imp-ok@policy.example', password: 'a-fine-long-passphrase' }, { username: 'imp@policy.example', password: 'Sunshine1' }] }] };
+    const file = {
+      organisations: [
+        {
+          key: 'policy-org',
+          name: 'Policy',
+          individuals: [
+            { username: 'imp-ok@policy.example', password: 'a-fine-long-passphrase' },
+            { username: 'imp@policy.example', password: 'Sunshine1' },
+          ],
+        },
+      ],
+    };
     const err = await runImport(t.store.db, file, t.config.argon2, redirectUriImport).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportValidationError);
     expect((err as ImportValidationError).problems).toEqual([
@@ -104,7 +142,15 @@ describe('password policy', () => {
   });
 
   it('an import hashes the NFKC form, and a re-import of the same password keeps the hash', async () => {
-    const file = { organisations: [{ key: 'nfkc-org', name: 'NFKC', individuals: [{ username: 'wide@nfkc.example', password: 'ｗｉｄｅ－ｐａｓｓｐｈｒａｓｅ' }] }] };
+    const file = {
+      organisations: [
+        {
+          key: 'nfkc-org',
+          name: 'NFKC',
+          individuals: [{ username: 'wide@nfkc.example', password: 'ｗｉｄｅ－ｐａｓｓｐｈｒａｓｅ' }],
+        },
+      ],
+    };
     const ids = await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
     const userId = ids.organisations['nfkc-org']!.users['wide@nfkc.example']!;
     const hash = await storedHash(t, userId);
@@ -118,7 +164,10 @@ describe('password policy', () => {
     expect(await loginStatus(t, 'alice@acme.example', 'alice-passphrase')).toBe(200);
     const user = await newUser(t, 'legacy');
     const typed = 'ｌｅｇａｃｙ－ｐａｓｓｐｈｒａｓｅ';
-    await t.store.raw('UPDATE users SET password_hash = $1 WHERE id = $2', [await hashPassword(typed, t.config.argon2), user.id]);
+    await t.store.raw('UPDATE users SET password_hash = $1 WHERE id = $2', [
+      await hashPassword(typed, t.config.argon2),
+      user.id,
+    ]);
     expect(await loginStatus(t, user.username, 'legacy-passphrase')).toBe(401); // the old hash knows only the typed form
     expect(await loginStatus(t, user.username, typed)).toBe(200);
     const upgraded = await storedHash(t, user.id);

@@ -26,7 +26,10 @@ describe('password reset with the current session', () => {
     const user = await newUser(t, 'rhea');
     const before = await storedHash(t, user.id);
     const { Token } = await login(t, user.username, user.password);
-    const res = await resetPassword(t, Token.access_token, { password: 'rhea-second-passphrase', currentpassword: user.password });
+    const res = await resetPassword(t, Token.access_token, {
+      password: 'rhea-second-passphrase',
+      currentpassword: user.password,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toBeNull(); // empty body
     expect(res.headers.get('content-length')).toBe('0');
@@ -40,7 +43,12 @@ describe('password reset with the current session', () => {
   it('PUT is the same operation (NOTES.md path alias)', async () => {
     const user = await newUser(t, 'pia');
     const { Token } = await login(t, user.username, user.password);
-    const res = await resetPassword(t, Token.access_token, { password: 'pia-second-passphrase', currentpassword: user.password }, { method: 'PUT' });
+    const res = await resetPassword(
+      t,
+      Token.access_token,
+      { password: 'pia-second-passphrase', currentpassword: user.password },
+      { method: 'PUT' },
+    );
     expect(res.status).toBe(200);
     expect(await loginStatus(t, user.username, 'pia-second-passphrase')).toBe(200);
     expect(await loginStatus(t, user.username, user.password)).toBe(401);
@@ -51,7 +59,9 @@ describe('password reset with the current session', () => {
     const caller = await login(t, user.username, user.password);
     const other = await login(t, user.username, user.password);
     const third = await login(t, user.username, user.password);
-    expect((await resetPassword(t, caller.Token.access_token, { password: 'sven-second-passphrase' })).status).toBe(200);
+    expect((await resetPassword(t, caller.Token.access_token, { password: 'sven-second-passphrase' })).status).toBe(
+      200,
+    );
     for (const session of [other, third]) {
       expect((await me(t, session.Token.access_token)).status).toBe(401);
       const r = await refresh(t, { refreshtoken: session.Token.refresh_token, clientid: DEFAULT_CLIENT });
@@ -67,7 +77,12 @@ describe('password reset with the current session', () => {
     const user = await newUser(t, 'ada');
     const { User } = await login(t, user.username, user.password);
     for (const scheme of ['Bearer', 'ApiKey']) {
-      const res = await resetPassword(t, User.APIKey, { password: 'ada-second-passphrase', currentpassword: user.password }, { scheme });
+      const res = await resetPassword(
+        t,
+        User.APIKey,
+        { password: 'ada-second-passphrase', currentpassword: user.password },
+        { scheme },
+      );
       expect(res.status, scheme).toBe(401);
       expect(res.body.Message).toMatch(/access token, not an API key/);
     }
@@ -79,7 +94,10 @@ describe('password reset with the current session', () => {
     const user = await newUser(t, 'ines');
     const session = await login(t, user.username, user.password);
     const other = await login(t, user.username, user.password);
-    const res = await resetPassword(t, session.Token.access_token, { password: 'ines-second-passphrase', currentpassword: 'not-the-current-one' });
+    const res = await resetPassword(t, session.Token.access_token, {
+      password: 'ines-second-passphrase',
+      currentpassword: 'not-the-current-one',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ Code: 400, Message: 'The current password is wrong' });
     expect(await loginStatus(t, user.username, user.password)).toBe(200);
@@ -90,13 +108,31 @@ describe('password reset with the current session', () => {
     const user = await newUser(t, 'olga');
     const { Token } = await login(t, user.username, user.password);
     // ASSENT_ACCOUNT_DELAY_AFTER is 3: the fourth attempt comes during the one-second delay.
-    for (let i = 0; i < 3; i++) expect((await resetPassword(t, Token.access_token, { password: 'olga-second-passphrase', currentpassword: `wrong-${i}-passphrase` })).status).toBe(400);
-    const blocked = await resetPassword(t, Token.access_token, { password: 'olga-second-passphrase', currentpassword: user.password });
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await resetPassword(t, Token.access_token, {
+            password: 'olga-second-passphrase',
+            currentpassword: `wrong-${i}-passphrase`,
+          })
+        ).status,
+      ).toBe(400);
+    const blocked = await resetPassword(t, Token.access_token, {
+      password: 'olga-second-passphrase',
+      currentpassword: user.password,
+    });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await loginStatus(t, user.username, user.password)).toBe(429);
     await new Promise((r) => setTimeout(r, Number(blocked.headers.get('retry-after')) * 1000 + 100));
-    expect((await resetPassword(t, Token.access_token, { password: 'olga-second-passphrase', currentpassword: user.password })).status).toBe(200);
+    expect(
+      (
+        await resetPassword(t, Token.access_token, {
+          password: 'olga-second-passphrase',
+          currentpassword: user.password,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('without currentpassword the access token alone suffices (SPEC: the field is optional)', async () => {
@@ -128,10 +164,19 @@ describe('password reset with the current session', () => {
     const before = smtp.mails.length;
     const silent = await newUser(t, 'nomail', { email: false });
     const silentSession = await login(t, silent.username, silent.password);
-    expect((await resetPassword(t, silentSession.Token.access_token, { password: 'nomail-second-passphrase' })).status).toBe(200);
+    expect(
+      (await resetPassword(t, silentSession.Token.access_token, { password: 'nomail-second-passphrase' })).status,
+    ).toBe(200);
     const user = await newUser(t, 'wendy');
     const { Token } = await login(t, user.username, user.password);
-    expect((await resetPassword(t, Token.access_token, { password: 'wendy-second-passphrase', currentpassword: user.password })).status).toBe(200);
+    expect(
+      (
+        await resetPassword(t, Token.access_token, {
+          password: 'wendy-second-passphrase',
+          currentpassword: user.password,
+        })
+      ).status,
+    ).toBe(200);
     const [notice] = await smtp.waitForMails(user.email, 1);
     expect(notice).toBeDefined();
     expect(notice!.subject).toBe('Your password was changed');
@@ -139,7 +184,7 @@ describe('password reset with the current session', () => {
     expect(notice!.text).toMatch(/every other session of the account was signed out/);
     expect(notice!.raw).not.toContain('wendy-second-passphrase');
     // Since the first change, only Wendy's notice was sent: none for the user without an address.
-    expect(smtp.mails.slice(before).map((m) => m.to).flat()).toEqual([user.email]);
+    expect(smtp.mails.slice(before).flatMap((m) => m.to)).toEqual([user.email]);
   });
 
   it('is in the OpenAPI document (POST and PUT), with the bearer scheme', async () => {
@@ -147,7 +192,10 @@ describe('password reset with the current session', () => {
     for (const method of ['post', 'put']) {
       const op = doc.paths['/v1/user/password/reset'][method];
       expect(op.security).toEqual([{ bearer: [] }]);
-      expect(Object.keys(op.requestBody.content['application/json'].schema.properties).sort()).toEqual(['currentpassword', 'password']);
+      expect(Object.keys(op.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+        'currentpassword',
+        'password',
+      ]);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../src/orgs/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { runImport } from '../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -15,7 +15,13 @@ beforeAll(async () => {
     t.store.db,
     {
       organisations: [
-        { key: 'acme', name: 'Acme', location: 'Stockholm', type: 'Retail', admins: [{ username: 'dpo@acme.example', password: 'dpo-passphrase', roles: ['dpo'] }] },
+        {
+          key: 'acme',
+          name: 'Acme',
+          location: 'Stockholm',
+          type: 'Retail',
+          admins: [{ username: 'dpo@acme.example', password: 'dpo-passphrase', roles: ['dpo'] }],
+        },
         {
           key: 'globex',
           name: 'Globex',
@@ -35,7 +41,8 @@ beforeAll(async () => {
     ['dpo', 'dpo@acme.example', 'dpo-passphrase'],
     ['alice', 'alice@acme.example', 'alice-passphrase'],
     ['globex', 'admin@globex.example', 'globex-passphrase'],
-  ]) tokens[who!] = (await login(t, user!, password!)).Token.access_token;
+  ])
+    tokens[who!] = (await login(t, user!, password!)).Token.access_token;
 });
 afterAll(() => t?.stop());
 
@@ -47,18 +54,41 @@ describe('purposes of an organisation', () => {
   it('an Owner adds purposes and gets 201 with the organisation and all its purposes', async () => {
     const res = await call(purposesUrl(), {
       token: tokens.owner,
-      body: { purposes: [{ name: 'Newsletter', description: 'Monthly news', lawfulusage: false, policyurl: 'https://acme.example/p#news' }] },
+      body: {
+        purposes: [
+          {
+            name: 'Newsletter',
+            description: 'Monthly news',
+            lawfulusage: false,
+            policyurl: 'https://acme.example/p#news',
+          },
+        ],
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body.Organization).toMatchObject({ ID: acme, Name: 'Acme', Location: 'Stockholm', Type: { Type: 'Retail' } });
+    expect(res.body.Organization).toMatchObject({
+      ID: acme,
+      Name: 'Acme',
+      Location: 'Stockholm',
+      Type: { Type: 'Retail' },
+    });
     const names = res.body.Organization.Purposes.map((p: { Name: string }) => p.Name);
     expect(names).toEqual(['Marketing', 'Newsletter']);
     created = res.body.Organization.Purposes[1].ID;
-    expect(res.body.Organization.Purposes[1]).toEqual({ ID: created, Name: 'Newsletter', Description: 'Monthly news', LawfulUsage: false, PolicyURL: 'https://acme.example/p#news' });
+    expect(res.body.Organization.Purposes[1]).toEqual({
+      ID: created,
+      Name: 'Newsletter',
+      Description: 'Monthly news',
+      LawfulUsage: false,
+      PolicyURL: 'https://acme.example/p#news',
+    });
   });
 
   it('body keys match without regard to case', async () => {
-    const res = await call(purposesUrl(), { token: tokens.owner, body: { Purposes: [{ Name: 'Contract', LawfulUsage: true, PolicyURL: '' }] } });
+    const res = await call(purposesUrl(), {
+      token: tokens.owner,
+      body: { Purposes: [{ Name: 'Contract', LawfulUsage: true, PolicyURL: '' }] },
+    });
     expect(res.status).toBe(201);
     expect(res.body.Organization.Purposes.at(-1)).toMatchObject({ Name: 'Contract', LawfulUsage: true });
   });
@@ -68,9 +98,19 @@ describe('purposes of an organisation', () => {
     expect(list.status).toBe(200);
     expect(list.body.Purposes.map((p: { ID: string }) => p.ID)).toContain(created);
     expect((await call(`${purposesUrl()}/${created}`, { token: tokens.owner })).body.Purpose.Name).toBe('Newsletter');
-    const put = await call(`${purposesUrl()}/${created}`, { method: 'PUT', token: tokens.owner, body: { name: 'Weekly news', lawfulusage: false } });
+    const put = await call(`${purposesUrl()}/${created}`, {
+      method: 'PUT',
+      token: tokens.owner,
+      body: { name: 'Weekly news', lawfulusage: false },
+    });
     expect(put.status).toBe(200);
-    expect(put.body.Purpose).toEqual({ ID: created, Name: 'Weekly news', Description: '', LawfulUsage: false, PolicyURL: '' });
+    expect(put.body.Purpose).toEqual({
+      ID: created,
+      Name: 'Weekly news',
+      Description: '',
+      LawfulUsage: false,
+      PolicyURL: '',
+    });
   });
 
   it('a Dpo may read the purposes but not change them (403)', async () => {
@@ -84,7 +124,9 @@ describe('purposes of an organisation', () => {
   it('an individual, and an admin of another organisation, get 403', async () => {
     expect((await call(purposesUrl(), { token: tokens.alice })).status).toBe(403);
     expect((await call(purposesUrl(), { token: tokens.globex })).status).toBe(403);
-    expect((await call(purposesUrl(), { token: tokens.globex, body: { purposes: [{ name: 'Hijack' }] } })).status).toBe(403);
+    expect((await call(purposesUrl(), { token: tokens.globex, body: { purposes: [{ name: 'Hijack' }] } })).status).toBe(
+      403,
+    );
   });
 
   it('an admin’s API key works like their token', async () => {
@@ -97,7 +139,11 @@ describe('purposes of an organisation', () => {
     expect((await call(purposesUrl('not-an-id'), { token: tokens.owner })).status).toBe(404);
     expect((await call(`${purposesUrl()}/not-an-id`, { token: tokens.owner })).status).toBe(404);
     expect((await call(`${purposesUrl()}/${globexPurpose}`, { token: tokens.owner })).status).toBe(404);
-    const put = await call(`${purposesUrl()}/${globexPurpose}`, { method: 'PUT', token: tokens.owner, body: { name: 'Taken over' } });
+    const put = await call(`${purposesUrl()}/${globexPurpose}`, {
+      method: 'PUT',
+      token: tokens.owner,
+      body: { name: 'Taken over' },
+    });
     expect(put.status).toBe(404);
     const theirs = await call(`${purposesUrl(globex)}/${globexPurpose}`, { token: tokens.globex });
     expect(theirs.body.Purpose.Name).toBe('Analytics');
@@ -105,7 +151,13 @@ describe('purposes of an organisation', () => {
 
   it('bad input is a 400 and changes nothing', async () => {
     const before = (await call(purposesUrl(), { token: tokens.owner })).body.Purposes;
-    for (const body of [{ purposes: [] }, { purposes: [{ name: '' }] }, { purposes: [{ name: 'X', policyurl: 'javascript:alert(1)' }] }, { purposes: [{ name: 'X', lawfulusage: 'yes' }] }, {}]) {
+    for (const body of [
+      { purposes: [] },
+      { purposes: [{ name: '' }] },
+      { purposes: [{ name: 'X', policyurl: 'javascript:alert(1)' }] },
+      { purposes: [{ name: 'X', lawfulusage: 'yes' }] },
+      {},
+    ]) {
       const res = await call(purposesUrl(), { token: tokens.owner, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -115,7 +167,9 @@ describe('purposes of an organisation', () => {
   it('deleting answers 204; the purpose is gone from the configuration; deleting again is a 404', async () => {
     expect((await call(`${purposesUrl()}/${created}`, { method: 'DELETE', token: tokens.owner })).status).toBe(204);
     expect((await call(`${purposesUrl()}/${created}`, { token: tokens.owner })).status).toBe(404);
-    expect((await call(purposesUrl(), { token: tokens.owner })).body.Purposes.map((p: { ID: string }) => p.ID)).not.toContain(created);
+    expect(
+      (await call(purposesUrl(), { token: tokens.owner })).body.Purposes.map((p: { ID: string }) => p.ID),
+    ).not.toContain(created);
     expect((await call(`${purposesUrl()}/${created}`, { method: 'DELETE', token: tokens.owner })).status).toBe(404);
   });
 

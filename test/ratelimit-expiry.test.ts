@@ -5,16 +5,25 @@
  * of a longer window stays (ASVS 5.0 V2.4.1). Counters stored before the migration get an end
  * from their rule, so none lapses at the upgrade and none stays for ever.
  */
+
+import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../src/db/lock.js';
 import { openPglite, openPostgres, type Store } from '../src/db/open.js';
-import { call, copyPgliteTemplate, freshPostgresDatabase, login, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
+import {
+  call,
+  copyPgliteTemplate,
+  freshPostgresDatabase,
+  login,
+  onPostgres,
+  startAssent,
+  type TestAssent,
+} from './helpers/assent.js';
 
 const MIGRATIONS = path.resolve(__dirname, '../drizzle');
 
@@ -46,7 +55,10 @@ describe('ASVS 5.0 V2.4.1: each rate-limit counter carries its own expiry', () =
   it('a short window’s counter is purged once it ends, while a longer window’s counter stays', async () => {
     const orgId = t.ids.organisations.acme!.id;
     const owner = await login(t, 'owner@acme.example', 'owner-passphrase');
-    const created = await call(`${t.base}/organizations/${orgId}/users/anonymous`, { method: 'POST', token: owner.Token.access_token });
+    const created = await call(`${t.base}/organizations/${orgId}/users/anonymous`, {
+      method: 'POST',
+      token: owner.Token.access_token,
+    });
     expect(created.status).toBe(201);
     expect(await counter(`anon:${orgId}`)).toMatchObject({ count: 1, seconds: 3600 });
 
@@ -66,7 +78,9 @@ describe('ASVS 5.0 V2.4.1: each rate-limit counter carries its own expiry', () =
 
 /** The journal entry of migration 0016. */
 function entry0016(): { idx: number; when: number } {
-  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ idx: number; when: number }> };
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as {
+    entries: Array<{ idx: number; when: number }>;
+  };
   return journal.entries.find((e) => e.idx === 16)!;
 }
 
@@ -123,7 +137,9 @@ describe('migration 0016 gives the counters stored before it an end from their r
         ('anon:00000000-0000-4000-8000-000000000000', now() - interval '50 minutes', 9), ('other:key', now(), 1)`);
       if (store.kind === 'pglite') await migratePglite(store.db as never, { migrationsFolder: folder });
       else await migratePg(store.db as never, { migrationsFolder: folder });
-      const { rows } = await store.raw(`SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds FROM rate_limits ORDER BY key`);
+      const { rows } = await store.raw(
+        `SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds FROM rate_limits ORDER BY key`,
+      );
       expect(rows).toEqual([
         { key: 'anon:00000000-0000-4000-8000-000000000000', count: 9, seconds: 86400 },
         { key: 'fed-authorize:ip:203.0.113.9', count: 3, seconds: 60 },
@@ -131,7 +147,9 @@ describe('migration 0016 gives the counters stored before it an end from their r
         { key: 'other:key', count: 1, seconds: 86400 },
       ]);
       // From now on every counter is written with its end.
-      await expect(store.raw(`INSERT INTO rate_limits (key, window_start, count) VALUES ('x', now(), 1)`)).rejects.toThrow(/expires_at/);
+      await expect(
+        store.raw(`INSERT INTO rate_limits (key, window_start, count) VALUES ('x', now(), 1)`),
+      ).rejects.toThrow(/expires_at/);
     } finally {
       await close();
       rmSync(folder, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../src/orgs/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { runImport } from '../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -11,7 +11,17 @@ beforeAll(async () => {
   t = await startAssent();
   await runImport(
     t.store.db,
-    { organisations: [{ key: 'acme', name: 'Acme', location: 'Stockholm', type: 'Retail', admins: [{ username: 'dev@acme.example', password: 'dev-passphrase', roles: ['developer'] }] }] },
+    {
+      organisations: [
+        {
+          key: 'acme',
+          name: 'Acme',
+          location: 'Stockholm',
+          type: 'Retail',
+          admins: [{ username: 'dev@acme.example', password: 'dev-passphrase', roles: ['developer'] }],
+        },
+      ],
+    },
     t.config.argon2,
     redirectUriImport,
   );
@@ -30,18 +40,32 @@ describe('data retention of an organisation', () => {
   });
 
   it('an Owner sets the period in seconds, then enables and disables it', async () => {
-    expect((await call(url, { token: tokens.owner, body: { RetentionPeriod: 31536000 } })).body).toEqual({ DataRetention: { Enabled: false, RetentionPeriod: 31536000 } });
-    expect((await call(`${url}/enable`, { method: 'POST', token: tokens.owner })).body).toEqual({ DataRetention: { Enabled: true, RetentionPeriod: 31536000 } });
+    expect((await call(url, { token: tokens.owner, body: { RetentionPeriod: 31536000 } })).body).toEqual({
+      DataRetention: { Enabled: false, RetentionPeriod: 31536000 },
+    });
+    expect((await call(`${url}/enable`, { method: 'POST', token: tokens.owner })).body).toEqual({
+      DataRetention: { Enabled: true, RetentionPeriod: 31536000 },
+    });
     expect((await call(url, { token: tokens.owner })).body.DataRetention.Enabled).toBe(true);
-    expect((await call(`${url}/disable`, { method: 'POST', token: tokens.owner })).body).toEqual({ DataRetention: { Enabled: false, RetentionPeriod: 31536000 } });
+    expect((await call(`${url}/disable`, { method: 'POST', token: tokens.owner })).body).toEqual({
+      DataRetention: { Enabled: false, RetentionPeriod: 31536000 },
+    });
   });
 
   it('the period key matches without regard to case', async () => {
-    expect((await call(url, { token: tokens.owner, body: { retentionperiod: 86400 } })).body.DataRetention.RetentionPeriod).toBe(86400);
+    expect(
+      (await call(url, { token: tokens.owner, body: { retentionperiod: 86400 } })).body.DataRetention.RetentionPeriod,
+    ).toBe(86400);
   });
 
   it('a period that is not a positive whole number of seconds is a 400 and changes nothing', async () => {
-    for (const body of [{ RetentionPeriod: 0 }, { RetentionPeriod: -5 }, { RetentionPeriod: 1.5 }, { RetentionPeriod: 'year' }, {}]) {
+    for (const body of [
+      { RetentionPeriod: 0 },
+      { RetentionPeriod: -5 },
+      { RetentionPeriod: 1.5 },
+      { RetentionPeriod: 'year' },
+      {},
+    ]) {
       expect((await call(url, { token: tokens.owner, body })).status, JSON.stringify(body)).toBe(400);
     }
     expect((await call(url, { token: tokens.owner })).body.DataRetention.RetentionPeriod).toBe(86400);
@@ -52,11 +76,16 @@ describe('data retention of an organisation', () => {
     expect((await call(`${url}/enable`, { method: 'POST', token: tokens.developer })).status).toBe(403);
     expect((await call(url, { token: tokens.developer, body: { RetentionPeriod: 1 } })).status).toBe(403);
     expect((await call(url, { token: tokens.alice })).status).toBe(403);
-    expect((await call(url, { token: tokens.owner })).body.DataRetention).toEqual({ Enabled: false, RetentionPeriod: 86400 });
+    expect((await call(url, { token: tokens.owner })).body.DataRetention).toEqual({
+      Enabled: false,
+      RetentionPeriod: 86400,
+    });
   });
 
   it('an unknown organisation is a 404', async () => {
-    const res = await call(`${t.base}/organizations/01a20000-0000-7000-8000-000000000000/data-retention`, { token: tokens.owner });
+    const res = await call(`${t.base}/organizations/01a20000-0000-7000-8000-000000000000/data-retention`, {
+      token: tokens.owner,
+    });
     expect(res.status).toBe(404);
   });
 });

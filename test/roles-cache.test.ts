@@ -7,11 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { Role } from '../src/users/roles.js';
 import { call } from './helpers/assent.js';
-import { consentsUrl, consentSuite } from './helpers/consent-org.js';
+import { consentSuite, consentsUrl } from './helpers/consent-org.js';
 
 const suite = consentSuite();
-const page = (token: string) => call(`${suite.t.base}/organizations/${suite.org.orgId}/purposes/${suite.org.marketing.id}/consented/users`, { token });
-const verify = (token: string) => call(`${suite.t.base}/organizations/${suite.org.orgId}/consents/history/verify`, { token });
+const page = (token: string) =>
+  call(`${suite.t.base}/organizations/${suite.org.orgId}/purposes/${suite.org.marketing.id}/consented/users`, {
+    token,
+  });
+const verify = (token: string) =>
+  call(`${suite.t.base}/organizations/${suite.org.orgId}/consents/history/verify`, { token });
 const history = (token: string) => call(`${consentsUrl(suite.t, suite.org, 'carol')}/history`, { token });
 
 /** Polls `request` until it answers `want` or `ms` pass; returns the last status. */
@@ -26,7 +30,11 @@ async function statusWithin(request: () => Promise<{ status: number }>, want: nu
   return status;
 }
 
-const removeRoles = (user: string) => suite.t.store.raw('DELETE FROM user_roles WHERE user_id = $1 AND org_id = $2', [suite.org.users[user], suite.org.orgId]);
+const removeRoles = (user: string) =>
+  suite.t.store.raw('DELETE FROM user_roles WHERE user_id = $1 AND org_id = $2', [
+    suite.org.users[user],
+    suite.org.orgId,
+  ]);
 
 describe('role changes reach the cached roles of every process (ASVS 5.0 V8.3.2)', () => {
   it('a role removed by another process is refused by the auth guard within 2 s', async () => {
@@ -39,7 +47,11 @@ describe('role changes reach the cached roles of every process (ASVS 5.0 V8.3.2)
   it('a role given by another process is honoured within 2 s', async () => {
     const developer = suite.org.tokens.developer!;
     for (let i = 0; i < 2; i++) expect((await verify(developer)).status).toBe(403); // cached: Developer only
-    await suite.t.store.raw('INSERT INTO user_roles (user_id, org_id, role_id) VALUES ($1, $2, $3)', [suite.org.users.developer, suite.org.orgId, Role.Dpo]);
+    await suite.t.store.raw('INSERT INTO user_roles (user_id, org_id, role_id) VALUES ($1, $2, $3)', [
+      suite.org.users.developer,
+      suite.org.orgId,
+      Role.Dpo,
+    ]);
     expect(await statusWithin(() => verify(developer), 200)).toBe(200);
   });
 

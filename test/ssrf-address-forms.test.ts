@@ -24,7 +24,13 @@ const REFUSED: Record<string, string> = {
   '[2001:0:a00:1:8000:63bf:f7f7:f7f7]': 'Teredo, server 10.0.0.1',
 };
 /** The same forms embedding public addresses (8.8.8.8, 65.54.227.120). */
-const ACCEPTED = ['[::ffff:8.8.8.8]', '[64:ff9b::8.8.8.8]', '[2002:808:808::1]', '[2001:0:4136:e378:8000:63bf:f7f7:f7f7]', '[2606:4700::1111]'];
+const ACCEPTED = [
+  '[::ffff:8.8.8.8]',
+  '[64:ff9b::8.8.8.8]',
+  '[2002:808:808::1]',
+  '[2001:0:4136:e378:8000:63bf:f7f7:f7f7]',
+  '[2606:4700::1111]',
+];
 
 let t: TestAssent;
 let owner: string;
@@ -38,10 +44,24 @@ beforeAll(async () => {
   owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   const created = await call(idp(), {
     token: owner,
-    body: { issuer: 'https://idp.example', authorizationUrl: 'https://idp.example/authorize', tokenUrl: 'https://idp.example/token', jwksUrl: 'https://idp.example/jwks', userInfoUrl: '', logoutUrl: '', clientId: 'c', clientSecret: 's', disableUserInfo: true, defaultScope: 'openid' },
+    body: {
+      issuer: 'https://idp.example',
+      authorizationUrl: 'https://idp.example/authorize',
+      tokenUrl: 'https://idp.example/token',
+      jwksUrl: 'https://idp.example/jwks',
+      userInfoUrl: '',
+      logoutUrl: '',
+      clientId: 'c',
+      clientSecret: 's',
+      disableUserInfo: true,
+      defaultScope: 'openid',
+    },
   });
   expect(created.status).toBe(201);
-  expect((await call(transports(), { method: 'PUT', token: owner, body: { webhook: { url: 'https://hooks.example/in' } } })).status).toBe(200);
+  expect(
+    (await call(transports(), { method: 'PUT', token: owner, body: { webhook: { url: 'https://hooks.example/in' } } }))
+      .status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await t?.stop();
@@ -52,14 +72,20 @@ describe('SSRF guard: IPv6 forms that embed an IPv4 address', () => {
     for (const [host, what] of Object.entries(REFUSED)) {
       const res = await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl: `https://${host}/jwks` } });
       expect(res.status, `${host}: ${what}`).toBe(400);
-      expect(res.body.Message, host).toMatch(/jwksUrl: must not name a loopback, private, link-local or other special-use address/);
+      expect(res.body.Message, host).toMatch(
+        /jwksUrl: must not name a loopback, private, link-local or other special-use address/,
+      );
     }
     expect((await call(idp(), { token: owner })).body.jwksUrl).toBe('https://idp.example/jwks');
   });
 
   it('a webhook URL naming a special-use address in any IPv6 form is refused (400) and nothing changes', async () => {
     for (const [host, what] of Object.entries(REFUSED)) {
-      const res = await call(transports(), { method: 'PUT', token: owner, body: { webhook: { url: `https://${host}/hook` } } });
+      const res = await call(transports(), {
+        method: 'PUT',
+        token: owner,
+        body: { webhook: { url: `https://${host}/hook` } },
+      });
       expect(res.status, `${host}: ${what}`).toBe(400);
       expect(res.body.Message, host).toMatch(/^webhook\.url /);
     }
@@ -68,8 +94,15 @@ describe('SSRF guard: IPv6 forms that embed an IPv4 address', () => {
 
   it('the same forms embedding a public address are accepted (IPv6-only hosts reach IPv4 sites through NAT64)', async () => {
     for (const host of ACCEPTED) {
-      expect((await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl: `https://${host}/jwks` } })).status, host).toBe(200);
-      expect((await call(transports(), { method: 'PUT', token: owner, body: { webhook: { url: `https://${host}/hook` } } })).status, host).toBe(200);
+      expect(
+        (await call(idp(), { method: 'PUT', token: owner, body: { jwksUrl: `https://${host}/jwks` } })).status,
+        host,
+      ).toBe(200);
+      expect(
+        (await call(transports(), { method: 'PUT', token: owner, body: { webhook: { url: `https://${host}/hook` } } }))
+          .status,
+        host,
+      ).toBe(200);
     }
   });
 });

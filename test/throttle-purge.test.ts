@@ -19,8 +19,11 @@ afterAll(() => t?.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = async (table: 'login_throttle' | 'rate_limits', key: string) =>
-  rowsOf<{ n: number }>(await t.store.db.execute(sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)} WHERE key = ${key}`))[0]!.n;
-const failLogin = (username: string) => call(`${t.base}/v1.1/users/login`, { body: { username, password: 'not-the-password' } });
+  rowsOf<{ n: number }>(
+    await t.store.db.execute(sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)} WHERE key = ${key}`),
+  )[0]!.n;
+const failLogin = (username: string) =>
+  call(`${t.base}/v1.1/users/login`, { body: { username, password: 'not-the-password' } });
 
 /** Polls `check` every 250 ms for at most `ms`. */
 async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -40,7 +43,9 @@ describe('ASVS 5.0 V2.4.1: stale throttle counters are purged, live ones kept', 
 
   it('a password-reset window of a made-up username is deleted once it has ended', async () => {
     const name = `ghost-${randomUUID()}@acme.example`;
-    expect((await call(`${t.base}/user/password/forgot`, { method: 'PUT', body: { username: name } })).status).toBe(200);
+    expect((await call(`${t.base}/user/password/forgot`, { method: 'PUT', body: { username: name } })).status).toBe(
+      200,
+    );
     expect(await count('rate_limits', `forgot:u:${name}`)).toBe(1);
     expect(await eventually(async () => (await count('rate_limits', `forgot:u:${name}`)) === 0, 5000)).toBe(true);
   });

@@ -6,8 +6,8 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
-import { runImport } from '../src/orgs/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { runImport } from '../src/orgs/import.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { hasGps, noise, padPng, pngBomb, solid } from './helpers/images.js';
 
@@ -39,10 +39,17 @@ beforeAll(async () => {
   file.organisations.push({
     key: 'globex',
     name: 'Globex',
-    admins: [{ username: 'owner@globex.example', password: 'globex-owner-passphrase', roles: ['owner', 'admin', 'dpo', 'developer'] }],
+    admins: [
+      {
+        username: 'owner@globex.example',
+        password: 'globex-owner-passphrase',
+        roles: ['owner', 'admin', 'dpo', 'developer'],
+      },
+    ],
   });
   await runImport(t.store.db, file, t.config.argon2, redirectUriImport);
-  for (const [who, [username, password]] of Object.entries(PEOPLE)) tokens[who] = (await login(t, username, password)).Token.access_token;
+  for (const [who, [username, password]] of Object.entries(PEOPLE))
+    tokens[who] = (await login(t, username, password)).Token.access_token;
   aliceId = t.ids.organisations.acme!.users['alice@acme.example']!;
   bobId = t.ids.organisations.acme!.users['bob@acme.example']!;
 });
@@ -57,9 +64,17 @@ async function upload(
   opts: { field?: string; filename?: string; type?: string } = {},
 ): Promise<{ status: number; body: any; ms: number }> {
   const form = new FormData();
-  form.append(opts.field ?? 'userimage', new Blob([bytes], { type: opts.type ?? 'image/jpeg' }), opts.filename ?? 'me.jpg');
+  form.append(
+    opts.field ?? 'userimage',
+    new Blob([bytes], { type: opts.type ?? 'image/jpeg' }),
+    opts.filename ?? 'me.jpg',
+  );
   const started = Date.now();
-  const res = await fetch(`${t.base}${path}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const res = await fetch(`${t.base}${path}`, {
+    method: 'POST',
+    body: form,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, ms: Date.now() - started };
 }
@@ -71,14 +86,20 @@ async function download(url: string, authorization: string | undefined, headers:
 
 /** POSTs `body` as is to the alias, as Alice. */
 async function rawPost(contentType: string, body: Buffer): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${t.base}/user/image`, { method: 'POST', body, headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': contentType } });
+  const res = await fetch(`${t.base}/user/image`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': contentType },
+  });
   return { status: res.status, body: await res.json() };
 }
 
 const bearer = (who: keyof typeof PEOPLE) => `Bearer ${tokens[who]}`;
 
 async function imageRows(userId: string): Promise<Array<{ id: string }>> {
-  return rowsOf<{ id: string }>(await t.store.db.execute(sql`SELECT id::text AS id FROM user_images WHERE user_id = ${userId}`));
+  return rowsOf<{ id: string }>(
+    await t.store.db.execute(sql`SELECT id::text AS id FROM user_images WHERE user_id = ${userId}`),
+  );
 }
 
 /** A 4xx JSON error with a message. */
@@ -106,9 +127,14 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
   it('strips GPS EXIF and every other metadata (camera EXIF, ICC, XMP): the download has none', async () => {
     const input = await noise(64, 48)
       .jpeg()
-      .withExif({ IFD0: { Make: 'Acme', Model: 'Spycam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '59/1 19/1 0/1', GPSLongitudeRef: 'E', GPSLongitude: '18/1 4/1 0/1' } })
+      .withExif({
+        IFD0: { Make: 'Acme', Model: 'Spycam' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '59/1 19/1 0/1', GPSLongitudeRef: 'E', GPSLongitude: '18/1 4/1 0/1' },
+      })
       .withIccProfile('p3')
-      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
+      .withXmp(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
+      )
       .toBuffer();
     const before = await sharp(input).metadata();
     expect(hasGps(before.exif)).toBe(true);
@@ -122,7 +148,11 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
     expect(after.format).toBe('jpeg');
     expect(hasGps(after.exif)).toBe(false);
     expect({ exif: after.exif, icc: after.icc, xmp: after.xmp, iptc: after.iptc, comments: after.comments }).toEqual({
-      exif: undefined, icc: undefined, xmp: undefined, iptc: undefined, comments: undefined,
+      exif: undefined,
+      icc: undefined,
+      xmp: undefined,
+      iptc: undefined,
+      comments: undefined,
     });
     expect(got.bytes.includes(Buffer.from('Spycam'))).toBe(false);
   });
@@ -143,7 +173,10 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
   });
 
   it('accepts WebP', async () => {
-    const res = await upload('/user/image', tokens.alice, await solid(30, 20).webp().toBuffer(), { type: 'image/webp', filename: 'me.webp' });
+    const res = await upload('/user/image', tokens.alice, await solid(30, 20).webp().toBuffer(), {
+      type: 'image/webp',
+      filename: 'me.webp',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -153,16 +186,28 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
   });
 
   it('refuses text and SVG with a 415', async () => {
-    expectError(await upload('/user/image', tokens.alice, Buffer.from('hello, I am not an image\n')), 415, /JPEG, PNG or WebP/);
+    expectError(
+      await upload('/user/image', tokens.alice, Buffer.from('hello, I am not an image\n')),
+      415,
+      /JPEG, PNG or WebP/,
+    );
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
     expectError(await upload('/user/image', tokens.alice, svg, { type: 'image/svg+xml', filename: 'me.svg' }), 415);
   });
 
   it('refuses a truncated file with a 400 (JPEG cut in its scan data, PNG cut in its IDAT, a JPEG cut in its header)', async () => {
     const jpeg = await noise(400, 300).jpeg().toBuffer();
-    expectError(await upload('/user/image', tokens.alice, jpeg.subarray(0, Math.floor(jpeg.length * 0.6))), 400, /truncated or damaged/);
+    expectError(
+      await upload('/user/image', tokens.alice, jpeg.subarray(0, Math.floor(jpeg.length * 0.6))),
+      400,
+      /truncated or damaged/,
+    );
     const png = await noise(400, 300).png().toBuffer();
-    expectError(await upload('/user/image', tokens.alice, png.subarray(0, Math.floor(png.length * 0.6))), 400, /truncated or damaged/);
+    expectError(
+      await upload('/user/image', tokens.alice, png.subarray(0, Math.floor(png.length * 0.6))),
+      400,
+      /truncated or damaged/,
+    );
     expectError(await upload('/user/image', tokens.alice, jpeg.subarray(0, 12)), 400, /header/);
   });
 
@@ -182,7 +227,9 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
   });
 
   it('accepts at most 4096×4096 pixels: 4096×4096 is stored, 4097×16 is a 400', async () => {
-    const ok = await upload('/user/image', tokens.alice, await solid(4096, 4096).png().toBuffer(), { type: 'image/png' });
+    const ok = await upload('/user/image', tokens.alice, await solid(4096, 4096).png().toBuffer(), {
+      type: 'image/png',
+    });
     expect(ok.status).toBe(200);
     expectError(await upload('/user/image', tokens.alice, await solid(4097, 16).png().toBuffer()), 400, /4097×16/);
   });
@@ -196,27 +243,49 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
   });
 
   it('takes the image from the field userimage only: another field name is a 400', async () => {
-    expectError(await upload('/user/image', tokens.alice, await solid(8, 8).jpeg().toBuffer(), { field: 'image' }), 400, /userimage/);
+    expectError(
+      await upload('/user/image', tokens.alice, await solid(8, 8).jpeg().toBuffer(), { field: 'image' }),
+      400,
+      /userimage/,
+    );
   });
 
   it('answers a form without a file, with two files, or malformed with a 400, and a body that is not multipart with a 415', async () => {
     const form = new FormData();
     form.append('name', 'x');
-    const noFile = await fetch(`${t.base}/user/image`, { method: 'POST', body: form, headers: { authorization: bearer('alice') } });
+    const noFile = await fetch(`${t.base}/user/image`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: bearer('alice') },
+    });
     expectError({ status: noFile.status, body: await noFile.json() }, 400, /no file/);
 
     const jpeg = await solid(8, 8).jpeg().toBuffer();
     const two = new FormData();
     two.append('userimage', new Blob([jpeg]), 'a.jpg');
     two.append('userimage', new Blob([jpeg]), 'b.jpg');
-    const twoFiles = await fetch(`${t.base}/user/image`, { method: 'POST', body: two, headers: { authorization: bearer('alice') } });
+    const twoFiles = await fetch(`${t.base}/user/image`, {
+      method: 'POST',
+      body: two,
+      headers: { authorization: bearer('alice') },
+    });
     expectError({ status: twoFiles.status, body: await twoFiles.json() }, 400, /one file/);
 
-    const malformed = await rawPost('multipart/form-data; boundary=XyZ', Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="userimage"; filename="a.jpg"\r\n\r\n\xff\xd8\xff', 'latin1'));
+    const malformed = await rawPost(
+      'multipart/form-data; boundary=XyZ',
+      Buffer.from(
+        '--XyZ\r\nContent-Disposition: form-data; name="userimage"; filename="a.jpg"\r\n\r\n\xff\xd8\xff',
+        'latin1',
+      ),
+    );
     expectError(malformed, 400, /malformed/);
     expectError(await rawPost('multipart/form-data', Buffer.from('x')), 400, /malformed/);
 
-    expectError(await call(`${t.base}/user/image`, { token: tokens.alice, body: { userimage: 'aGVsbG8=' } }), 415, /multipart\/form-data/);
+    expectError(
+      await call(`${t.base}/user/image`, { token: tokens.alice, body: { userimage: 'aGVsbG8=' } }),
+      415,
+      /multipart\/form-data/,
+    );
     expectError(await rawPost('image/jpeg', await solid(8, 8).jpeg().toBuffer()), 415);
   });
 
@@ -227,7 +296,17 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
     expect((await download(first.body.User.ImageURL, bearer('alice'))).status).toBe(404);
     expect(await imageRows(aliceId)).toEqual([{ id: second.body.User.ImageID }]);
 
-    const both = await Promise.all([1, 2].map(async (n) => upload('/user/image', tokens.alice, await solid(10 + n, 10).jpeg().toBuffer())));
+    const both = await Promise.all(
+      [1, 2].map(async (n) =>
+        upload(
+          '/user/image',
+          tokens.alice,
+          await solid(10 + n, 10)
+            .jpeg()
+            .toBuffer(),
+        ),
+      ),
+    );
     expect(both.map((r) => r.status)).toEqual([200, 200]);
     const current = (await call(`${t.base}/user`, { token: tokens.alice })).body.User.ImageID;
     expect(await imageRows(aliceId)).toEqual([{ id: current }]);
@@ -275,7 +354,8 @@ describe('download: GET {base}/users/{userID}/image/{imageID}', () => {
   });
 
   it('lets the user (token or API key) and the Owner, Admin and Dpo of an organisation the user is subscribed to download it', async () => {
-    for (const who of ['alice', 'owner', 'admin', 'dpo'] as const) expect([who, (await download(url, bearer(who))).status]).toEqual([who, 200]);
+    for (const who of ['alice', 'owner', 'admin', 'dpo'] as const)
+      expect([who, (await download(url, bearer(who))).status]).toEqual([who, 200]);
     const apiKey = (await call(`${t.base}/user`, { token: tokens.alice })).body.User.APIKey;
     expect((await download(url, `ApiKey ${apiKey}`)).status).toBe(200);
   });
@@ -291,7 +371,11 @@ describe('download: GET {base}/users/{userID}/image/{imageID}', () => {
 
   it('answers 404 for an unknown image, a malformed ID, or the image asked under another user', async () => {
     const imageId = url.split('/').pop()!;
-    for (const path of [`/users/${aliceId}/image/0190e0a0-0000-7000-8000-000000000000`, `/users/${aliceId}/image/nope`, `/users/${bobId}/image/${imageId}`]) {
+    for (const path of [
+      `/users/${aliceId}/image/0190e0a0-0000-7000-8000-000000000000`,
+      `/users/${aliceId}/image/nope`,
+      `/users/${bobId}/image/${imageId}`,
+    ]) {
       expect([path, (await download(`${t.base}${path}`, bearer('owner'))).status]).toEqual([path, 404]);
     }
   });
@@ -306,11 +390,18 @@ describe('removal: DELETE {base}/users/{userID}/image', () => {
 
   it('removes the image: 204, ImageID and ImageURL cleared, the row deleted, its URL 404; again is still 204', async () => {
     const url = (await call(`${t.base}/user`, { token: tokens.alice })).body.User.ImageURL;
-    expect((await call(`${t.base}/users/${aliceId}/image`, { method: 'DELETE', token: tokens.alice })).status).toBe(204);
-    expect((await call(`${t.base}/user`, { token: tokens.alice })).body.User).toMatchObject({ ImageID: '', ImageURL: '' });
+    expect((await call(`${t.base}/users/${aliceId}/image`, { method: 'DELETE', token: tokens.alice })).status).toBe(
+      204,
+    );
+    expect((await call(`${t.base}/user`, { token: tokens.alice })).body.User).toMatchObject({
+      ImageID: '',
+      ImageURL: '',
+    });
     expect(await imageRows(aliceId)).toEqual([]);
     expect((await download(url, bearer('alice'))).status).toBe(404);
-    expect((await call(`${t.base}/users/${aliceId}/image`, { method: 'DELETE', token: tokens.alice })).status).toBe(204);
+    expect((await call(`${t.base}/users/${aliceId}/image`, { method: 'DELETE', token: tokens.alice })).status).toBe(
+      204,
+    );
   });
 });
 

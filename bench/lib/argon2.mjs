@@ -8,10 +8,11 @@
  * Run as `node bench/lib/argon2.mjs --child PHC SECONDS CONCURRENCY` it is that child: it prints one
  * run as JSON.
  */
-import { Algorithm, hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Algorithm, hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import { opts, USER } from './config.mjs';
 import { cpuSnapshot, cpuWindow } from './cpu.mjs';
 import { log, r1, r2 } from './util.mjs';
@@ -37,7 +38,11 @@ async function verifyRate(phc, concurrency, seconds) {
     verifies: done,
     perSecond: r1(done / elapsed),
     msPerVerifyPerWorker: r1((elapsed * 1000 * concurrency) / done),
-    cpuCores: cpu && { bench: cpu.loadGenerator, otherProcesses: r2(Math.max(0, cpu.machineBusy - cpu.loadGenerator)), steal: cpu.steal },
+    cpuCores: cpu && {
+      bench: cpu.loadGenerator,
+      otherProcesses: r2(Math.max(0, cpu.machineBusy - cpu.loadGenerator)),
+      steal: cpu.steal,
+    },
   };
 }
 
@@ -48,11 +53,15 @@ async function verifyRate(phc, concurrency, seconds) {
 function gaplessRate(phc) {
   const cores = availableParallelism();
   const run = JSON.parse(
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', phc, String(opts.verifySeconds), String(cores * 2)], {
-      env: { ...process.env, UV_THREADPOOL_SIZE: String(cores) },
-      encoding: 'utf8',
-      timeout: (opts.verifySeconds + 30) * 1000,
-    }),
+    execFileSync(
+      process.execPath,
+      [fileURLToPath(import.meta.url), '--child', phc, String(opts.verifySeconds), String(cores * 2)],
+      {
+        env: { ...process.env, UV_THREADPOOL_SIZE: String(cores) },
+        encoding: 'utf8',
+        timeout: (opts.verifySeconds + 30) * 1000,
+      },
+    ),
   );
   return { ...run, pool: cores };
 }
@@ -66,12 +75,16 @@ function gaplessRate(phc) {
  */
 export function verifyAfterStorm(verify) {
   const after = gaplessRate(verify.phc);
-  log(`argon2id verify again after the login storm, concurrency ${after.concurrency}, thread pool ${after.pool}: ${after.perSecond} verifies/s`);
+  log(
+    `argon2id verify again after the login storm, concurrency ${after.concurrency}, thread pool ${after.pool}: ${after.perSecond} verifies/s`,
+  );
   verify.after = after;
 }
 
 export async function benchVerify(argon2) {
-  log(`argon2id verify: m=${argon2.memoryCost} KiB, t=${argon2.timeCost}, p=${argon2.parallelism}; UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`);
+  log(
+    `argon2id verify: m=${argon2.memoryCost} KiB, t=${argon2.timeCost}, p=${argon2.parallelism}; UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
+  );
   const phc = await argonHash(USER.password, { algorithm: Algorithm.Argon2id, ...argon2 });
   await verifyRate(phc, 4, 1); // warm-up: thread pool and allocator
   const runs = [];
@@ -81,7 +94,9 @@ export async function benchVerify(argon2) {
     runs.push(run);
   }
   const child = gaplessRate(phc);
-  log(`  concurrency ${child.concurrency}, thread pool ${child.pool}: ${child.perSecond} verifies/s (${child.verifies} in ${child.seconds}s)`);
+  log(
+    `  concurrency ${child.concurrency}, thread pool ${child.pool}: ${child.perSecond} verifies/s (${child.verifies} in ${child.seconds}s)`,
+  );
   runs.push(child);
   const perCore = runs.map((r) => (r.cpuCores?.bench ? r.perSecond / r.cpuCores.bench : null)).filter((x) => x != null);
   const result = {

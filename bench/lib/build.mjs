@@ -7,11 +7,15 @@ import { log } from './util.mjs';
 
 export function build() {
   if (opts.skipBuild) {
-    if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('BENCH_SKIP_BUILD=1 but dist/cli.js is missing');
+    if (!existsSync(path.join(ROOT, 'dist', 'cli.js')))
+      throw new Error('BENCH_SKIP_BUILD=1 but dist/cli.js is missing');
     log('build skipped (BENCH_SKIP_BUILD=1)');
     return;
   }
   log('building: npx tsc -p .');
   const res = spawnSync('npx', ['tsc', '-p', '.'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
-  if (res.status !== 0) throw new Error(`npx tsc -p . failed (fix the build, or set BENCH_SKIP_BUILD=1 to bench the existing dist/):\n${res.stdout}${res.stderr}`);
+  if (res.status !== 0)
+    throw new Error(
+      `npx tsc -p . failed (fix the build, or set BENCH_SKIP_BUILD=1 to bench the existing dist/):\n${res.stdout}${res.stderr}`,
+    );
 }

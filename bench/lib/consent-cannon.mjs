@@ -1,14 +1,16 @@
 /**
  * One bounded autocannon measurement (an unmeasured warm-up, then the measured run, bracketed by CPU
- * snapshots and, for the Assent server, event-loop-probe marks and pg_stat_activity samples), and the same measurement against
+ * snapshots and, for the Assent server, event-loop-probe marks and pg_stat_activity samples), and the same measurement
+ * against
  * Assent and then against the bare-Fastify ceiling, with their ratio.
  */
-import { summarise } from './storms.mjs';
+
 import autocannon from 'autocannon';
 import { consentOpts } from './consent-config.mjs';
-import { cpuSnapshot, cpuWindow } from './cpu.mjs';
 import { startWaitSampler } from './consent-waits.mjs';
+import { cpuSnapshot, cpuWindow } from './cpu.mjs';
 import { eldMark } from './server.mjs';
+import { summarise } from './storms.mjs';
 import { assertLocal, load, log, r2 } from './util.mjs';
 
 /**
@@ -28,7 +30,6 @@ import { assertLocal, load, log, r2 } from './util.mjs';
  *   without url/duration/connections: `path`/`method`/`headers`/`body`, or `setupClient`
  * @property {(phase: 'warmup'|'measure', target: Target) => (void|Promise<void>)} [before]  awaited before each run
  */
-
 
 async function cannon(target, spec, phase, duration) {
   assertLocal(target.base, `${target.label} URL`);
@@ -52,9 +53,19 @@ export async function measureOne(target, spec) {
   const cpu = cpuWindow(cpu0, cpuSnapshot(target.child.pid, target.dbName ?? null));
   const postgresWaits = sampler ? await sampler.stop() : null;
   const eventLoopDelayMs = target.eld ? await eldMark(target) : null;
-  log(`  ${target.label.padEnd(7)} ${spec.name}: ${summary.okPerSecond} req/s, p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms, ` +
-    `non-2xx ${summary.non2xx}, errors ${summary.errors}` + (eventLoopDelayMs ? `, event-loop p99 ${eventLoopDelayMs.p99} ms` : ''));
-  return { ...summary, cpuCores: cpu, eventLoopDelayMs, postgresWaits, loadAvgBefore: loadBefore, loadAvgAfter: load() };
+  log(
+    `  ${target.label.padEnd(7)} ${spec.name}: ${summary.okPerSecond} req/s, p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms, ` +
+      `non-2xx ${summary.non2xx}, errors ${summary.errors}` +
+      (eventLoopDelayMs ? `, event-loop p99 ${eventLoopDelayMs.p99} ms` : ''),
+  );
+  return {
+    ...summary,
+    cpuCores: cpu,
+    eventLoopDelayMs,
+    postgresWaits,
+    loadAvgBefore: loadBefore,
+    loadAvgAfter: load(),
+  };
 }
 
 /**
@@ -62,7 +73,9 @@ export async function measureOne(target, spec) {
  * @returns `{assent, ceiling, ratio}`; ratio = Assent's 2xx/s ÷ the ceiling's.
  */
 export async function versusCeiling(assent, ceiling, spec) {
-  log(`measure: ${spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s, ${spec.connections} connections)`);
+  log(
+    `measure: ${spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s, ${spec.connections} connections)`,
+  );
   const a = await measureOne(assent, spec);
   const c = await measureOne(ceiling, spec);
   const ratio = c.okPerSecond > 0 ? r2(a.okPerSecond / c.okPerSecond) : null;

@@ -45,7 +45,11 @@ export async function startCeiling(routes) {
   }
   writeFileSync(file, JSON.stringify([...merged.values()]));
   onCleanup(() => rmSync(file, { force: true }));
-  const child = spawn(process.execPath, [SELF, file], { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SELF, file], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const target = {
@@ -90,8 +94,15 @@ async function serveChild(file) {
       url: route.pattern,
       handler: (req, reply) => {
         const body = route.bodies[req.url] ?? route.fallback;
-        if (body === undefined) return reply.code(404).type('application/json; charset=utf-8').send('{"Code":404,"Message":"no body recorded"}');
-        return reply.code(route.status ?? 200).type('application/json; charset=utf-8').send(body);
+        if (body === undefined)
+          return reply
+            .code(404)
+            .type('application/json; charset=utf-8')
+            .send('{"Code":404,"Message":"no body recorded"}');
+        return reply
+          .code(route.status ?? 200)
+          .type('application/json; charset=utf-8')
+          .send(body);
       },
     });
   }

@@ -24,11 +24,36 @@ import { log, r1 } from './util.mjs';
 
 /** The purposes added to the organisation; `lawful` = lawful_usage. Index order = creation order. */
 export const PURPOSES = [
-  { key: 'bench-newsletter', name: 'Newsletter', lawful: false, attributes: ['Email address', 'First name', 'Preferred language', 'Interests'] },
-  { key: 'bench-offers', name: 'Personalised offers', lawful: false, attributes: ['Purchase history', 'Loyalty tier', 'Postal code', 'Age group'] },
-  { key: 'bench-research', name: 'Product research', lawful: false, attributes: ['Survey answers', 'App usage', 'Device type', 'Household size'] },
-  { key: 'bench-fraud', name: 'Fraud prevention', lawful: true, attributes: ['IP address', 'Payment card fingerprint', 'Login history', 'Device ID'] },
-  { key: 'bench-service', name: 'Customer service', lawful: true, attributes: ['Phone number', 'Order history', 'Support tickets', 'Call recordings'] },
+  {
+    key: 'bench-newsletter',
+    name: 'Newsletter',
+    lawful: false,
+    attributes: ['Email address', 'First name', 'Preferred language', 'Interests'],
+  },
+  {
+    key: 'bench-offers',
+    name: 'Personalised offers',
+    lawful: false,
+    attributes: ['Purchase history', 'Loyalty tier', 'Postal code', 'Age group'],
+  },
+  {
+    key: 'bench-research',
+    name: 'Product research',
+    lawful: false,
+    attributes: ['Survey answers', 'App usage', 'Device type', 'Household size'],
+  },
+  {
+    key: 'bench-fraud',
+    name: 'Fraud prevention',
+    lawful: true,
+    attributes: ['IP address', 'Payment card fingerprint', 'Login history', 'Device ID'],
+  },
+  {
+    key: 'bench-service',
+    name: 'Customer service',
+    lawful: true,
+    attributes: ['Phone number', 'Order history', 'Support tickets', 'Call recordings'],
+  },
 ];
 /** Index (in PURPOSES) of the lawful purpose on which 10 % of the individuals hold a Disallow. */
 export const SPECIAL_PURPOSE = 4;
@@ -83,12 +108,16 @@ async function timed(client, label, text, values) {
   const t0 = performance.now();
   const res = await client.query(text, values);
   const seconds = (performance.now() - t0) / 1000;
-  log(`dataset:   ${label}: ${r1(seconds)} s${res.rowCount != null && res.command !== 'SELECT' ? ` (${res.rowCount} rows)` : ''}`);
+  log(
+    `dataset:   ${label}: ${r1(seconds)} s${res.rowCount != null && res.command !== 'SELECT' ? ` (${res.rowCount} rows)` : ''}`,
+  );
   return { res, seconds };
 }
 
 async function addPurposes(client, orgId) {
-  await client.query('CREATE TEMP TABLE bench_attrs (pidx int, aidx int, purpose_id uuid, attribute_id uuid, lawful boolean)');
+  await client.query(
+    'CREATE TEMP TABLE bench_attrs (pidx int, aidx int, purpose_id uuid, attribute_id uuid, lawful boolean)',
+  );
   for (const [pidx, p] of PURPOSES.entries()) {
     const { rows } = await client.query(
       `INSERT INTO purposes (id, org_id, key, name, description, lawful_usage, policy_url, created_at)
@@ -102,12 +131,27 @@ async function addPurposes(client, orgId) {
          VALUES (gen_random_uuid(), $1, $2, $3, $4, now() + $5 * interval '1 millisecond') RETURNING id`,
         [orgId, rows[0].id, `a${aidx}`, name, order],
       );
-      await client.query(`INSERT INTO purpose_attributes (purpose_id, attribute_id, created_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`, [rows[0].id, attr[0].id, order]);
-      await client.query('INSERT INTO bench_attrs VALUES ($1, $2, $3, $4, $5)', [pidx, aidx, rows[0].id, attr[0].id, p.lawful]);
+      await client.query(
+        `INSERT INTO purpose_attributes (purpose_id, attribute_id, created_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
+        [rows[0].id, attr[0].id, order],
+      );
+      await client.query('INSERT INTO bench_attrs VALUES ($1, $2, $3, $4, $5)', [
+        pidx,
+        aidx,
+        rows[0].id,
+        attr[0].id,
+        p.lawful,
+      ]);
     }
   }
-  const { rows } = await client.query('SELECT pidx, aidx, purpose_id AS "purposeId", attribute_id AS "attributeId", lawful FROM bench_attrs ORDER BY pidx, aidx');
-  return PURPOSES.map((p, pidx) => ({ ...p, id: rows.find((r) => r.pidx === pidx).purposeId, attributeIds: rows.filter((r) => r.pidx === pidx).map((r) => r.attributeId) }));
+  const { rows } = await client.query(
+    'SELECT pidx, aidx, purpose_id AS "purposeId", attribute_id AS "attributeId", lawful FROM bench_attrs ORDER BY pidx, aidx',
+  );
+  return PURPOSES.map((p, pidx) => ({
+    ...p,
+    id: rows.find((r) => r.pidx === pidx).purposeId,
+    attributeIds: rows.filter((r) => r.pidx === pidx).map((r) => r.attributeId),
+  }));
 }
 
 /** Secondary indexes (those no constraint uses) and foreign keys of the bulk tables, with their definitions. */
@@ -143,7 +187,9 @@ async function vacuumUntilAllVisible(client) {
     );
     if (rows.length === 0) return extra;
     if (extra === 5) {
-      log(`dataset: WARNING: not all-visible after 5 extra vacuums: ${rows.map((r) => `${r.relname} ${r.relallvisible}/${r.relpages}`).join(', ')}`);
+      log(
+        `dataset: WARNING: not all-visible after 5 extra vacuums: ${rows.map((r) => `${r.relname} ${r.relallvisible}/${r.relpages}`).join(', ')}`,
+      );
       return extra;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -152,8 +198,12 @@ async function vacuumUntilAllVisible(client) {
 }
 
 async function statistics(client, purposes) {
-  const { rows: values } = await client.query('SELECT value, count(*)::int AS n FROM attribute_consents GROUP BY value ORDER BY value');
-  const { rows: [s] } = await client.query(
+  const { rows: values } = await client.query(
+    'SELECT value, count(*)::int AS n FROM attribute_consents GROUP BY value ORDER BY value',
+  );
+  const {
+    rows: [s],
+  } = await client.query(
     `SELECT (SELECT count(*) FROM bench_people p WHERE NOT EXISTS (SELECT 1 FROM attribute_consents c WHERE c.user_id = p.user_id))::int AS "neverDecided",
             (SELECT count(*) FROM attribute_consents WHERE value = 'AskMe' AND expires_at IS NOT NULL)::int AS "askMeWithDays",
             (SELECT count(*) FROM attribute_consents WHERE value = 'AskMe' AND expires_at <= now())::int AS "askMeExpired",
@@ -163,7 +213,11 @@ async function statistics(client, purposes) {
             (SELECT pg_total_relation_size('attribute_consents') + pg_total_relation_size('users') + pg_total_relation_size('subscriptions') + pg_total_relation_size('consent_records'))::bigint AS bytes`,
     [purposes[SPECIAL_PURPOSE].id, BULK_TABLES],
   );
-  return { attributeConsents: Object.fromEntries(values.map((r) => [r.value, r.n])), ...s, sizeMiB: r1(Number(s.bytes) / 2 ** 20) };
+  return {
+    attributeConsents: Object.fromEntries(values.map((r) => [r.value, r.n])),
+    ...s,
+    sizeMiB: r1(Number(s.bytes) / 2 ** 20),
+  };
 }
 
 /**
@@ -182,37 +236,69 @@ export async function generateDataset(url, orgId, individuals) {
   try {
     await client.query("SET synchronous_commit = off; SET maintenance_work_mem = '512MB'; SET work_mem = '64MB'");
     const purposes = await addPurposes(client, orgId);
-    const { rows: [alice] } = await client.query("SELECT password_hash FROM users WHERE username = 'alice@acme.example'");
-    if (!alice?.password_hash) throw new Error('alice@acme.example has no password hash: was examples/demo.json imported?');
+    const {
+      rows: [alice],
+    } = await client.query("SELECT password_hash FROM users WHERE username = 'alice@acme.example'");
+    if (!alice?.password_hash)
+      throw new Error('alice@acme.example has no password hash: was examples/demo.json imported?');
     const secondary = await secondaryObjects(client);
-    log(`dataset: ${individuals} individuals into organisation ${orgId}; dropping ${secondary.indexes.length} secondary indexes and ${secondary.foreignKeys.length} foreign keys during the load`);
-    for (const fk of secondary.foreignKeys) await client.query(`ALTER TABLE ${pg.escapeIdentifier(fk.table)} DROP CONSTRAINT ${pg.escapeIdentifier(fk.name)}`);
+    log(
+      `dataset: ${individuals} individuals into organisation ${orgId}; dropping ${secondary.indexes.length} secondary indexes and ${secondary.foreignKeys.length} foreign keys during the load`,
+    );
+    for (const fk of secondary.foreignKeys)
+      await client.query(
+        `ALTER TABLE ${pg.escapeIdentifier(fk.table)} DROP CONSTRAINT ${pg.escapeIdentifier(fk.name)}`,
+      );
     for (const ix of secondary.indexes) await client.query(`DROP INDEX ${ix.name}`);
 
     const run = async (key, label, text, values) => {
       steps[key] = r1((await timed(client, label, text, values)).seconds);
     };
-    await run('people', 'individuals (temp table)', `
+    await run(
+      'people',
+      'individuals (temp table)',
+      `
       CREATE TEMP TABLE bench_people AS
       SELECT i, ${v7('t', "'u' || i")} AS user_id, ${v7('t', "'r' || i")} AS record_id, t AS created_at
-      FROM (SELECT i, now() - interval '1095 days' + interval '1095 days' * ((i - 0.5) / $1::int) AS t FROM generate_series(1, $1::int) i) s`, [individuals]);
-    await run('users', 'users', `
+      FROM (SELECT i, now() - interval '1095 days' + interval '1095 days' * ((i - 0.5) / $1::int) AS t FROM generate_series(1, $1::int) i) s`,
+      [individuals],
+    );
+    await run(
+      'users',
+      'users',
+      `
       INSERT INTO users (id, username, name, email, phone, password_hash, created_at, updated_at)
       SELECT user_id, 'bench-' || i || '@acme.example', 'Bench Individual ' || i, 'bench-' || i || '@acme.example',
              '+4670' || lpad(i::text, 7, '0'), $1, created_at, created_at
-      FROM bench_people ORDER BY i`, [alice.password_hash]);
-    await run('subscriptions', 'subscriptions', 'INSERT INTO subscriptions (user_id, org_id, eula_accepted, created_at) SELECT user_id, $1, true, created_at FROM bench_people ORDER BY i', [orgId]);
-    await run('consentRecords', 'consent_records', 'INSERT INTO consent_records (id, org_id, user_id, created_at) SELECT record_id, $1, user_id, created_at FROM bench_people ORDER BY i', [orgId]);
+      FROM bench_people ORDER BY i`,
+      [alice.password_hash],
+    );
+    await run(
+      'subscriptions',
+      'subscriptions',
+      'INSERT INTO subscriptions (user_id, org_id, eula_accepted, created_at) SELECT user_id, $1, true, created_at FROM bench_people ORDER BY i',
+      [orgId],
+    );
+    await run(
+      'consentRecords',
+      'consent_records',
+      'INSERT INTO consent_records (id, org_id, user_id, created_at) SELECT record_id, $1, user_id, created_at FROM bench_people ORDER BY i',
+      [orgId],
+    );
     await client.query('ANALYZE bench_people; ANALYZE bench_attrs'); // so that the plan keeps the individuals outer
     await run('attributeConsents', 'attribute_consents', MIX);
 
     const t1 = performance.now();
     for (const ix of secondary.indexes) await client.query(ix.def);
-    for (const fk of secondary.foreignKeys) await client.query(`ALTER TABLE ${pg.escapeIdentifier(fk.table)} ADD CONSTRAINT ${pg.escapeIdentifier(fk.name)} ${fk.def}`);
+    for (const fk of secondary.foreignKeys)
+      await client.query(
+        `ALTER TABLE ${pg.escapeIdentifier(fk.table)} ADD CONSTRAINT ${pg.escapeIdentifier(fk.name)} ${fk.def}`,
+      );
     steps.indexesAndKeys = r1((performance.now() - t1) / 1000);
     log(`dataset:   indexes re-created and foreign keys re-validated: ${steps.indexesAndKeys} s`);
     const after = await secondaryObjects(client);
-    if (JSON.stringify(after) !== JSON.stringify(secondary)) throw new Error('the re-created indexes or foreign keys differ from the migration\'s');
+    if (JSON.stringify(after) !== JSON.stringify(secondary))
+      throw new Error("the re-created indexes or foreign keys differ from the migration's");
 
     await run('vacuumAnalyze', 'VACUUM (ANALYZE)', 'VACUUM (ANALYZE)');
     steps.vacuumRetries = await vacuumUntilAllVisible(client);

@@ -11,8 +11,9 @@
  * A plan is judged O(limit) when it has a Limit, no Seq Scan on a big table, and its scans read at
  * most READ_FACTOR × (limit + 1) rows (rows returned plus rows removed by filters, times loops).
  */
-import pg from 'pg';
+
 import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import { r2 } from './util.mjs';
 
 const BIG_TABLES = ['users', 'subscriptions', 'consent_records', 'attribute_consents', 'consent_events'];
@@ -33,7 +34,9 @@ function summarisePlan(explained, limit) {
     const loops = node['Actual Loops'] ?? 1;
     const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
     const using = node['Index Name'] ? ` using ${node['Index Name']}` : '';
-    outline.push(`${'  '.repeat(depth)}${node['Node Type']}${using}${on} (rows ${node['Actual Rows']} x ${loops} loops)`);
+    outline.push(
+      `${'  '.repeat(depth)}${node['Node Type']}${using}${on} (rows ${node['Actual Rows']} x ${loops} loops)`,
+    );
     if (node['Node Type'] === 'Limit') hasLimit = true;
     if (/Scan$/.test(node['Node Type']) && node['Relation Name']) {
       const removed = (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
@@ -49,7 +52,9 @@ function summarisePlan(explained, limit) {
     }
   });
   const rowsRead = scans.reduce((sum, s) => sum + s.rows + s.removedByFilter, 0);
-  const seqScansOnBigTables = scans.filter((s) => s.node === 'Seq Scan' && BIG_TABLES.includes(s.relation)).map((s) => s.relation);
+  const seqScansOnBigTables = scans
+    .filter((s) => s.node === 'Seq Scan' && BIG_TABLES.includes(s.relation))
+    .map((s) => s.relation);
   const bound = READ_FACTOR * (limit + 1);
   const oLimit = hasLimit && seqScansOnBigTables.length === 0 && rowsRead <= bound;
   return {
@@ -70,7 +75,8 @@ function summarisePlan(explained, limit) {
 /**
  * Explains every statement of each page.
  * @param {string} url  the bench database
- * @param {Array<{label: string, query: {orgId: string, purposeId: string, attributeId?: string, startId?: string, limit: number}}>} pages
+ * @param {Array<{label: string, query: {orgId: string, purposeId: string, attributeId?: string, startId?: string,
+ * limit: number}}>} pages
  * @returns per page: its statements, each with the SQL, the parameters, the text plan and the summary;
  *   `main` is the index of the consented-users statement (the one reading attribute_consents).
  */
@@ -85,13 +91,18 @@ export async function explainPages(url, pages) {
   const client = await pool.connect();
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query('SET jit = off'); // as on the server's connections (src/db/open.ts)
-  const literal = (v) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : client.escapeLiteral(String(v)));
+  const literal = (v) =>
+    v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : client.escapeLiteral(String(v));
   let prepared = 0;
   const explain = async (options, query, params) => {
     const name = `explained_${prepared++}`;
     await client.query(`PREPARE ${name} AS ${query}`);
     try {
-      return (await client.query(`EXPLAIN (${options}) EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).rows;
+      return (
+        await client.query(
+          `EXPLAIN (${options}) EXECUTE ${name}${params.length ? `(${params.map(literal).join(', ')})` : ''}`,
+        )
+      ).rows;
     } finally {
       await client.query(`DEALLOCATE ${name}`);
     }
@@ -101,12 +112,23 @@ export async function explainPages(url, pages) {
     for (const page of pages) {
       const q = page.query;
       captured.length = 0;
-      await new ListingService(db, new CatalogueCache(db)).page(q.orgId, q.purposeId, q.attributeId, q.startId, q.limit);
+      await new ListingService(db, new CatalogueCache(db)).page(
+        q.orgId,
+        q.purposeId,
+        q.attributeId,
+        q.startId,
+        q.limit,
+      );
       const statements = [];
       for (const { query, params } of captured) {
         const json = (await explain('ANALYZE, BUFFERS, FORMAT JSON', query, params))[0]['QUERY PLAN'][0];
         const text = (await explain('ANALYZE, BUFFERS', query, params)).map((r) => r['QUERY PLAN']);
-        statements.push({ sql: query.replace(/\s+/g, ' ').trim(), params, plan: text, summary: summarisePlan(json, q.limit) });
+        statements.push({
+          sql: query.replace(/\s+/g, ' ').trim(),
+          params,
+          plan: text,
+          summary: summarisePlan(json, q.limit),
+        });
       }
       const main = statements.findIndex((s) => /attribute_consents/.test(s.sql));
       // The page's other statements (its purpose, its attributes) read a few configuration rows by key.

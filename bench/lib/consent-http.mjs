@@ -10,11 +10,16 @@ export async function call(base, method, path, { token, body, headers = {}, expe
   assertLocal(url.toString(), 'request URL');
   const res = await fetch(url, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
-  if (expect !== undefined && res.status !== expect) throw new Error(`${method} ${path}: expected ${expect}, got ${res.status} ${text.slice(0, 300)}`);
+  if (expect !== undefined && res.status !== expect)
+    throw new Error(`${method} ${path}: expected ${expect}, got ${res.status} ${text.slice(0, 300)}`);
   let json = null;
   try {
     json = text ? JSON.parse(text) : null;

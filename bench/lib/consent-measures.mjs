@@ -9,10 +9,11 @@
  *     SQL; when the listing holds fewer users than that, number ⌊0.9 × listed⌋: the same depth in
  *     the index). The pages Assent answers are checked against the same listing computed in SQL.
  */
+
+import { USER } from './config.mjs';
 import { CONSENT_GOALS, consentOpts, DEEP_FRACTION } from './consent-config.mjs';
 import { SPECIAL_PURPOSE } from './consent-dataset.mjs';
 import { call, login } from './consent-http.mjs';
-import { USER } from './config.mjs';
 import { log } from './util.mjs';
 
 /**
@@ -35,7 +36,9 @@ export async function planRead(ctx) {
   const n = ctx.dataset.individuals;
   const mid = Math.floor(n / 2);
   const candidates = Array.from({ length: Math.min(100, n - mid) }, (_, k) => `bench-${mid + k}@acme.example`);
-  const { rows: [pick] } = await ctx.sql.query(
+  const {
+    rows: [pick],
+  } = await ctx.sql.query(
     `SELECT u.id, u.username, count(*)::int AS n FROM users u JOIN attribute_consents c ON c.user_id = u.id
      WHERE u.username = ANY($1) GROUP BY u.id, u.username ORDER BY n DESC, u.username LIMIT 1`,
     [candidates],
@@ -45,11 +48,28 @@ export async function planRead(ctx) {
   const { text, json } = await call(ctx.base, 'GET', path, { token: session.access, expect: 200 });
   const purposes = json.ConsentsAndPurposes.length;
   const attributes = json.ConsentsAndPurposes.reduce((sum, p) => sum + p.Consents.length, 0);
-  log(`read: ${pick.username} (${pick.n} stored consents; the record shows ${purposes} purposes, ${attributes} attributes, ${text.length} bytes)`);
+  log(
+    `read: ${pick.username} (${pick.n} stored consents; the record shows ${purposes} purposes, ${attributes} attributes, ${text.length} bytes)`,
+  );
   return {
-    individual: { username: pick.username, userId: pick.id, storedConsents: pick.n, purposes, attributes, bodyBytes: text.length },
-    route: { method: 'GET', pattern: '/v1/organizations/:organizationID/users/:userID/consents', bodies: { [path]: text } },
-    spec: { name: 'GET consents of one individual', connections: consentOpts.readConnections, options: () => ({ path, headers: bearer(session.access) }) },
+    individual: {
+      username: pick.username,
+      userId: pick.id,
+      storedConsents: pick.n,
+      purposes,
+      attributes,
+      bodyBytes: text.length,
+    },
+    route: {
+      method: 'GET',
+      pattern: '/v1/organizations/:organizationID/users/:userID/consents',
+      bodies: { [path]: text },
+    },
+    spec: {
+      name: 'GET consents of one individual',
+      connections: consentOpts.readConnections,
+      options: () => ({ path, headers: bearer(session.access) }),
+    },
     goals: { perSecond: CONSENT_GOALS.readPerSecond, p99Ms: CONSENT_GOALS.readP99Ms },
   };
 }
@@ -72,18 +92,39 @@ function listedSql(lawful) {
 /** The listings measured: a consent-based purpose, a lawful-basis purpose, an attribute of the first. */
 function listings(dataset) {
   const consent = dataset.purposes.find((p) => !p.lawful);
-  const lawful = dataset.purposes.find((p, i) => p.lawful && i !== SPECIAL_PURPOSE) ?? dataset.purposes.find((p) => p.lawful);
+  const lawful =
+    dataset.purposes.find((p, i) => p.lawful && i !== SPECIAL_PURPOSE) ?? dataset.purposes.find((p) => p.lawful);
   return [
-    { key: 'consent-purpose', label: `purpose "${consent.name}" (consent)`, purpose: consent, attributeIds: consent.attributeIds, attributeId: undefined },
-    { key: 'lawful-purpose', label: `purpose "${lawful.name}" (lawful basis)`, purpose: lawful, attributeIds: lawful.attributeIds, attributeId: undefined },
-    { key: 'attribute', label: `attribute "${consent.attributes[0]}" of "${consent.name}"`, purpose: consent, attributeIds: [consent.attributeIds[0]], attributeId: consent.attributeIds[0] },
+    {
+      key: 'consent-purpose',
+      label: `purpose "${consent.name}" (consent)`,
+      purpose: consent,
+      attributeIds: consent.attributeIds,
+      attributeId: undefined,
+    },
+    {
+      key: 'lawful-purpose',
+      label: `purpose "${lawful.name}" (lawful basis)`,
+      purpose: lawful,
+      attributeIds: lawful.attributeIds,
+      attributeId: undefined,
+    },
+    {
+      key: 'attribute',
+      label: `attribute "${consent.attributes[0]}" of "${consent.name}"`,
+      purpose: consent,
+      attributeIds: [consent.attributeIds[0]],
+      attributeId: consent.attributeIds[0],
+    },
   ];
 }
 
 async function expectedPages(ctx, listing, limit) {
   const listed = listedSql(listing.purpose.lawful);
   const values = [ctx.orgId, listing.purpose.id, listing.attributeIds];
-  const { rows: [{ n }] } = await ctx.sql.query(`SELECT count(*)::int AS n FROM (${listed}) l`, values);
+  const {
+    rows: [{ n }],
+  } = await ctx.sql.query(`SELECT count(*)::int AS n FROM (${listed}) l`, values);
   let position = Math.floor(DEEP_FRACTION * ctx.dataset.individuals);
   const fallback = n < position + limit + 1;
   if (fallback) position = Math.floor(DEEP_FRACTION * n);
@@ -112,25 +153,53 @@ export async function planPages(ctx) {
   for (const listing of listings(ctx.dataset)) {
     const t0 = performance.now();
     const expected = await expectedPages(ctx, listing, limit);
-    const prefix = `/v1/organizations/${ctx.orgId}/purposes/${listing.purpose.id}` + (listing.attributeId ? `/attributes/${listing.attributeId}` : '');
-    const pattern = '/v1/organizations/:organizationID/purposes/:purposeID' + (listing.attributeId ? '/attributes/:attributeID' : '') + '/consented/users';
-    log(`pages: ${listing.label}: ${expected.listed} listed users; deep page after listed user #${expected.position}` +
-      `${expected.fallback ? ` (fewer than ${Math.floor(DEEP_FRACTION * ctx.dataset.individuals)} + ${limit} listed: ${DEEP_FRACTION * 100} % of the listing instead)` : ''}; SQL ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const prefix =
+      `/v1/organizations/${ctx.orgId}/purposes/${listing.purpose.id}` +
+      (listing.attributeId ? `/attributes/${listing.attributeId}` : '');
+    const pattern =
+      '/v1/organizations/:organizationID/purposes/:purposeID' +
+      (listing.attributeId ? '/attributes/:attributeID' : '') +
+      '/consented/users';
+    log(
+      `pages: ${listing.label}: ${expected.listed} listed users; deep page after listed user #${expected.position}` +
+        `${expected.fallback ? ` (fewer than ${Math.floor(DEEP_FRACTION * ctx.dataset.individuals)} + ${limit} listed: ${DEEP_FRACTION * 100} % of the listing instead)` : ''}; SQL ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     for (const depth of ['first', 'deep']) {
-      const path = `${prefix}/consented/users?limit=${limit}` + (depth === 'deep' ? `&startid=${expected.startId}` : '');
+      const path = `${prefix}/consented/users?limit=${limit}${depth === 'deep' ? `&startid=${expected.startId}` : ''}`;
       const { text, json } = await call(ctx.base, 'GET', path, { token: ctx.owner.access, expect: 200 });
       const got = json.Users.map((u) => u.ID);
       const want = depth === 'first' ? expected.first : expected.deep;
       const matches = JSON.stringify(got) === JSON.stringify(want);
-      if (!matches) log(`pages: WARNING: ${listing.label}, ${depth} page: Assent's ${got.length} users differ from the SQL listing's ${want.length}`);
+      if (!matches)
+        log(
+          `pages: WARNING: ${listing.label}, ${depth} page: Assent's ${got.length} users differ from the SQL listing's ${want.length}`,
+        );
       plans.push({
         listing: listing.key,
         depth,
         label: `${listing.label}, ${depth} page`,
-        query: { orgId: ctx.orgId, purposeId: listing.purpose.id, attributeId: listing.attributeId, startId: depth === 'deep' ? expected.startId : undefined, limit },
-        check: { listed: expected.listed, position: depth === 'deep' ? expected.position : 0, positionFallback: depth === 'deep' && expected.fallback, users: got.length, hasNext: Boolean(json.Links?.Next), matchesSql: matches, bodyBytes: text.length },
+        query: {
+          orgId: ctx.orgId,
+          purposeId: listing.purpose.id,
+          attributeId: listing.attributeId,
+          startId: depth === 'deep' ? expected.startId : undefined,
+          limit,
+        },
+        check: {
+          listed: expected.listed,
+          position: depth === 'deep' ? expected.position : 0,
+          positionFallback: depth === 'deep' && expected.fallback,
+          users: got.length,
+          hasNext: Boolean(json.Links?.Next),
+          matchesSql: matches,
+          bodyBytes: text.length,
+        },
         route: { method: 'GET', pattern, bodies: { [path]: text } },
-        spec: { name: `page of ${limit}: ${listing.label}, ${depth} page`, connections: consentOpts.readConnections, options: () => ({ path, headers: bearer(ctx.owner.access) }) },
+        spec: {
+          name: `page of ${limit}: ${listing.label}, ${depth} page`,
+          connections: consentOpts.readConnections,
+          options: () => ({ path, headers: bearer(ctx.owner.access) }),
+        },
       });
     }
   }

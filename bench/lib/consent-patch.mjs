@@ -11,12 +11,13 @@
  * answer may be those of requests in flight when autocannon stopped (at most one per connection).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consentOpts, CONSENT_GOALS } from './consent-config.mjs';
-import { call, loginAll } from './consent-http.mjs';
 import { USER } from './config.mjs';
+import { CONSENT_GOALS, consentOpts } from './consent-config.mjs';
+import { call, loginAll } from './consent-http.mjs';
 import { log } from './util.mjs';
 
-const PATTERN = '/v1/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID';
+const PATTERN =
+  '/v1/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID';
 
 async function countEvents(sql) {
   return (await sql.query('SELECT count(*)::int AS n FROM consent_events')).rows[0].n;
@@ -45,7 +46,10 @@ async function settledEventCount(sql) {
 export async function planPatch(ctx) {
   const n = ctx.dataset.individuals;
   const connections = consentOpts.patchConnections;
-  const usernames = Array.from({ length: connections }, (_, j) => `bench-${1 + Math.floor(((j + 0.5) * n) / connections)}@acme.example`);
+  const usernames = Array.from(
+    { length: connections },
+    (_, j) => `bench-${1 + Math.floor(((j + 0.5) * n) / connections)}@acme.example`,
+  );
   const { rows } = await ctx.sql.query(
     'SELECT u.username, u.id AS "userId", r.id AS "recordId" FROM users u JOIN consent_records r ON r.user_id = u.id AND r.org_id = $1 WHERE u.username = ANY($2)',
     [ctx.orgId, usernames],
@@ -61,7 +65,11 @@ export async function planPatch(ctx) {
     const path = `/v1/organizations/${ctx.orgId}/users/${row.userId}/consents/${row.recordId}/purposes/${purpose.id}/attributes/${attributeId}`;
     return { j, path, token: sessions[j].access };
   });
-  const probe = await call(ctx.base, 'PATCH', conns[0].path, { token: conns[0].token, body: { consented: 'Allow', days: 0 }, expect: 200 });
+  const probe = await call(ctx.base, 'PATCH', conns[0].path, {
+    token: conns[0].token,
+    body: { consented: 'Allow', days: 0 },
+    expect: 200,
+  });
   const tag = `bench-patch-${Date.now().toString(36)}`;
   /** Per (target, phase): the request IDs answered 2xx, and failures. */
   const runs = new Map();
@@ -113,16 +121,32 @@ export async function planPatch(ctx) {
   async function verify() {
     const run = runs.get('assent-measure');
     const eventsAfter = await settledEventCount(ctx.sql);
-    const { rows: tagged } = await ctx.sql.query('SELECT request_id FROM consent_events WHERE request_id LIKE $1', [`${tag}-assent-measure-%`]);
+    const { rows: tagged } = await ctx.sql.query('SELECT request_id FROM consent_events WHERE request_id LIKE $1', [
+      `${tag}-assent-measure-%`,
+    ]);
     const withEvent = new Set(tagged.map((r) => r.request_id));
     const okWithoutEvent = run.okIds.filter((id) => !withEvent.has(id)).length;
     const growth = eventsAfter - run.eventsBefore;
     const okSet = new Set(run.okIds);
     const eventsWithoutAnswer = tagged.filter((r) => !okSet.has(r.request_id)).length;
-    const ok = run.failures === 0 && okWithoutEvent === 0 && growth === tagged.length && eventsWithoutAnswer <= connections;
-    const result = { eventsBefore: run.eventsBefore, eventsAfter, growth, ok2xx: run.okIds.length, taggedEvents: tagged.length, okWithoutEvent, eventsWithoutAnswer, clientFailures: run.failures, sampleFailure: run.lastFailure, verdict: ok ? 'OK' : 'FAILED' };
-    log(`patch: consent_events grew by ${growth}; 2xx answers ${run.okIds.length}; 2xx without an event ${okWithoutEvent}; ` +
-      `events of requests still in flight when the run stopped ${eventsWithoutAnswer} (at most ${connections}): ${result.verdict}`);
+    const ok =
+      run.failures === 0 && okWithoutEvent === 0 && growth === tagged.length && eventsWithoutAnswer <= connections;
+    const result = {
+      eventsBefore: run.eventsBefore,
+      eventsAfter,
+      growth,
+      ok2xx: run.okIds.length,
+      taggedEvents: tagged.length,
+      okWithoutEvent,
+      eventsWithoutAnswer,
+      clientFailures: run.failures,
+      sampleFailure: run.lastFailure,
+      verdict: ok ? 'OK' : 'FAILED',
+    };
+    log(
+      `patch: consent_events grew by ${growth}; 2xx answers ${run.okIds.length}; 2xx without an event ${okWithoutEvent}; ` +
+        `events of requests still in flight when the run stopped ${eventsWithoutAnswer} (at most ${connections}): ${result.verdict}`,
+    );
     return result;
   }
 

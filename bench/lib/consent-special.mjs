@@ -9,8 +9,10 @@
  * Contract (of the feature in progress):
  * 1. PUT /v1/organizations/{org}/notification-transports (Owner) {"webhook": {"url": "http://127.0.0.1:<port>/hook"}};
  *    the server runs with ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS=127.0.0.1 (consents.mjs sets it);
- * 2. POST /v1/organizations/{org}/purposes/{purpose}/attributes/consent {} → 202, Location: /v1/organizations/{org}/jobs/{job};
- * 3. GET on the Location → {"ID", "State": "queued"|"running"|"completed"|"failed", "Notified", "Skipped", "Failed", ...},
+ * 2. POST /v1/organizations/{org}/purposes/{purpose}/attributes/consent {} → 202, Location:
+ * /v1/organizations/{org}/jobs/{job};
+ * 3. GET on the Location → {"ID", "State": "queued"|"running"|"completed"|"failed", "Notified", "Skipped", "Failed",
+ * ...},
  *    polled every 200 ms until completed or failed, bounded by BENCH_SPECIAL_TIMEOUT_SECONDS.
  * notifications/s = Notified / (time the job was first seen finished − time of the 202).
  *
@@ -25,10 +27,10 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { onCleanup } from './cleanup.mjs';
+import { HOST } from './config.mjs';
 import { CONSENT_GOALS, consentOpts } from './consent-config.mjs';
 import { SPECIAL_PURPOSE } from './consent-dataset.mjs';
 import { call } from './consent-http.mjs';
-import { HOST } from './config.mjs';
 import { assertLocal, log, r1 } from './util.mjs';
 
 /** A loopback webhook receiver that answers 200 and counts. */
@@ -67,7 +69,14 @@ async function startReceiver() {
 
 /** What the receiver alone accepts: autocannon POSTs to it for a few seconds (no Assent involved). */
 async function receiverCeiling(url) {
-  const result = await autocannon({ url, method: 'POST', connections: 16, duration: Math.min(5, consentOpts.seconds), headers: { 'content-type': 'application/json' }, body: '{"event":"consent.request","bench":true}' });
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: 16,
+    duration: Math.min(5, consentOpts.seconds),
+    headers: { 'content-type': 'application/json' },
+    body: '{"event":"consent.request","bench":true}',
+  });
   return r1(result['2xx'] / result.duration);
 }
 
@@ -81,13 +90,16 @@ const skipped = (reason) => {
 /**
  * Runs measure (f). Skips (loudly) only when the transport or request endpoint answers 404; any
  * other unexpected answer, a failed job or the timeout is reported as FAILED.
- * @param {{label: string, base: string}} server  the Assent server (started with ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS=127.0.0.1)
+ * @param {{label: string, base: string}} server  the Assent server (started with
+ * ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS=127.0.0.1)
  * @param {import('./consent-measures.mjs').Ctx} ctx
  * @returns `{status: 'measured'|'SKIPPED (endpoint not present)'|'FAILED', ...}`
  */
 export async function specialRequestMeasure(server, ctx) {
   const purpose = ctx.dataset.purposes[SPECIAL_PURPOSE];
-  const { rows: [{ n: expected }] } = await ctx.sql.query(
+  const {
+    rows: [{ n: expected }],
+  } = await ctx.sql.query(
     `SELECT count(DISTINCT c.user_id)::int AS n FROM attribute_consents c JOIN subscriptions s ON s.org_id = $1 AND s.user_id = c.user_id
      WHERE c.purpose_id = $2 AND (c.value = 'Disallow' OR (c.value = 'AskMe' AND c.expires_at <= now()))`,
     [ctx.orgId, purpose.id],
@@ -96,16 +108,32 @@ export async function specialRequestMeasure(server, ctx) {
   const token = ctx.owner.access;
   try {
     const org = `/v1/organizations/${ctx.orgId}`;
-    const put = await call(server.base, 'PUT', `${org}/notification-transports`, { token, body: { webhook: { url: receiver.url } } });
+    const put = await call(server.base, 'PUT', `${org}/notification-transports`, {
+      token,
+      body: { webhook: { url: receiver.url } },
+    });
     if (put.status === 404) return skipped(`PUT ${org}/notification-transports answered 404`);
-    if (put.status < 200 || put.status >= 300) return { status: 'FAILED', reason: `PUT notification-transports answered ${put.status} ${put.text.slice(0, 300)}` };
-    log(`special: webhook transport set to ${receiver.url}; purpose "${purpose.name}": ${expected} individuals with a Disallow expected to be notified`);
+    if (put.status < 200 || put.status >= 300)
+      return {
+        status: 'FAILED',
+        reason: `PUT notification-transports answered ${put.status} ${put.text.slice(0, 300)}`,
+      };
+    log(
+      `special: webhook transport set to ${receiver.url}; purpose "${purpose.name}": ${expected} individuals with a Disallow expected to be notified`,
+    );
 
-    const post = await call(server.base, 'POST', `${org}/purposes/${purpose.id}/attributes/consent`, { token, body: {} });
+    const post = await call(server.base, 'POST', `${org}/purposes/${purpose.id}/attributes/consent`, {
+      token,
+      body: {},
+    });
     const acceptedAt = performance.now();
     if (post.status === 404) return skipped(`POST .../purposes/{purposeID}/attributes/consent answered 404`);
     const location = post.headers.get('location');
-    if (post.status !== 202 || !location) return { status: 'FAILED', reason: `POST attributes/consent answered ${post.status} (Location ${location}) ${post.text.slice(0, 300)}` };
+    if (post.status !== 202 || !location)
+      return {
+        status: 'FAILED',
+        reason: `POST attributes/consent answered ${post.status} (Location ${location}) ${post.text.slice(0, 300)}`,
+      };
     const jobUrl = new URL(location, server.base).toString();
     assertLocal(jobUrl, 'job Location');
 
@@ -116,7 +144,8 @@ export async function specialRequestMeasure(server, ctx) {
       await sleep(200);
       const res = await call(server.base, 'GET', jobUrl, { token });
       polls++;
-      if (res.status !== 200) return { status: 'FAILED', reason: `GET ${location} answered ${res.status} ${res.text.slice(0, 300)}` };
+      if (res.status !== 200)
+        return { status: 'FAILED', reason: `GET ${location} answered ${res.status} ${res.text.slice(0, 300)}` };
       job = res.json;
       if (job.State === 'completed' || job.State === 'failed') break;
     }
@@ -127,7 +156,11 @@ export async function specialRequestMeasure(server, ctx) {
     const r = receiver.stats;
     const result = {
       status: finished && job.State === 'completed' ? 'measured' : 'FAILED',
-      reason: finished ? (job.State === 'failed' ? 'the job failed' : null) : `not finished after ${consentOpts.specialTimeoutSeconds} s (last state ${job?.State})`,
+      reason: finished
+        ? job.State === 'failed'
+          ? 'the job failed'
+          : null
+        : `not finished after ${consentOpts.specialTimeoutSeconds} s (last state ${job?.State})`,
       purpose: purpose.name,
       expectedIndividuals: expected,
       job,
@@ -143,7 +176,8 @@ export async function specialRequestMeasure(server, ctx) {
         sample: r.sample,
       },
       // The job's own times, when it reports them: no 200 ms polling granularity.
-      serverSideSeconds: job?.CreatedAt && job?.FinishedAt ? r1((Date.parse(job.FinishedAt) - Date.parse(job.CreatedAt)) / 1000) : null,
+      serverSideSeconds:
+        job?.CreatedAt && job?.FinishedAt ? r1((Date.parse(job.FinishedAt) - Date.parse(job.CreatedAt)) / 1000) : null,
       checks: {
         notifiedEqualsExpected: job?.Notified === expected,
         postsEqualNotified: r.posts === job?.Notified,
@@ -152,9 +186,14 @@ export async function specialRequestMeasure(server, ctx) {
       goal: CONSENT_GOALS.notificationsPerSecond,
     };
     result.receiverCeilingPerSecond = await receiverCeiling(receiver.url);
-    result.ratioToReceiverCeiling = perSecond && result.receiverCeilingPerSecond ? Math.round((perSecond / result.receiverCeilingPerSecond) * 100) / 100 : null;
-    log(`special: ${result.status}: Notified ${job?.Notified}, Skipped ${job?.Skipped}, Failed ${job?.Failed} in ${result.secondsFrom202ToFinished} s = ${perSecond} notifications/s; ` +
-      `receiver got ${result.receiver.posts} POSTs, ${result.receiver.distinctIdempotencyKeys} distinct Idempotency-Keys; receiver ceiling ${result.receiverCeilingPerSecond} POST/s`);
+    result.ratioToReceiverCeiling =
+      perSecond && result.receiverCeilingPerSecond
+        ? Math.round((perSecond / result.receiverCeilingPerSecond) * 100) / 100
+        : null;
+    log(
+      `special: ${result.status}: Notified ${job?.Notified}, Skipped ${job?.Skipped}, Failed ${job?.Failed} in ${result.secondsFrom202ToFinished} s = ${perSecond} notifications/s; ` +
+        `receiver got ${result.receiver.posts} POSTs, ${result.receiver.distinctIdempotencyKeys} distinct Idempotency-Keys; receiver ceiling ${result.receiverCeilingPerSecond} POST/s`,
+    );
     return result;
   } finally {
     await receiver.close();

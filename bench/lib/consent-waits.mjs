@@ -47,9 +47,13 @@ export async function startWaitSampler(dbName) {
       stopped = true;
       await loop;
       await client.end().catch(() => {});
-      const byState = Object.fromEntries([...totals].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, r2(n / Math.max(1, samples))]));
+      const byState = Object.fromEntries(
+        [...totals].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, r2(n / Math.max(1, samples))]),
+      );
       const activeBackends = r2([...totals.values()].reduce((a, b) => a + b, 0) / Math.max(1, samples));
-      const waitingOnLocks = Object.fromEntries([...lockWaiters].sort((a, b) => b[1] - a[1]).map(([q, n]) => [q, r2(n / Math.max(1, samples))]));
+      const waitingOnLocks = Object.fromEntries(
+        [...lockWaiters].sort((a, b) => b[1] - a[1]).map(([q, n]) => [q, r2(n / Math.max(1, samples))]),
+      );
       return { samples, activeBackends, byState, waitingOnLocks };
     },
   };
@@ -59,6 +63,15 @@ export async function startWaitSampler(dbName) {
 export function describeWaits(w) {
   if (!w) return 'no samples';
   const locks = Object.entries(w.waitingOnLocks ?? {});
-  return `${w.activeBackends} active backends on average: ${Object.entries(w.byState).map(([k, v]) => `${k} ${v}`).join(', ')}` +
-    (locks.length ? `; waiting on locks: ${locks.slice(0, 3).map(([q, v]) => `${v} in "${q}"`).join(', ')}` : '');
+  return (
+    `${w.activeBackends} active backends on average: ${Object.entries(w.byState)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}` +
+    (locks.length
+      ? `; waiting on locks: ${locks
+          .slice(0, 3)
+          .map(([q, v]) => `${v} in "${q}"`)
+          .join(', ')}`
+      : '')
+  );
 }

@@ -52,7 +52,7 @@ function postgresTicks(dbName) {
 export function cpuSnapshot(serverPid, dbName = null) {
   if (!LINUX) return null;
   const [, ...cpu] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = cpu.map(Number);
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = cpu.map(Number);
   const self = process.cpuUsage();
   return {
     at: performance.now(),

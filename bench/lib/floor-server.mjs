@@ -15,8 +15,9 @@
  *   of the imported demo.
  * `GET /readyz` answers 200 once listening. SIGTERM closes the server and exits 0.
  */
-import { verify } from '@node-rs/argon2';
+
 import http from 'node:http';
+import { verify } from '@node-rs/argon2';
 import pg from 'pg';
 
 const mode = process.env.FLOOR_MODE;
@@ -26,7 +27,11 @@ const pool = mode === 'database' ? new pg.Pool({ connectionString: process.env.D
 /** The stored hash and user ID of `username`, or null. */
 async function lookup(username) {
   if (!pool) return { id: null, hash: process.env.FLOOR_PHC };
-  const { rows } = await pool.query({ name: 'floor_lookup', text: 'SELECT id, password_hash FROM users WHERE username = $1', values: [username] });
+  const { rows } = await pool.query({
+    name: 'floor_lookup',
+    text: 'SELECT id, password_hash FROM users WHERE username = $1',
+    values: [username],
+  });
   return rows[0] ? { id: rows[0].id, hash: rows[0].password_hash } : null;
 }
 
@@ -34,7 +39,12 @@ async function login(body) {
   const { username, password } = JSON.parse(body);
   const user = await lookup(username);
   if (!user || !(await verify(user.hash, password))) return false;
-  if (pool) await pool.query({ name: 'floor_visit', text: 'UPDATE users SET last_visit_at = now() WHERE id = $1', values: [user.id] });
+  if (pool)
+    await pool.query({
+      name: 'floor_visit',
+      text: 'UPDATE users SET last_visit_at = now() WHERE id = $1',
+      values: [user.id],
+    });
   return true;
 }
 

@@ -35,7 +35,15 @@ export function serverThreadPool() {
 /** The server's environment: this process's, minus anything that would point it elsewhere. */
 export function serverEnv(extra) {
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'ASSENT_SECRET', 'ASSENT_DATA_DIR', 'ASSENT_PUBLIC_URL', 'ASSENT_DEFAULT_CLIENT_ID', 'NODE_OPTIONS']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'ASSENT_SECRET',
+    'ASSENT_DATA_DIR',
+    'ASSENT_PUBLIC_URL',
+    'ASSENT_DEFAULT_CLIENT_ID',
+    'NODE_OPTIONS',
+  ])
+    delete env[name];
   return {
     ...env,
     LOG_LEVEL: 'warn',
@@ -138,7 +146,8 @@ export async function startServer(label, env, dbName = null, script = ['bin/asse
 
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${label} server exited during start-up (code ${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`${label} server exited during start-up (code ${child.exitCode}):\n${output}`);
     try {
       const res = await fetch(`${server.base}/readyz`);
       if (res.ok) break;
@@ -179,6 +188,8 @@ export async function stopServer(server) {
   const { code, signal } = await server.stop();
   const records = eldRecords(server);
   const exitRecord = records.length > before ? records[records.length - 1] : null;
-  log(`${server.label}: server stopped (code ${code}, signal ${signal}); exit record ${exitRecord?.reason === 'exit' ? 'written' : 'MISSING'}`);
+  log(
+    `${server.label}: server stopped (code ${code}, signal ${signal}); exit record ${exitRecord?.reason === 'exit' ? 'written' : 'MISSING'}`,
+  );
   return { exitCode: code, signal, eldExitRecordWritten: exitRecord?.reason === 'exit' };
 }

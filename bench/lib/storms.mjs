@@ -28,7 +28,13 @@ export function summarise(result) {
     statusCodes: result.statusCodeStats,
     okPerSecond: r1(ok / result.duration),
     reqPerSecondAvg: r1(result.requests.average),
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: r1(result.latency.mean) },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: r1(result.latency.mean),
+    },
   };
 }
 
@@ -49,7 +55,9 @@ export async function loginStorm(server, connections) {
   const result = summarise(await cannon({ ...request, duration: opts.stormSeconds }));
   const cpu = cpuWindow(cpu0, cpuSnapshot(server.child.pid, server.dbName));
   const eld = await eldMark(server);
-  log(`${server.label}:   ${result.okPerSecond} logins/s, p99 ${result.latencyMs.p99} ms, non-2xx ${result.non2xx}, event-loop p99 ${eld.p99} ms`);
+  log(
+    `${server.label}:   ${result.okPerSecond} logins/s, p99 ${result.latencyMs.p99} ms, non-2xx ${result.non2xx}, event-loop p99 ${eld.p99} ms`,
+  );
   return { ...result, eventLoopDelayMs: eld, cpuCores: cpu, loadAvgBefore: loadBefore, loadAvgAfter: load() };
 }
 
@@ -130,12 +138,20 @@ export async function refreshStorm(server, connections) {
   const summary = summarise(result);
   const failed = chains.filter((c) => c.failures > 0);
   const rotations = chains.map((c) => c.rotations);
-  log(`${server.label}:   ${summary.okPerSecond} refreshes/s, p99 ${summary.latencyMs.p99} ms, non-2xx ${summary.non2xx}, event-loop p99 ${eld.p99} ms`);
+  log(
+    `${server.label}:   ${summary.okPerSecond} refreshes/s, p99 ${summary.latencyMs.p99} ms, non-2xx ${summary.non2xx}, event-loop p99 ${eld.p99} ms`,
+  );
   return {
     ...summary,
     eventLoopDelayMs: eld,
     cpuCores: cpu,
-    chains: { count: chains.length, rotationsMin: Math.min(...rotations), rotationsMax: Math.max(...rotations), withFailures: failed.length, sampleFailure: failed[0]?.lastFailure ?? null },
+    chains: {
+      count: chains.length,
+      rotationsMin: Math.min(...rotations),
+      rotationsMax: Math.max(...rotations),
+      withFailures: failed.length,
+      sampleFailure: failed[0]?.lastFailure ?? null,
+    },
     loadAvgBefore: loadBefore,
     loadAvgAfter: load(),
   };

@@ -29,7 +29,9 @@ function assertThrottleRaised(server, requests) {
   for (const [name, failures] of Object.entries(limits)) {
     const value = Number(server.env[name]);
     if (!(value > failures)) {
-      throw new Error(`${server.label}: the login timing measurement fails ${failures} logins, but the server runs with ${name}=${server.env[name] ?? '(default)'}; it would be throttled`);
+      throw new Error(
+        `${server.label}: the login timing measurement fails ${failures} logins, but the server runs with ${name}=${server.env[name] ?? '(default)'}; it would be throttled`,
+      );
     }
   }
 }
@@ -78,8 +80,15 @@ export async function loginTiming(server) {
   const diffMs = da.median - db.median;
   const diffPercent = (diffMs / db.median) * 100;
   const allUnauthorized = [...unknown, ...wrong].every((x) => x.status === 401);
-  const indistinguishable = allUnauthorized && Math.abs(diffPercent) < TIMING_CRITERION.maxMedianDiffPercent && test.p > TIMING_CRITERION.alpha;
-  const stats = (d) => ({ median: round(d.median), p90: round(d.p90), mean: round(d.mean), min: round(d.min), max: round(d.max) });
+  const indistinguishable =
+    allUnauthorized && Math.abs(diffPercent) < TIMING_CRITERION.maxMedianDiffPercent && test.p > TIMING_CRITERION.alpha;
+  const stats = (d) => ({
+    median: round(d.median),
+    p90: round(d.p90),
+    mean: round(d.mean),
+    min: round(d.min),
+    max: round(d.max),
+  });
   const result = {
     requestsEach: n,
     warmupRequests: warmup,
@@ -98,8 +107,10 @@ export async function loginTiming(server) {
     loadAvgAfter: load(),
     samplesMs: { unknownUsername: a.map(round), wrongPassword: b.map(round) },
   };
-  log(`${server.label}:   medians: unknown username ${da.median.toFixed(2)} ms, wrong password ${db.median.toFixed(2)} ms ` +
-    `(${diffMs >= 0 ? '+' : ''}${diffPercent.toFixed(1)}%), Mann-Whitney p ${test.p.toPrecision(3)}: ${result.verdict}` +
-    (allUnauthorized ? '' : '; NOT every answer was 401'));
+  log(
+    `${server.label}:   medians: unknown username ${da.median.toFixed(2)} ms, wrong password ${db.median.toFixed(2)} ms ` +
+      `(${diffMs >= 0 ? '+' : ''}${diffPercent.toFixed(1)}%), Mann-Whitney p ${test.p.toPrecision(3)}: ${result.verdict}` +
+      (allUnauthorized ? '' : '; NOT every answer was 401'),
+  );
   return result;
 }

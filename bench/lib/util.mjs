@@ -26,7 +26,8 @@ export function redact(url) {
 
 export function assertLocal(url, what) {
   const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host)) throw new Error(`${what} must point at this machine (127.0.0.1), got ${host}`);
+  if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host))
+    throw new Error(`${what} must point at this machine (127.0.0.1), got ${host}`);
 }
 
 export function freePort() {
@@ -43,7 +44,15 @@ export function freePort() {
 
 /** Runs the CLI to completion (import, migrate); throws with its output when it fails. */
 export function runCli(args, env, timeoutMs = 60_000) {
-  const res = spawnSync(process.execPath, ['bin/assent.cjs', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
-  if (res.status !== 0) throw new Error(`assent ${args.join(' ')} failed (status ${res.status}, signal ${res.signal}):\n${res.stderr}${res.stdout}`);
+  const res = spawnSync(process.execPath, ['bin/assent.cjs', ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  if (res.status !== 0)
+    throw new Error(
+      `assent ${args.join(' ')} failed (status ${res.status}, signal ${res.signal}):\n${res.stderr}${res.stdout}`,
+    );
   return res.stdout;
 }

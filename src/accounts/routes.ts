@@ -12,7 +12,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
     schema: {
       tags: ['users'],
       security: [{ bearer: [] }],
-      summary: 'Delete the signed-in user’s account: personal data, image, password, sessions and API keys; the consent history is kept under a pseudonym',
+      summary:
+        'Delete the signed-in user’s account: personal data, image, password, sessions and API keys; the consent history is kept under a pseudonym',
       response: { 204: Type.Null(), ...errors(401, 404) },
     },
     handler: async (req, reply) => {

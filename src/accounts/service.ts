@@ -1,5 +1,6 @@
 /**
- * Account deletion (GDPR Art. 17 "right to erasure"; docs/decisions/0012-account-deletion.md), by the user (`POST {base}/users/unregister`)
+ * Account deletion (GDPR Art. 17 "right to erasure"; docs/decisions/0012-account-deletion.md), by the user (`POST
+ * {base}/users/unregister`)
  * or by an operator (`assent user delete ID`). Personal data and credentials are deleted; the
  * consent history is kept (GDPR Art. 7(1) and 17(3)(e): the organisation must still be able to
  * prove consent) and names the individual only by the random user ID, which nothing links back

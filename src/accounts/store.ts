@@ -1,5 +1,6 @@
 /**
- * SQL of account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md "Account deletion"). The user row stays as a
+ * SQL of account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md "Account deletion"). The user row
+ * stays as a
  * tombstone keyed by the user's random ID, which the consent history keeps as a pseudonym; every
  * piece of personal data and every credential is removed.
  */
@@ -33,7 +34,9 @@ export async function deleteUserData(tx: Executor, userId: string, oldUsername: 
   // The links to external identities (issuer, sub) identify the person; a later federated sign-in starts afresh.
   await tx.execute(sql`DELETE FROM federated_identities WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM federation_codes WHERE user_id = ${userId}`);
-  await tx.execute(sql`DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = ${userId})`);
+  await tx.execute(
+    sql`DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = ${userId})`,
+  );
   await tx.execute(sql`DELETE FROM token_families WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM api_keys WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM user_roles WHERE user_id = ${userId}`);

@@ -18,16 +18,27 @@ const UpgradeBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: 'checked by the password policy (README "Passwords"); a refusal is a 400 naming the rule' })),
+  password: Type.Optional(
+    Type.String({
+      maxLength: MAX_PASSWORD_INPUT,
+      format: 'password',
+      description: 'checked by the password policy (README "Passwords"); a refusal is a 400 naming the rule',
+    }),
+  ),
 });
 
 /** @param opts.anonymous - the anonymous-user service. */
-export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousService }> = async (app, { anonymous }) => {
+export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousService }> = async (
+  app,
+  { anonymous },
+) => {
   app.post('/organizations/:organizationID/users/anonymous', {
     config: { operation: 'users.anonymous.create' },
     schema: {
-      tags, security,
-      summary: 'Add an anonymous user: no password, no e-mail; subscribed, with a consent record the organisation’s API key can manage',
+      tags,
+      security,
+      summary:
+        'Add an anonymous user: no password, no e-mail; subscribed, with a consent record the organisation’s API key can manage',
       params: Type.Object({ organizationID: Type.String() }),
       body: Type.Object({}),
       response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 404, 429) },
@@ -40,7 +51,8 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
   app.post('/organizations/:organizationID/users/:userID/upgrade', {
     config: { operation: 'users.anonymous.upgrade' },
     schema: {
-      tags, security,
+      tags,
+      security,
       summary: 'Upgrade an anonymous user to a full account, keeping its ID, consent records and history',
       params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
       body: UpgradeBody,

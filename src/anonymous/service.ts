@@ -1,9 +1,12 @@
 /**
- * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Anonymous user"; docs/decisions/0012-account-deletion.md): an app
+ * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Anonymous user";
+ * docs/decisions/0012-account-deletion.md): an app
  * records consents before the person has an account. The user is subscribed to the organisation
  * with a consent record at once; the organisation's API key acts for it (see `consent/access.ts`).
  * Later it can be upgraded in place to a full account, keeping its ID and so its consent history.
  */
+
+import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { Conflict, NotFound } from '../http/errors.js';
@@ -17,7 +20,6 @@ import { presentUser } from '../users/present.js';
 import { userProfile } from '../users/profile.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';
-import { v7 as uuidv7 } from 'uuid';
 import * as store from './store.js';
 
 /** What an upgrade sets. */
@@ -66,10 +68,17 @@ export class AnonymousService {
     const password = input.password === undefined ? undefined : assertPasswordPolicy(input.password, { username });
     // Hashed before the transaction: argon2id must not hold a connection.
     const passwordHash = password === undefined ? null : await hashPassword(password, this.config.argon2);
-    const fields = { username, name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash };
+    const fields = {
+      username,
+      name: input.name ?? '',
+      email: input.email ?? '',
+      phone: input.phone ?? '',
+      passwordHash,
+    };
     try {
       await this.db.transaction(async (tx) => {
-        if (!(await store.lockAnonymousSubscriber(tx, orgId, userId))) throw new NotFound('Anonymous user not found in this organisation');
+        if (!(await store.lockAnonymousSubscriber(tx, orgId, userId)))
+          throw new NotFound('Anonymous user not found in this organisation');
         await store.upgrade(tx, userId, fields);
       });
     } catch (err) {

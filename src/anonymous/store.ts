@@ -28,5 +28,8 @@ export async function upgrade(
   userId: string,
   fields: { username: string; name: string; email: string; phone: string; passwordHash: string | null },
 ): Promise<void> {
-  await tx.update(users).set({ ...fields, anonymous: false, updatedAt: sql`now()` }).where(eq(users.id, userId));
+  await tx
+    .update(users)
+    .set({ ...fields, anonymous: false, updatedAt: sql`now()` })
+    .where(eq(users.id, userId));
 }

@@ -64,17 +64,25 @@ export async function serveAdminSocket(dataDir: string, handler: AdminHandler): 
  */
 export function callAdminSocket(dataDir: string, command: string, payload: unknown): Promise<AdminOutcome> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath: socketPath(dataDir), path: `/${command}`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminOutcome);
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
+    const req = http.request(
+      {
+        socketPath: socketPath(dataDir),
+        path: `/${command}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminOutcome);
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(payload));
   });

@@ -3,12 +3,12 @@
  * on a busy embedded store, inside the serving process through the admin socket.
  */
 import type { Config } from '../config.js';
+import type { Context } from '../context.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
-import type { Context } from '../context.js';
+import { redirectUriImport } from '../federation/redirect-uris.js';
 import { NotFound } from '../http/errors.js';
 import { maxTokenTtl, rotateSigningKey } from '../identity/keys.js';
-import { redirectUriImport } from '../federation/redirect-uris.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
@@ -39,7 +39,12 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
           await (await context()).accounts.delete(String((payload as { id?: unknown })?.id ?? ''));
           return { ok: true, result: { deleted: (payload as { id: string }).id } };
         } catch (err) {
-          if (err instanceof NotFound) return { ok: false, message: `no user with ID ${String((payload as { id?: unknown })?.id).slice(0, 64)}`, exitCode: 1 };
+          if (err instanceof NotFound)
+            return {
+              ok: false,
+              message: `no user with ID ${String((payload as { id?: unknown })?.id).slice(0, 64)}`,
+              exitCode: 1,
+            };
           throw err;
         }
       case 'migrate':

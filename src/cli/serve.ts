@@ -25,8 +25,17 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp(ctx);
   await ctx.startWorkers(app.log);
   // A rotation by `assent keys rotate` in any process is announced by NOTIFY: sign with the new key at once.
-  const unlisten = await store.listen(ROTATION_CHANNEL, () => void ctx.keys.reload().catch((err) => app.log.error({ err }, 'key reload failed')));
-  const closeSocket = store.kind === 'pglite' ? await serveAdminSocket(config.dataDir, adminCommands(config, store, async () => ctx)) : async () => {};
+  const unlisten = await store.listen(
+    ROTATION_CHANNEL,
+    () => void ctx.keys.reload().catch((err) => app.log.error({ err }, 'key reload failed')),
+  );
+  const closeSocket =
+    store.kind === 'pglite'
+      ? await serveAdminSocket(
+          config.dataDir,
+          adminCommands(config, store, async () => ctx),
+        )
+      : async () => {};
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ publicUrl: config.publicUrl, store: store.kind }, 'assent is serving');
 

@@ -1,7 +1,7 @@
 /** Opens the configured store for a CLI command, taking the data-directory lock when embedded. */
 import type { Config } from '../config.js';
-import { openPglite, openPostgres, type Store } from '../db/open.js';
 import { isDataDirLocked, lockDataDir } from '../db/lock.js';
+import { openPglite, openPostgres, type Store } from '../db/open.js';
 
 /** An open store and how to close it (and release the lock). */
 export interface OpenedStore {

@@ -1,13 +1,15 @@
 /**
- * Who may read or change an individual's consent record (docs/decisions/0008-consent-records-and-catalogue.md "Who may do what"):
+ * Who may read or change an individual's consent record (docs/decisions/0008-consent-records-and-catalogue.md "Who may
+ * do what"):
  * - the individual, with their own access token or API key: read and change;
  * - an API key of the organisation's Owner, Admin or Developer: read and change, on behalf of a
  *   subscribed individual;
  * - Owner, Admin and Dpo: read;
  * - nobody else (403).
  */
-import { Forbidden, NotFound } from '../http/errors.js';
+
 import type { Principal } from '../http/auth.js';
+import { Forbidden, NotFound } from '../http/errors.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
 import { Role } from '../users/roles.js';
 import { isId } from '../util/ids.js';
@@ -25,7 +27,13 @@ const HISTORY_READERS: readonly number[] = [Role.Dpo];
  * @throws {NotFound} when the organisation or user ID is malformed, or the organisation unknown.
  * @throws {Forbidden} when the caller may not.
  */
-export async function authorise(roles: RolesCache, principal: Principal, orgId: string, userId: string, access: Access): Promise<Actor> {
+export async function authorise(
+  roles: RolesCache,
+  principal: Principal,
+  orgId: string,
+  userId: string,
+  access: Access,
+): Promise<Actor> {
   if (!isId(orgId) || !isId(userId)) throw new NotFound('Consent record not found');
   return decideAccess(principal, await roles.rolesIn(orgId, principal.userId), userId, access);
 }
@@ -37,7 +45,11 @@ export async function authorise(roles: RolesCache, principal: Principal, orgId: 
  */
 export function decideAccess(principal: Principal, roles: number[] | null, userId: string, access: Access): Actor {
   if (roles === null) throw new NotFound('Organisation not found');
-  const own = { type: 'individual', userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) } as const;
+  const own = {
+    type: 'individual',
+    userId: principal.userId,
+    ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}),
+  } as const;
   if (principal.userId === userId) return own;
   // An organisation's API key is how its back end acts for an individual (SDKs send `ApiKey`); a
   // staff member's own session is not, so a stolen admin browser session cannot rewrite consents.

@@ -32,7 +32,8 @@ export interface Catalogue {
   byId: Map<string, CataloguePurpose>;
 }
 
-// Live means: purpose not deleted, link not removed, attribute not deleted (docs/decisions/0008-consent-records-and-catalogue.md: deleting a
+// Live means: purpose not deleted, link not removed, attribute not deleted
+// (docs/decisions/0008-consent-records-and-catalogue.md: deleting a
 // purpose or attribute hides it from current records and keeps its evidence).
 const catalogueStatement = perDb((db) =>
   prepareRaw(
@@ -57,7 +58,9 @@ type PurposeTuple = [string, string, string, boolean, string, Array<[string, str
  * @returns null when the organisation does not exist.
  */
 export async function loadCatalogue(db: Db, orgId: string): Promise<Catalogue | null> {
-  const [row] = rowsOf<{ catalogue_version: string | number; purposes: PurposeTuple[] | string }>(await catalogueStatement(db).execute({ orgId }));
+  const [row] = rowsOf<{ catalogue_version: string | number; purposes: PurposeTuple[] | string }>(
+    await catalogueStatement(db).execute({ orgId }),
+  );
   if (!row) return null;
   const tuples: PurposeTuple[] = typeof row.purposes === 'string' ? JSON.parse(row.purposes) : row.purposes;
   const purposes = tuples.map(([id, name, description, lawfulUsage, policyUrl, attributes]) => ({

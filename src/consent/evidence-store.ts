@@ -1,8 +1,8 @@
 /** SQL of the consent history: the per-organisation chain head and the events. */
 import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
 import { type Executor, rowsOf } from '../db/open.js';
 import { consentChainHeads, consentEventSeals, consentEvents } from '../db/schema.js';
-import { v7 as uuidv7 } from 'uuid';
 import type { EventDraft, SealedEvent } from './evidence.js';
 import type { ConsentRow } from './store.js';
 import type { ConsentValue } from './values.js';
@@ -91,9 +91,20 @@ export function eventRows(orgId: string, drafts: EventDraft[]): SQL {
 
 /** The columns an event is written with and their SQL types, in order: the one list every writer uses. */
 const EVENT_FIELDS: ReadonlyArray<readonly [column: string, type: string]> = [
-  ['id', 'uuid'], ['org_id', 'uuid'], ['record_id', 'uuid'], ['user_id', 'uuid'], ['purpose_id', 'uuid'], ['attribute_id', 'uuid'],
-  ['old_value', 'text'], ['new_value', 'text'], ['old_days', 'int'], ['new_days', 'int'], ['occurred_at', 'timestamptz'],
-  ['actor', 'jsonb'], ['channel', 'jsonb'], ['request_id', 'text'],
+  ['id', 'uuid'],
+  ['org_id', 'uuid'],
+  ['record_id', 'uuid'],
+  ['user_id', 'uuid'],
+  ['purpose_id', 'uuid'],
+  ['attribute_id', 'uuid'],
+  ['old_value', 'text'],
+  ['new_value', 'text'],
+  ['old_days', 'int'],
+  ['new_days', 'int'],
+  ['occurred_at', 'timestamptz'],
+  ['actor', 'jsonb'],
+  ['channel', 'jsonb'],
+  ['request_id', 'text'],
 ];
 
 /** The column list of an event insert, in the order of `EVENT_PLACEHOLDERS` and `eventRows`. */
@@ -101,7 +112,10 @@ export const EVENT_COLUMNS = sql.raw(`(${EVENT_FIELDS.map(([column]) => column).
 
 /** One parenthesised row of `EVENT_FIELDS`, each value cast to its column's type. */
 function eventTuple(value: (column: string) => unknown): SQL {
-  return sql`(${sql.join(EVENT_FIELDS.map(([column, type]) => sql`${value(column)}::${sql.raw(type)}`), sql`, `)})`;
+  return sql`(${sql.join(
+    EVENT_FIELDS.map(([column, type]) => sql`${value(column)}::${sql.raw(type)}`),
+    sql`, `,
+  )})`;
 }
 
 /** The values of `EVENT_COLUMNS` as placeholders `e_<column>`, for a prepared statement that writes one event. */
@@ -113,9 +127,20 @@ export const EVENT_PLACEHOLDERS = eventTuple((column) => sql.placeholder(`e_${co
  */
 export function eventParams(orgId: string, e: EventDraft): Record<string, unknown> {
   return {
-    e_id: uuidv7(), e_org_id: orgId, e_record_id: e.recordId, e_user_id: e.userId, e_purpose_id: e.purposeId, e_attribute_id: e.attributeId,
-    e_old_value: e.oldValue, e_new_value: e.newValue, e_old_days: e.oldDays, e_new_days: e.newDays, e_occurred_at: e.occurredAt,
-    e_actor: JSON.stringify(e.actor), e_channel: JSON.stringify(e.channel), e_request_id: e.requestId,
+    e_id: uuidv7(),
+    e_org_id: orgId,
+    e_record_id: e.recordId,
+    e_user_id: e.userId,
+    e_purpose_id: e.purposeId,
+    e_attribute_id: e.attributeId,
+    e_old_value: e.oldValue,
+    e_new_value: e.newValue,
+    e_old_days: e.oldDays,
+    e_new_days: e.newDays,
+    e_occurred_at: e.occurredAt,
+    e_actor: JSON.stringify(e.actor),
+    e_channel: JSON.stringify(e.channel),
+    e_request_id: e.requestId,
   };
 }
 
@@ -131,7 +156,10 @@ function toSealed({ e, s }: { e: EventRow; s: SealRow }): SealedEvent {
 
 /** Sealed events: each seal with its event (a seal whose event was deleted is not found: a missing link). */
 function sealedEvents(db: Executor) {
-  return db.select({ e: consentEvents, s: consentEventSeals }).from(consentEventSeals).innerJoin(consentEvents, eq(consentEvents.id, consentEventSeals.eventId));
+  return db
+    .select({ e: consentEvents, s: consentEventSeals })
+    .from(consentEventSeals)
+    .innerJoin(consentEvents, eq(consentEvents.id, consentEventSeals.eventId));
 }
 
 /** What an event row records, as hashed, but for the `seq` that sealing gives it. */
@@ -155,7 +183,12 @@ export function toContent(row: EventRow): Omit<SealedEvent, 'seq' | 'contentHash
 }
 
 /** The organisation's sealed events after `afterSeq`, oldest first, at most `limit` (a keyset batch). */
-export async function eventsAfter(db: Executor, orgId: string, afterSeq: number, limit: number): Promise<SealedEvent[]> {
+export async function eventsAfter(
+  db: Executor,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<SealedEvent[]> {
   const rows = await sealedEvents(db)
     .where(and(eq(consentEventSeals.orgId, orgId), gt(consentEventSeals.seq, afterSeq)))
     .orderBy(asc(consentEventSeals.seq))
@@ -165,7 +198,10 @@ export async function eventsAfter(db: Executor, orgId: string, afterSeq: number,
 
 /** The organisation's chain head, or null before its first event. */
 export async function chainHead(db: Executor, orgId: string): Promise<{ seq: number; link: Buffer } | null> {
-  const [row] = await db.select({ seq: consentChainHeads.seq, link: consentChainHeads.link }).from(consentChainHeads).where(eq(consentChainHeads.orgId, orgId));
+  const [row] = await db
+    .select({ seq: consentChainHeads.seq, link: consentChainHeads.link })
+    .from(consentChainHeads)
+    .where(eq(consentChainHeads.orgId, orgId));
   return row ?? null;
 }
 
@@ -220,7 +256,12 @@ export async function stateAt(db: Executor, recordId: string, at: Date) {
     })
     .from(consentEvents)
     .where(and(eq(consentEvents.recordId, recordId), lte(consentEvents.occurredAt, at)))
-    .orderBy(consentEvents.purposeId, consentEvents.attributeId, desc(consentEvents.occurredAt), desc(consentEvents.written));
+    .orderBy(
+      consentEvents.purposeId,
+      consentEvents.attributeId,
+      desc(consentEvents.occurredAt),
+      desc(consentEvents.written),
+    );
 }
 
 /**
@@ -236,5 +277,7 @@ export async function configurationAt(db: Executor, orgId: string, at: Date) {
     JOIN data_attributes a ON a.id = pa.attribute_id AND a.created_at <= ${at} AND (a.deleted_at IS NULL OR a.deleted_at > ${at})
     WHERE p.org_id = ${orgId} AND p.created_at <= ${at} AND (p.deleted_at IS NULL OR p.deleted_at > ${at})
     ORDER BY p.created_at, p.id, pa.created_at, a.id`);
-  return rowsOf<Omit<ConsentRow, 'value' | 'days' | 'decidedAt'> & { attributeId: string; attributeName: string }>(result);
+  return rowsOf<Omit<ConsentRow, 'value' | 'days' | 'decidedAt'> & { attributeId: string; attributeName: string }>(
+    result,
+  );
 }

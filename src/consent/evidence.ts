@@ -1,5 +1,6 @@
 /**
- * The consent history's tamper evidence (docs/decisions/0005-consent-evidence.md "Evidence"; GDPR Art. 7(1)): every event is
+ * The consent history's tamper evidence (docs/decisions/0005-consent-evidence.md "Evidence"; GDPR Art. 7(1)): every
+ * event is
  * hashed over its RFC 8785 canonical JSON, and the hashes are chained per organisation:
  * `link(n) = SHA-256(link(n-1) ‖ contentHash(n))`, from a link of 32 zero bytes.
  */
@@ -61,7 +62,9 @@ export type EventDraft = Omit<EventContent, 'id' | 'orgId' | 'seq'>;
  */
 export function contentHash(content: EventContent): Buffer {
   const canonical = canonicalize(stripUndefined(content));
-  return createHash('sha256').update(canonical ?? '', 'utf8').digest();
+  return createHash('sha256')
+    .update(canonical ?? '', 'utf8')
+    .digest();
 }
 
 /**

@@ -4,16 +4,18 @@
  *
  * Why: a consent change is a small write whose cost on PostgreSQL is mostly its commit (the WAL
  * flush and the per-statement work around it), so under load one commit per change bounds the
- * write rate (docs/decisions/0007-consent-read-and-write-path.md, "Benchmark": attribute PATCH). Nothing waits for a batch to fill: a change
+ * write rate (docs/decisions/0007-consent-read-and-write-path.md, "Benchmark": attribute PATCH). Nothing waits for a
+ * batch to fill: a change
  * that finds a free slot is written at once, alone, and only changes that arrive while all slots
  * are busy wait, for at most one statement's time (`Batcher`). Each change still commits with its
- * own events or not at all (GDPR Art. 7(1); docs/decisions/0005-consent-evidence.md "Evidence"), and the answer is sent after its
+ * own events or not at all (GDPR Art. 7(1); docs/decisions/0005-consent-evidence.md "Evidence"), and the answer is
+ * sent after its
  * commit. Two changes of one record never share a statement: the second waits for the first.
  */
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
-import * as store from './store.js';
 import type { OptimisticWrite } from './store.js';
+import * as store from './store.js';
 
 /** Group commit of `store.writeChangeIfUnchanged` (see the module comment). */
 export class GroupCommit {
@@ -27,7 +29,8 @@ export class GroupCommit {
   constructor(db: Db, slots = 2, maxBatch = 64) {
     this.batcher = new Batcher<OptimisticWrite, boolean>(
       {
-        one: ({ orgId, rows, events, readVersion }) => store.writeChangeIfUnchanged(db, orgId, rows, events, readVersion),
+        one: ({ orgId, rows, events, readVersion }) =>
+          store.writeChangeIfUnchanged(db, orgId, rows, events, readVersion),
         // A failed batch statement (a deadlock with another process, a row deleted meanwhile) wrote
         // nothing; the batcher then retries each change alone.
         many: (writes) => store.writeChangesIfUnchanged(db, writes),

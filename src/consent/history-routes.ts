@@ -25,7 +25,11 @@ const Event = Type.Object({
   OldDays: Type.Integer({ description: 'days' }),
   NewDays: Type.Integer({ description: 'days' }),
   TimeStamp: Type.String({ description: 'RFC 3339' }),
-  Actor: Type.Object({ Type: Type.String({ description: 'individual, apiKey or system' }), UserID: Type.String(), APIKeyID: Type.String() }),
+  Actor: Type.Object({
+    Type: Type.String({ description: 'individual, apiKey or system' }),
+    UserID: Type.String(),
+    APIKeyID: Type.String(),
+  }),
   Channel: Type.Object({ Endpoint: Type.String(), UserAgent: Type.String() }),
   RequestID: Type.String(),
   Hash: Type.String({ description: 'hex SHA-256 of the event’s RFC 8785 canonical JSON' }),
@@ -37,14 +41,18 @@ const tags = ['consent history'];
 const security = [{ bearer: [] }];
 
 /** @param opts - the consent and history services and the public URL. */
-export const historyRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService; history: HistoryService; publicUrl: string }> = async (
-  app,
-  { consents, history, publicUrl },
-) => {
+export const historyRoutes: FastifyPluginAsyncTypebox<{
+  consents: ConsentService;
+  history: HistoryService;
+  publicUrl: string;
+}> = async (app, { consents, history, publicUrl }) => {
   app.get('/organizations/:organizationID/users/:userID/consents/history', {
     config: { operation: 'consents.history.list' },
     schema: {
-      tags, security, summary: 'An individual’s consent events, newest first', params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
+      tags,
+      security,
+      summary: 'An individual’s consent events, newest first',
+      params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
       querystring: Type.Object({
         ...PageQuery,
         purposeid: Type.Optional(Type.String({ maxLength: 100 })),
@@ -57,8 +65,16 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
       const limit = pageLimit(req.query.limit);
       const from = req.query.from === undefined ? undefined : parseInstant(req.query.from, 'from');
       const to = req.query.to === undefined ? undefined : parseInstant(req.query.to, 'to');
-      const { record } = await consents.open(req.principal as Principal, { orgId: req.params.organizationID, userId: req.params.userID }, 'history');
-      const page = await history.page(record, { purposeId: req.query.purposeid, from, to, startId: req.query.startid }, limit);
+      const { record } = await consents.open(
+        req.principal as Principal,
+        { orgId: req.params.organizationID, userId: req.params.userID },
+        'history',
+      );
+      const page = await history.page(
+        record,
+        { purposeId: req.query.purposeid, from, to, startId: req.query.startid },
+        limit,
+      );
       return { Events: page.events, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });
@@ -66,16 +82,32 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
   app.get('/organizations/:organizationID/consents/history', {
     config: { operation: 'consents.history.at' },
     schema: {
-      tags, security, summary: 'What an individual’s consent record was at an instant', params: OrgParams,
-      querystring: Type.Object({ at: Type.String({ maxLength: 40, description: 'RFC 3339' }), userid: Type.String({ maxLength: 100 }) }),
+      tags,
+      security,
+      summary: 'What an individual’s consent record was at an instant',
+      params: OrgParams,
+      querystring: Type.Object({
+        at: Type.String({ maxLength: 40, description: 'RFC 3339' }),
+        userid: Type.String({ maxLength: 100 }),
+      }),
       response: {
-        200: Type.Object({ ID: Type.String(), OrgID: Type.String(), UserID: Type.String(), At: Type.String(), ConsentsAndPurposes: Type.Array(ConsentsAndPurpose) }),
+        200: Type.Object({
+          ID: Type.String(),
+          OrgID: Type.String(),
+          UserID: Type.String(),
+          At: Type.String(),
+          ConsentsAndPurposes: Type.Array(ConsentsAndPurpose),
+        }),
         ...errors(400, 401, 403, 404),
       },
     },
     handler: async (req) => {
       const at = parseInstant(req.query.at, 'at');
-      const { record } = await consents.open(req.principal as Principal, { orgId: req.params.organizationID, userId: req.query.userid }, 'history');
+      const { record } = await consents.open(
+        req.principal as Principal,
+        { orgId: req.params.organizationID, userId: req.query.userid },
+        'history',
+      );
       return history.recordAt(record, at);
     },
   });
@@ -83,9 +115,17 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
   app.get('/organizations/:organizationID/consents/history/verify', {
     config: { operation: 'consents.history.verify' },
     schema: {
-      tags, security, summary: 'Recompute the organisation’s event chain and report the first broken link', params: OrgParams,
+      tags,
+      security,
+      summary: 'Recompute the organisation’s event chain and report the first broken link',
+      params: OrgParams,
       response: {
-        200: Type.Object({ Valid: Type.Boolean(), Events: Type.Integer(), FirstBrokenSeq: Type.Union([Type.Integer(), Type.Null()]), Reason: Type.String() }),
+        200: Type.Object({
+          Valid: Type.Boolean(),
+          Events: Type.Integer(),
+          FirstBrokenSeq: Type.Union([Type.Integer(), Type.Null()]),
+          Reason: Type.String(),
+        }),
         ...errors(401, 403, 404),
       },
     },

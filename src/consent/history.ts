@@ -1,5 +1,6 @@
 /**
- * Reading the consent history (docs/decisions/0005-consent-evidence.md "Evidence"): an individual's events, newest first; the
+ * Reading the consent history (docs/decisions/0005-consent-evidence.md "Evidence"): an individual's events, newest
+ * first; the
  * record as it was at an instant; and the verification of an organisation's chain.
  */
 import type { Db } from '../db/open.js';
@@ -8,8 +9,8 @@ import { keysetPage } from '../http/pagination.js';
 import { isId } from '../util/ids.js';
 import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './evidence.js';
 import * as evidence from './evidence-store.js';
-import type { ChainSealer } from './sealer.js';
 import { presentPurpose, toPurposeStates } from './present.js';
+import type { ChainSealer } from './sealer.js';
 import type { RecordRow } from './store.js';
 import type { ConsentValue } from './values.js';
 
@@ -45,7 +46,9 @@ export function presentEvent(e: SealedEvent) {
  * @throws {BadRequest} when it is not one.
  */
 export function parseInstant(raw: string, name: string): Date {
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(raw) ? Date.parse(raw) : Number.NaN;
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(raw)
+    ? Date.parse(raw)
+    : Number.NaN;
   if (Number.isNaN(ms)) throw new BadRequest(`${name} must be an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z`);
   return new Date(ms);
 }
@@ -66,12 +69,28 @@ export class HistoryService {
    * @param filter.beforeSeq - exclusive cursor (the `startid` of the page).
    * @returns the events and, when more exist, the cursor of the next page.
    */
-  async page(record: RecordRow, filter: { purposeId?: string; from?: Date; to?: Date; startId?: string }, limit: number) {
+  async page(
+    record: RecordRow,
+    filter: { purposeId?: string; from?: Date; to?: Date; startId?: string },
+    limit: number,
+  ) {
     if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined };
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
-    if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) throw new BadRequest('startid must be the Seq of an event');
+    if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq))
+      throw new BadRequest('startid must be the Seq of an event');
     await this.sealer.flush(record.orgId);
-    const rows = await evidence.historyPage(this.db, { orgId: record.orgId, recordId: record.id, purposeId: filter.purposeId, from: filter.from, to: filter.to, beforeSeq }, limit + 1);
+    const rows = await evidence.historyPage(
+      this.db,
+      {
+        orgId: record.orgId,
+        recordId: record.id,
+        purposeId: filter.purposeId,
+        from: filter.from,
+        to: filter.to,
+        beforeSeq,
+      },
+      limit + 1,
+    );
     const page = keysetPage(rows, limit, (e) => String(e.seq));
     return { events: page.items.map(presentEvent), next: page.next };
   }
@@ -83,14 +102,28 @@ export class HistoryService {
   async recordAt(record: RecordRow, at: Date) {
     if (at.getTime() < record.createdAt.getTime()) throw new NotFound('The consent record did not exist at that time');
     await this.sealer.flush(record.orgId);
-    const [config, events] = await Promise.all([evidence.configurationAt(this.db, record.orgId, at), evidence.stateAt(this.db, record.id, at)]);
+    const [config, events] = await Promise.all([
+      evidence.configurationAt(this.db, record.orgId, at),
+      evidence.stateAt(this.db, record.id, at),
+    ]);
     const last = new Map(events.map((e) => [`${e.purposeId}/${e.attributeId}`, e]));
     const rows = config.map((c) => {
       const e = last.get(`${c.purposeId}/${c.attributeId}`);
-      return { ...c, value: (e?.value ?? null) as ConsentValue | null, days: e?.days ?? null, decidedAt: e?.decidedAt ?? null };
+      return {
+        ...c,
+        value: (e?.value ?? null) as ConsentValue | null,
+        days: e?.days ?? null,
+        decidedAt: e?.decidedAt ?? null,
+      };
     });
     const states = toPurposeStates(rows, record.createdAt);
-    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, At: at.toISOString(), ConsentsAndPurposes: states.map((s) => presentPurpose(s, at)) };
+    return {
+      ID: record.id,
+      OrgID: record.orgId,
+      UserID: record.userId,
+      At: at.toISOString(),
+      ConsentsAndPurposes: states.map((s) => presentPurpose(s, at)),
+    };
   }
 
   /**
@@ -114,7 +147,12 @@ export class HistoryService {
       if (batch.length < VERIFY_BATCH) break;
     }
     if (head.seq !== seq || !head.link.equals(prev)) {
-      return { Valid: false, Events: seq, FirstBrokenSeq: seq + 1, Reason: `the chain head names event ${head?.seq ?? 0}, but the last event found is ${seq}` };
+      return {
+        Valid: false,
+        Events: seq,
+        FirstBrokenSeq: seq + 1,
+        Reason: `the chain head names event ${head?.seq ?? 0}, but the last event found is ${seq}`,
+      };
     }
     return { Valid: true, Events: seq, FirstBrokenSeq: null, Reason: '' };
   }

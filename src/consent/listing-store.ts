@@ -1,12 +1,13 @@
 /**
- * SQL of the consented-user pages (SPEC 4.3; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is a keyset in user-ID
+ * SQL of the consented-user pages (SPEC 4.3; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is
+ * a keyset in user-ID
  * order over an index, so a page costs O(limit) at any depth: never an offset, never a query per user.
  * Only users subscribed now are listed.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { type Db, perDb, type PreparedRaw, prepareRaw, rowsOf } from '../db/open.js';
-import type { IndividualRow } from '../individuals/store.js';
+import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
+import { type Db, type PreparedRaw, perDb, prepareRaw, rowsOf } from '../db/open.js';
+import type { IndividualRow } from '../individuals/store.js';
 
 /** What a page asks for. */
 export interface ListingQuery {
@@ -91,7 +92,10 @@ function pageStatement(db: Db, shape: Shape): PreparedRaw {
   const name = `consented_users_${shape.lawful ? 'lawful' : shape.single ? 'attribute' : 'purpose'}${shape.after ? '_after' : ''}`;
   const statements = pageStatements(db);
   let statement = statements.get(name);
-  if (!statement) statements.set(name, (statement = prepareRaw(db, name, pageSql(shape))));
+  if (!statement) {
+    statement = prepareRaw(db, name, pageSql(shape));
+    statements.set(name, statement);
+  }
   return statement;
 }
 
@@ -116,8 +120,12 @@ export async function consentedUsers(db: Db, q: ListingQuery): Promise<Individua
     limit: q.limit,
     version: q.catalogueVersion,
   };
-  const rows = rowsOf<IndividualRow & { catalogue_version: string | number; id: string | null }>(await pageStatement(db, shape).execute(values));
+  const rows = rowsOf<IndividualRow & { catalogue_version: string | number; id: string | null }>(
+    await pageStatement(db, shape).execute(values),
+  );
   if (rows.length === 0) return null;
   if (Number(rows[0]!.catalogue_version) !== q.catalogueVersion) return 'stale';
-  return rows.filter((r) => r.id !== null).map(({ id, name, email, phone }) => ({ id: id as string, name, email, phone }));
+  return rows
+    .filter((r) => r.id !== null)
+    .map(({ id, name, email, phone }) => ({ id: id as string, name, email, phone }));
 }

@@ -1,5 +1,6 @@
 /**
- * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose (docs/decisions/0008-consent-records-and-catalogue.md
+ * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose
+ * (docs/decisions/0008-consent-records-and-catalogue.md
  * "Listings"; docs/api.md "Consented-users pages").
  */
 import type { Db } from '../db/open.js';
@@ -36,14 +37,21 @@ export class ListingService {
    * @throws {NotFound} when the organisation does not exist, the purpose is not the organisation's,
    *   or the attribute not the purpose's; {Conflict} when the catalogue kept changing during the request.
    */
-  async page(orgId: string, purposeId: string, attributeId: string | undefined, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
+  async page(
+    orgId: string,
+    purposeId: string,
+    attributeId: string | undefined,
+    startId: string | undefined,
+    limit: number,
+  ): Promise<{ users: IndividualBody[]; next?: string }> {
     if (!isId(orgId)) throw new NotFound('Organisation not found');
     let catalogue: Catalogue | null | undefined = this.catalogues.peek(orgId);
     let fresh = !catalogue;
     if (!catalogue) catalogue = await this.catalogues.load(orgId);
     for (let attempt = 1; catalogue; attempt++) {
       const purpose = isId(purposeId) ? catalogue.byId.get(purposeId) : undefined;
-      const known = purpose !== undefined && (attributeId === undefined || purpose.attributes.some((a) => a.id === attributeId));
+      const known =
+        purpose !== undefined && (attributeId === undefined || purpose.attributes.some((a) => a.id === attributeId));
       // A purpose or attribute missing from a cached copy may be newer than the copy: reload first.
       if (!known && !fresh) {
         catalogue = await this.catalogues.load(orgId);

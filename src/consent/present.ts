@@ -2,7 +2,14 @@
 import type { RetentionRow } from '../retention/store.js';
 import type { ConsentsAndPurposeBody } from './schemas.js';
 import type { ConsentRow } from './store.js';
-import { counts, defaultConsent, effectiveValue, remainingDays, type ConsentValue, type StoredConsent } from './values.js';
+import {
+  type ConsentValue,
+  counts,
+  defaultConsent,
+  effectiveValue,
+  remainingDays,
+  type StoredConsent,
+} from './values.js';
 
 /** A purpose of a record with its attributes' consents resolved (defaults applied). */
 export interface PurposeState {
@@ -21,14 +28,22 @@ export function toPurposeStates(rows: ConsentRow[], recordCreatedAt: Date): Purp
     let state = states.get(r.purposeId);
     if (!state) {
       state = {
-        purpose: { id: r.purposeId, name: r.purposeName, description: r.purposeDescription, lawfulUsage: r.lawfulUsage, policyUrl: r.policyUrl },
+        purpose: {
+          id: r.purposeId,
+          name: r.purposeName,
+          description: r.purposeDescription,
+          lawfulUsage: r.lawfulUsage,
+          policyUrl: r.policyUrl,
+        },
         attributes: [],
       };
       states.set(r.purposeId, state);
     }
     if (!r.attributeId || r.attributeName === null) continue;
     const consent: StoredConsent =
-      r.value && r.decidedAt ? { value: r.value, days: r.days ?? 0, decidedAt: r.decidedAt, isDefault: false } : defaultConsent(r.lawfulUsage, recordCreatedAt);
+      r.value && r.decidedAt
+        ? { value: r.value, days: r.days ?? 0, decidedAt: r.decidedAt, isDefault: false }
+        : defaultConsent(r.lawfulUsage, recordCreatedAt);
     state.attributes.push({ id: r.attributeId, name: r.attributeName, consent });
   }
   return [...states.values()];
@@ -53,7 +68,11 @@ export function retentionExpiry(state: PurposeState, retention: RetentionRow | n
  * One ConsentsAndPurpose of SPEC 2.
  * @param retention - include `DataRetention` computed from this setting; undefined leaves it out.
  */
-export function presentPurpose(state: PurposeState, now: Date, retention?: RetentionRow | null): ConsentsAndPurposeBody {
+export function presentPurpose(
+  state: PurposeState,
+  now: Date,
+  retention?: RetentionRow | null,
+): ConsentsAndPurposeBody {
   const body: ConsentsAndPurposeBody = {
     Purpose: {
       ID: state.purpose.id,
@@ -69,7 +88,13 @@ export function presentPurpose(state: PurposeState, now: Date, retention?: Reten
         ID: a.id,
         Description: a.name,
         Value: '',
-        Status: { Consent: value, Consented: value, TimeStamp: a.consent.decidedAt.toISOString(), Days: a.consent.days, Remaining: remainingDays(a.consent, now) },
+        Status: {
+          Consent: value,
+          Consented: value,
+          TimeStamp: a.consent.decidedAt.toISOString(),
+          Days: a.consent.days,
+          Remaining: remainingDays(a.consent, now),
+        },
       };
     }),
   };

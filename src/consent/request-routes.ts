@@ -22,7 +22,9 @@ const JobBody = Type.Object({
   AttributeIDs: Type.Array(Type.String()),
   Notified: Type.Integer({ description: 'individuals notified (count)' }),
   Skipped: Type.Integer({ description: 'individuals no transport reaches (count)' }),
-  SkippedReason: Type.String({ description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was' }),
+  SkippedReason: Type.String({
+    description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was',
+  }),
   Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
   Error: Type.String({ description: 'why the job failed; "" otherwise' }),
   CreatedAt: Type.String({ description: 'RFC 3339' }),
@@ -31,14 +33,18 @@ const JobBody = Type.Object({
 });
 
 /** @param opts.requests - the consent request service; opts.publicUrl - for the absolute Location. */
-export const consentRequestRoutes: FastifyPluginAsyncTypebox<{ requests: ConsentRequestService; publicUrl: string }> = async (app, { requests, publicUrl }) => {
+export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
+  requests: ConsentRequestService;
+  publicUrl: string;
+}> = async (app, { requests, publicUrl }) => {
   app.post('/organizations/:organizationID/purposes/:purposeID/attributes/consent', {
     config: { operation: 'consent.request.create' },
     schema: {
       tags: ['consents'],
       security,
       summary: 'Special consent request: notify every subscribed individual who disallows any of the attributes',
-      description: 'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual. Without any transport the job counts everyone as skipped, with the reason.',
+      description:
+        'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual. Without any transport the job counts everyone as skipped, with the reason.',
       params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
       body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
@@ -48,13 +54,22 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{ requests: Consent
     handler: async (req, reply) => {
       const { organizationID, purposeID } = req.params;
       const jobId = await requests.start(req.principal as Principal, organizationID, purposeID, req.body.attributeids);
-      return reply.code(202).header('location', `${publicUrl}/v1/organizations/${organizationID}/jobs/${jobId}`).send(null);
+      return reply
+        .code(202)
+        .header('location', `${publicUrl}/v1/organizations/${organizationID}/jobs/${jobId}`)
+        .send(null);
     },
   });
 
   app.get('/organizations/:organizationID/jobs/:jobID', {
     config: { operation: 'jobs.read' },
-    schema: { tags: ['jobs'], security, summary: 'A background job: state, counts and times', params: Type.Object({ ...OrgParams.properties, jobID: Type.String() }), response: { 200: JobBody, ...errors(401, 403, 404) } },
+    schema: {
+      tags: ['jobs'],
+      security,
+      summary: 'A background job: state, counts and times',
+      params: Type.Object({ ...OrgParams.properties, jobID: Type.String() }),
+      response: { 200: JobBody, ...errors(401, 403, 404) },
+    },
     handler: async (req) => requests.job(req.params.organizationID, req.params.jobID),
   });
 };

@@ -28,7 +28,12 @@ export class ConsentRequestService {
    * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
    * @throws {BadRequest} when the purpose has no attributes to ask about.
    */
-  async start(principal: Principal, orgId: string, purposeId: string, attributeIds: string[] | undefined): Promise<string> {
+  async start(
+    principal: Principal,
+    orgId: string,
+    purposeId: string,
+    attributeIds: string[] | undefined,
+  ): Promise<string> {
     // Read fresh, not from a cache: the job is decided once, on what is configured now.
     const purpose = isId(purposeId) ? (await loadCatalogue(this.db, orgId))?.byId.get(purposeId) : undefined;
     if (!purpose) throw new NotFound('Purpose not found');

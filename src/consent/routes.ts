@@ -31,17 +31,31 @@ const writes = errors(400, 401, 403, 404);
  */
 export function requestMeta(req: FastifyRequest): RequestMeta {
   const ua = req.headers['user-agent'];
-  return { endpoint: `${req.method} ${req.routeOptions.url}`, userAgent: (typeof ua === 'string' ? ua : '').slice(0, 512), requestId: String(req.id) };
+  return {
+    endpoint: `${req.method} ${req.routeOptions.url}`,
+    userAgent: (typeof ua === 'string' ? ua : '').slice(0, 512),
+    requestId: String(req.id),
+  };
 }
 
 /** @param opts.consents - the consent service. */
 export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService }> = async (app, { consents }) => {
-  const path = (p: { organizationID: string; userID: string; consentID?: string }) => ({ orgId: p.organizationID, userId: p.userID, consentId: p.consentID });
+  const path = (p: { organizationID: string; userID: string; consentID?: string }) => ({
+    orgId: p.organizationID,
+    userId: p.userID,
+    consentId: p.consentID,
+  });
   const principal = (req: FastifyRequest) => req.principal as Principal;
 
   app.get('/organizations/:organizationID/users/:userID/consents', {
     config: { operation: 'consents.list' },
-    schema: { tags, security, summary: 'Get consents for a user (with DataRetention per purpose)', params: UserParams, response: { 200: ConsentRecordBody, ...reads } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get consents for a user (with DataRetention per purpose)',
+      params: UserParams,
+      response: { 200: ConsentRecordBody, ...reads },
+    },
     handler: async (req) => {
       return consents.recordBody(await consents.read(principal(req), path(req.params)), true);
     },
@@ -49,7 +63,13 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
 
   app.get('/organizations/:organizationID/users/:userID/consents/:consentID', {
     config: { operation: 'consents.read' },
-    schema: { tags, security, summary: 'Get user consent by ID (no DataRetention)', params: RecordParams, response: { 200: ConsentRecordBody, ...reads } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get user consent by ID (no DataRetention)',
+      params: RecordParams,
+      response: { 200: ConsentRecordBody, ...reads },
+    },
     handler: async (req) => {
       return consents.recordBody(await consents.read(principal(req), path(req.params)), false);
     },
@@ -57,7 +77,13 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
 
   app.get('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID', {
     config: { operation: 'consents.purpose.read' },
-    schema: { tags, security, summary: 'Get all consents of a purpose', params: PurposeParams, response: { 200: PurposeConsentsBody, ...reads } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get all consents of a purpose',
+      params: PurposeParams,
+      response: { 200: PurposeConsentsBody, ...reads },
+    },
     handler: async (req) => {
       return consents.purposeBody(await consents.read(principal(req), path(req.params), req.params.purposeID));
     },
@@ -66,9 +92,15 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
   app.patch('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID', {
     config: { operation: 'consents.purpose.update' },
     schema: {
-      tags, security, summary: 'Update consents for attributes of a purpose', params: PurposeParams,
+      tags,
+      security,
+      summary: 'Update consents for attributes of a purpose',
+      params: PurposeParams,
       body: Type.Object({
-        consentattributes: Type.Array(Type.Object({ attributeid: Type.String({ maxLength: 100 }) }), { minItems: 1, maxItems: 500 }),
+        consentattributes: Type.Array(Type.Object({ attributeid: Type.String({ maxLength: 100 }) }), {
+          minItems: 1,
+          maxItems: 500,
+        }),
         consented: Consented,
       }),
       response: { 200: UpdateResultBody, ...writes },
@@ -76,14 +108,26 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
     handler: async (req) => {
       const value = parseConsentValue(req.body.consented);
       const ids = [...new Set(req.body.consentattributes.map((a) => a.attributeid))];
-      const after = await consents.change(principal(req), path(req.params), req.params.purposeID, ids.map((attributeId) => ({ attributeId, value, days: 0 })), requestMeta(req));
+      const after = await consents.change(
+        principal(req),
+        path(req.params),
+        req.params.purposeID,
+        ids.map((attributeId) => ({ attributeId, value, days: 0 })),
+        requestMeta(req),
+      );
       return consents.updateResult(after, req.params.purposeID);
     },
   });
 
   app.get('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/status', {
     config: { operation: 'consents.purpose.status.read' },
-    schema: { tags, security, summary: 'Get consent status of a purpose', params: PurposeParams, response: { 200: Type.Object({ Consented: Type.String() }), ...reads } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get consent status of a purpose',
+      params: PurposeParams,
+      response: { 200: Type.Object({ Consented: Type.String() }), ...reads },
+    },
     handler: async (req) => {
       return consents.status(await consents.read(principal(req), path(req.params), req.params.purposeID));
     },
@@ -92,32 +136,60 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
   app.post('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/status', {
     config: { operation: 'consents.purpose.status.update' },
     schema: {
-      tags, security, summary: 'Set every attribute of a purpose (Days 0)', params: PurposeParams,
+      tags,
+      security,
+      summary: 'Set every attribute of a purpose (Days 0)',
+      params: PurposeParams,
       body: Type.Object({ consented: Consented }),
       response: { 200: ConsentRecordBody, ...writes },
     },
     handler: async (req) => {
       const value = parseConsentValue(req.body.consented);
-      const after = await consents.change(principal(req), path(req.params), req.params.purposeID, { all: value }, requestMeta(req), true);
+      const after = await consents.change(
+        principal(req),
+        path(req.params),
+        req.params.purposeID,
+        { all: value },
+        requestMeta(req),
+        true,
+      );
       return consents.recordBody(after, true);
     },
   });
 
-  app.patch('/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID', {
-    config: { operation: 'consents.attribute.update' },
-    schema: {
-      tags, security, summary: 'Update a single attribute consent', params: AttributeParams,
-      body: Type.Object({
-        consented: Type.Optional(Consented),
-        days: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DAYS, description: 'days; 0 = no time limit (the default); sent alone (at least 1), AskMe for that many days' })),
-      }),
-      response: { 200: Type.Object({ Msg: Type.String(), Status: Type.Integer() }), ...writes },
+  app.patch(
+    '/organizations/:organizationID/users/:userID/consents/:consentID/purposes/:purposeID/attributes/:attributeID',
+    {
+      config: { operation: 'consents.attribute.update' },
+      schema: {
+        tags,
+        security,
+        summary: 'Update a single attribute consent',
+        params: AttributeParams,
+        body: Type.Object({
+          consented: Type.Optional(Consented),
+          days: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: MAX_DAYS,
+              description: 'days; 0 = no time limit (the default); sent alone (at least 1), AskMe for that many days',
+            }),
+          ),
+        }),
+        response: { 200: Type.Object({ Msg: Type.String(), Status: Type.Integer() }), ...writes },
+      },
+      handler: async (req) => {
+        const { value, days } = attributeChoice(req.body.consented, req.body.days);
+        await consents.change(
+          principal(req),
+          path(req.params),
+          req.params.purposeID,
+          [{ attributeId: req.params.attributeID, value, days }],
+          requestMeta(req),
+        );
+        // Exactly this body: the web dashboard counts the update as done only when Status === 200 (docs/api.md).
+        return { Msg: 'Consent updated successfully', Status: 200 };
+      },
     },
-    handler: async (req) => {
-      const { value, days } = attributeChoice(req.body.consented, req.body.days);
-      await consents.change(principal(req), path(req.params), req.params.purposeID, [{ attributeId: req.params.attributeID, value, days }], requestMeta(req));
-      // Exactly this body: the web dashboard counts the update as done only when Status === 200 (docs/api.md).
-      return { Msg: 'Consent updated successfully', Status: 200 };
-    },
-  });
+  );
 };

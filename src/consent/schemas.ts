@@ -13,7 +13,7 @@ const Status = Type.Object({
 export const AttributeConsent = Type.Object({
   ID: Type.String({ description: 'the data attribute (template) ID' }),
   Description: Type.String({ description: 'the attribute name' }),
-  Value: Type.String({ description: "the individual's data value; Assent holds none, so always \"\"" }),
+  Value: Type.String({ description: 'the individual\'s data value; Assent holds none, so always ""' }),
   Status,
 });
 
@@ -26,7 +26,9 @@ const PurposeRef = Type.Object({
 });
 
 const DataRetention = Type.Object({
-  Expiry: Type.String({ description: 'RFC 3339: latest consent to the purpose plus the retention period; "" when none applies' }),
+  Expiry: Type.String({
+    description: 'RFC 3339: latest consent to the purpose plus the retention period; "" when none applies',
+  }),
 });
 
 /** SPEC 2 ConsentsAndPurpose; `DataRetention` is left out of the get-by-ID answer. */

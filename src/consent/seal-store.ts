@@ -1,5 +1,6 @@
 /**
- * SQL of sealing: chaining an organisation's unsealed consent events after its chain head (docs/decisions/0005-consent-evidence.md
+ * SQL of sealing: chaining an organisation's unsealed consent events after its chain head
+ * (docs/decisions/0005-consent-evidence.md
  * "Tamper evidence"; src/consent/sealer.ts runs it).
  */
 import { eq, sql } from 'drizzle-orm';
@@ -49,7 +50,14 @@ export async function storeSeals(tx: Executor, orgId: string, events: SealedEven
   const last = events.at(-1);
   if (!last) return;
   const seals = JSON.stringify(
-    events.map((e, i) => ({ seq: e.seq, w: written[i], id: e.id, h: e.contentHash.toString('hex'), p: e.prevLink.toString('hex'), l: e.link.toString('hex') })),
+    events.map((e, i) => ({
+      seq: e.seq,
+      w: written[i],
+      id: e.id,
+      h: e.contentHash.toString('hex'),
+      p: e.prevLink.toString('hex'),
+      l: e.link.toString('hex'),
+    })),
   );
   await tx.execute(sql`
     WITH v AS (SELECT * FROM json_to_recordset(${seals}::json) AS v(seq bigint, w bigint, id uuid, h text, p text, l text)),
@@ -63,7 +71,9 @@ export async function storeSeals(tx: Executor, orgId: string, events: SealedEven
 
 /** Whether the organisation has committed unsealed events (its rows in the queue). */
 export async function hasUnsealed(db: Executor, orgId: string): Promise<boolean> {
-  const result = await db.execute(sql`SELECT EXISTS (SELECT 1 FROM consent_event_queue WHERE org_id = ${orgId}) AS any`);
+  const result = await db.execute(
+    sql`SELECT EXISTS (SELECT 1 FROM consent_event_queue WHERE org_id = ${orgId}) AS any`,
+  );
   return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
 }
 

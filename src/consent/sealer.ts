@@ -1,5 +1,6 @@
 /**
- * Seals consent events into their organisation's hash chain just after the change commits (docs/decisions/0005-consent-evidence.md
+ * Seals consent events into their organisation's hash chain just after the change commits
+ * (docs/decisions/0005-consent-evidence.md
  * "Tamper evidence"): a change writes its events unsealed in its own transaction (`appendEvents`),
  * and queues them, then wakes the sealer, which numbers and links every committed queued event of the
  * organisation in one transaction under the chain head's row lock, writing each event's seal as a
@@ -81,7 +82,9 @@ export class ChainSealer {
     this.sweepTimer = setInterval(() => {
       void store
         .organisationsWithUnsealed(this.db)
-        .then((orgs) => orgs.forEach((org) => this.wake(org)))
+        .then((orgs) => {
+          for (const org of orgs) this.wake(org);
+        })
         .catch(this.onError);
     }, seconds * 1000);
     this.sweepTimer.unref();
@@ -117,7 +120,12 @@ export class ChainSealer {
       const head = await store.lockChainHead(tx, orgId);
       const rows = await store.unsealedEvents(tx, orgId, BATCH);
       const events: SealedEvent[] = seal(head, rows.map(toContent));
-      await store.storeSeals(tx, orgId, events, rows.map((r) => r.written));
+      await store.storeSeals(
+        tx,
+        orgId,
+        events,
+        rows.map((r) => r.written),
+      );
       return rows.length;
     });
   }

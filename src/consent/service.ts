@@ -1,22 +1,23 @@
 /**
- * The rules of consent records (SPEC 4.3, the seven operations on an individual's record; docs/decisions/0008-consent-records-and-catalogue.md).
+ * The rules of consent records (SPEC 4.3, the seven operations on an individual's record;
+ * docs/decisions/0008-consent-records-and-catalogue.md).
  * Every change is applied under the record's row lock and appends its evidence in the same
  * transaction (see `evidence.ts`).
  */
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import type { RetentionRow } from '../retention/store.js';
 import { isId } from '../util/ids.js';
-import { authorise, decideAccess, type Access } from './access.js';
-import type { RolesCache } from '../orgs/roles-cache.js';
-import type { GroupCommit } from './group-commit.js';
+import { type Access, authorise, decideAccess } from './access.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';
-import type { ChainSealer } from './sealer.js';
-import { presentPurpose, purposeStatus, type PurposeState } from './present.js';
+import type { GroupCommit } from './group-commit.js';
+import { type PurposeState, presentPurpose, purposeStatus } from './present.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
-import * as store from './store.js';
+import type { ChainSealer } from './sealer.js';
 import type { ConsentWrite, RecordRow } from './store.js';
+import * as store from './store.js';
 import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from './values.js';
 import type { RecordViews } from './views.js';
 
@@ -75,7 +76,11 @@ export class ConsentService {
    * @throws {NotFound} when the record does not exist, the individual is not subscribed, or
    *   `consentId` is not the record's; {Forbidden} see `authorise`.
    */
-  async open(principal: Principal, path: RecordPath, access: Access): Promise<{ actor: Actor; record: store.RecordRow }> {
+  async open(
+    principal: Principal,
+    path: RecordPath,
+    access: Access,
+  ): Promise<{ actor: Actor; record: store.RecordRow }> {
     const actor = await authorise(this.roles, principal, path.orgId, path.userId, access);
     const record = await store.findRecord(this.db, path.orgId, path.userId);
     if (!record || (access !== 'history' && !record.subscribed)) throw new NotFound('Consent record not found');
@@ -102,16 +107,26 @@ export class ConsentService {
    * @param purposeId - restricts to that purpose; undefined reads them all.
    * @throws {NotFound} | {Forbidden} as `read` says.
    */
-  private async view(principal: Principal, path: RecordPath, access: 'read' | 'write', purposeId: string | undefined): Promise<{ actor: Actor; read: RecordRead }> {
+  private async view(
+    principal: Principal,
+    path: RecordPath,
+    access: 'read' | 'write',
+    purposeId: string | undefined,
+  ): Promise<{ actor: Actor; read: RecordRead }> {
     if (!isId(path.orgId) || !isId(path.userId)) throw new NotFound('Consent record not found');
     const purpose = purposeId === undefined ? null : isId(purposeId) ? purposeId : NO_PURPOSE;
-    const view = await this.views.read({ orgId: path.orgId, userId: path.userId, principalId: principal.userId, purposeId: purpose });
+    const view = await this.views.read({
+      orgId: path.orgId,
+      userId: path.userId,
+      principalId: principal.userId,
+      purposeId: purpose,
+    });
     const actor = decideAccess(principal, view?.roles ?? null, path.userId, access);
     const record = view?.record;
-    if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id)) throw new NotFound('Consent record not found');
+    if (!view || !record?.subscribed || (path.consentId !== undefined && path.consentId !== record.id))
+      throw new NotFound('Consent record not found');
     return { actor, read: { record, states: view.states, retention: view.retention } };
   }
-
 
   /**
    * The whole record (SPEC 2). Purposes without attributes are left out (docs/api.md).
@@ -120,7 +135,9 @@ export class ConsentService {
    */
   recordBody({ record, states, retention }: RecordRead, withRetention: boolean): ConsentRecordBody {
     const now = new Date();
-    const purposes = states.filter((s) => s.attributes.length > 0).map((s) => presentPurpose(s, now, withRetention ? retention : undefined));
+    const purposes = states
+      .filter((s) => s.attributes.length > 0)
+      .map((s) => presentPurpose(s, now, withRetention ? retention : undefined));
     return { ID: record.id, OrgID: record.orgId, UserID: record.userId, ConsentsAndPurposes: purposes };
   }
 
@@ -128,7 +145,14 @@ export class ConsentService {
   purposeBody({ record, states, retention }: RecordRead) {
     const state = states[0]!;
     const { DataRetention, ...consents } = presentPurpose(state, new Date(), retention);
-    return { ID: state.purpose.id, ConsentID: record.id, OrgID: record.orgId, UserID: record.userId, DataRetention: DataRetention!, Consents: consents };
+    return {
+      ID: state.purpose.id,
+      ConsentID: record.id,
+      OrgID: record.orgId,
+      UserID: record.userId,
+      DataRetention: DataRetention!,
+      Consents: consents,
+    };
   }
 
   /** `Allow` when at least one attribute of the purpose counts as consented, else `Disallow`. @param read - from `read`, with a purpose. */
@@ -152,28 +176,52 @@ export class ConsentService {
    * @throws {NotFound} for an unknown record, purpose, or an attribute that is not the purpose's;
    *   {Forbidden} when the caller may not write (see `decideAccess`).
    */
-  async change(principal: Principal, path: RecordPath, purposeId: string, changes: Change[] | { all: ConsentValue }, meta: RequestMeta, wholeRecord = false): Promise<RecordRead> {
+  async change(
+    principal: Principal,
+    path: RecordPath,
+    purposeId: string,
+    changes: Change[] | { all: ConsentValue },
+    meta: RequestMeta,
+    wholeRecord = false,
+  ): Promise<RecordRead> {
     const { actor, read } = await this.view(principal, path, 'write', wholeRecord ? undefined : purposeId);
     const { record, states } = read;
     const state = states.find((s) => s.purpose.id === purposeId);
     if (!state) throw new NotFound('Purpose not found');
-    const list = 'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
-    if (list.some((c) => !state.attributes.some((a) => a.id === c.attributeId))) throw new NotFound('Attribute not found in this purpose');
+    const list =
+      'all' in changes ? state.attributes.map((a) => ({ attributeId: a.id, value: changes.all, days: 0 })) : changes;
+    if (list.some((c) => !state.attributes.some((a) => a.id === c.attributeId)))
+      throw new NotFound('Attribute not found in this purpose');
     const now = new Date();
     // Optimistic: the old values are the view's, and the statement writes only if no change came
-    // in between (the record's version). Otherwise lock the record, re-read and write (docs/decisions/0006-consent-concurrency.md "Concurrency").
+    // in between (the record's version). Otherwise lock the record, re-read and write
+    // (docs/decisions/0006-consent-concurrency.md "Concurrency").
     const optimistic = draftChange(record, state, list, now, actor, meta);
-    if (!(await this.writes.write({ orgId: record.orgId, rows: optimistic.rows, events: optimistic.events, readVersion: record.version }))) {
+    if (
+      !(await this.writes.write({
+        orgId: record.orgId,
+        rows: optimistic.rows,
+        events: optimistic.events,
+        readVersion: record.version,
+      }))
+    ) {
       await this.db.transaction(async (tx) => {
         const stored = await store.lockAndReadConsents(tx, record.id, purposeId);
         // The purpose's consents as of the lock: what the events' old values are taken from.
-        for (const a of state.attributes) a.consent = stored.get(a.id) ?? defaultConsent(state.purpose.lawfulUsage, record.createdAt);
+        for (const a of state.attributes)
+          a.consent = stored.get(a.id) ?? defaultConsent(state.purpose.lawfulUsage, record.createdAt);
         const locked = draftChange(record, state, list, now, actor, meta);
         await store.writeChange(tx, record.orgId, locked.rows, locked.events);
       });
     }
     this.sealer.wake(record.orgId);
-    for (const c of list) state.attributes.find((a) => a.id === c.attributeId)!.consent = { value: c.value, days: c.days, decidedAt: now, isDefault: false };
+    for (const c of list)
+      state.attributes.find((a) => a.id === c.attributeId)!.consent = {
+        value: c.value,
+        days: c.days,
+        decidedAt: now,
+        isDefault: false,
+      };
     return read;
   }
 
@@ -186,10 +234,19 @@ export class ConsentService {
     const now = new Date();
     const consents = state.attributes.map((a) => {
       const value = effectiveValue(a.consent, now);
-      return { Status: { Consented: value, TimeStamp: a.consent.decidedAt.toISOString(), Days: a.consent.days }, Value: '', TemplateID: a.id };
+      return {
+        Status: { Consented: value, TimeStamp: a.consent.decidedAt.toISOString(), Days: a.consent.days },
+        Value: '',
+        TemplateID: a.id,
+      };
     });
     const allowAll = consents.length > 0 && consents.every((c) => c.Status.Consented === 'Allow');
-    return { ID: record.id, OrgID: record.orgId, UserID: record.userId, Purposes: [{ ID: purposeId, AllowAll: allowAll, Consents: consents }] };
+    return {
+      ID: record.id,
+      OrgID: record.orgId,
+      UserID: record.userId,
+      Purposes: [{ ID: purposeId, AllowAll: allowAll, Consents: consents }],
+    };
   }
 }
 
@@ -197,7 +254,14 @@ export class ConsentService {
  * The consents to store and the events to append for a change, taking the old values from `state`.
  * @param now - the instant of the change (events' `occurredAt`, consents' `decidedAt`).
  */
-function draftChange(record: RecordRow, state: PurposeState, list: Change[], now: Date, actor: Actor, meta: RequestMeta): { rows: ConsentWrite[]; events: EventDraft[] } {
+function draftChange(
+  record: RecordRow,
+  state: PurposeState,
+  list: Change[],
+  now: Date,
+  actor: Actor,
+  meta: RequestMeta,
+): { rows: ConsentWrite[]; events: EventDraft[] } {
   const purposeId = state.purpose.id;
   const events = list.map((c) => {
     const current = state.attributes.find((a) => a.id === c.attributeId)!.consent;
@@ -216,6 +280,15 @@ function draftChange(record: RecordRow, state: PurposeState, list: Change[], now
       requestId: meta.requestId,
     };
   });
-  const rows = list.map((c) => ({ recordId: record.id, purposeId, attributeId: c.attributeId, userId: record.userId, value: c.value, days: c.days, decidedAt: now, expiresAt: expiryOf(c.value, c.days, now) }));
+  const rows = list.map((c) => ({
+    recordId: record.id,
+    purposeId,
+    attributeId: c.attributeId,
+    userId: record.userId,
+    value: c.value,
+    days: c.days,
+    decidedAt: now,
+    expiresAt: expiryOf(c.value, c.days, now),
+  }));
   return { rows, events };
 }

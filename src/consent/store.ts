@@ -3,7 +3,15 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { consentRecords } from '../db/schema.js';
 import type { EventDraft } from './evidence.js';
-import { EVENT_PLACEHOLDERS, eventParams, eventRecord, eventRows, queuedEventsSql, recordsetSource, valuesSource } from './evidence-store.js';
+import {
+  EVENT_PLACEHOLDERS,
+  eventParams,
+  eventRecord,
+  eventRows,
+  queuedEventsSql,
+  recordsetSource,
+  valuesSource,
+} from './evidence-store.js';
 import type { ConsentValue, StoredConsent } from './values.js';
 
 /** A consent record and whether its individual is subscribed now. */
@@ -51,13 +59,16 @@ export interface ConsentRow {
 
 /**
  * Locks the consent record for the rest of the transaction, so that concurrent updates of one
- * record apply one after the other and none is lost (docs/decisions/0006-consent-concurrency.md "Concurrency"), and bumps its
+ * record apply one after the other and none is lost (docs/decisions/0006-consent-concurrency.md "Concurrency"), and
+ * bumps its
  * `version`, so that a change still relying on an earlier read (`writeChange` with a version) fails.
  * Call it only in a transaction that goes on to change the record's consents.
  * @returns false when the record does not exist.
  */
 export async function lockRecord(tx: Executor, recordId: string): Promise<boolean> {
-  const result = await tx.execute(sql`UPDATE consent_records SET version = version + 1 WHERE id = ${recordId} RETURNING id`);
+  const result = await tx.execute(
+    sql`UPDATE consent_records SET version = version + 1 WHERE id = ${recordId} RETURNING id`,
+  );
   return rowsOf(result).length > 0;
 }
 
@@ -76,18 +87,30 @@ export interface ConsentWrite {
 /**
  * Locks the consent record for the rest of the transaction, then reads the stored consents of one
  * of its purposes, so that concurrent changes of one record apply one after the other and none is
- * lost (docs/decisions/0006-consent-concurrency.md "Concurrency"). Two statements on purpose: a statement that waited for the lock
+ * lost (docs/decisions/0006-consent-concurrency.md "Concurrency"). Two statements on purpose: a statement that waited
+ * for the lock
  * still reads the other tables as of its own start, so one statement would read the consents as
  * they were before the change it waited for (the concurrency test caught exactly that).
  * @returns the stored consents by attribute ID (undecided attributes are absent).
  */
-export async function lockAndReadConsents(tx: Executor, recordId: string, purposeId: string): Promise<Map<string, StoredConsent>> {
+export async function lockAndReadConsents(
+  tx: Executor,
+  recordId: string,
+  purposeId: string,
+): Promise<Map<string, StoredConsent>> {
   await lockRecord(tx, recordId);
   const result = await tx.execute(sql`
     SELECT attribute_id, value, days, decided_at FROM attribute_consents WHERE record_id = ${recordId} AND purpose_id = ${purposeId}`);
   const stored = new Map<string, StoredConsent>();
-  for (const row of rowsOf<{ attribute_id: string; value: ConsentValue; days: number; decided_at: string | Date }>(result)) {
-    stored.set(row.attribute_id, { value: row.value, days: row.days, decidedAt: new Date(row.decided_at), isDefault: false });
+  for (const row of rowsOf<{ attribute_id: string; value: ConsentValue; days: number; decided_at: string | Date }>(
+    result,
+  )) {
+    stored.set(row.attribute_id, {
+      value: row.value,
+      days: row.days,
+      decidedAt: new Date(row.decided_at),
+      isDefault: false,
+    });
   }
   return stored;
 }
@@ -132,10 +155,19 @@ const oneChange = perDb((db) =>
  * @param readVersion - the record's version as read, or undefined when the caller holds the lock.
  * @returns false when `readVersion` no longer holds (nothing was written); true otherwise.
  */
-export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrite[], events: EventDraft[], readVersion?: number): Promise<boolean> {
+export async function writeChange(
+  tx: Executor,
+  orgId: string,
+  rows: ConsentWrite[],
+  events: EventDraft[],
+  readVersion?: number,
+): Promise<boolean> {
   if (rows.length === 0) return true;
   const consents = sql.join(
-    rows.map((r) => sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`),
+    rows.map(
+      (r) =>
+        sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`,
+    ),
     sql`, `,
   );
   const guarded = readVersion !== undefined;
@@ -161,9 +193,16 @@ export async function writeChange(tx: Executor, orgId: string, rows: ConsentWrit
  * @param readVersion - the record's version when the change's old values were read.
  * @returns false when `readVersion` no longer holds (nothing was written); true otherwise.
  */
-export async function writeChangeIfUnchanged(db: Db, orgId: string, rows: ConsentWrite[], events: EventDraft[], readVersion: number): Promise<boolean> {
+export async function writeChangeIfUnchanged(
+  db: Db,
+  orgId: string,
+  rows: ConsentWrite[],
+  events: EventDraft[],
+  readVersion: number,
+): Promise<boolean> {
   const [row, event] = [rows[0], events[0]];
-  if (rows.length !== 1 || events.length !== 1 || !row || !event) return writeChange(db, orgId, rows, events, readVersion);
+  if (rows.length !== 1 || events.length !== 1 || !row || !event)
+    return writeChange(db, orgId, rows, events, readVersion);
   const result = await oneChange(db).execute({
     recordId: row.recordId,
     version: readVersion,
@@ -225,7 +264,13 @@ export async function writeChangesIfUnchanged(db: Db, writes: OptimisticWrite[])
 /** A consent as a record of `writeChangesIfUnchanged`'s JSON. */
 function consentRecord(r: ConsentWrite) {
   return {
-    record_id: r.recordId, purpose_id: r.purposeId, attribute_id: r.attributeId, user_id: r.userId, value: r.value, days: r.days,
-    decided_at: r.decidedAt.toISOString(), expires_at: r.expiresAt?.toISOString() ?? null,
+    record_id: r.recordId,
+    purpose_id: r.purposeId,
+    attribute_id: r.attributeId,
+    user_id: r.userId,
+    value: r.value,
+    days: r.days,
+    decided_at: r.decidedAt.toISOString(),
+    expires_at: r.expiresAt?.toISOString() ?? null,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The AskMe expiry sweep (docs/decisions/0005-consent-evidence.md "Evidence"; docs/api.md "AskMe with days"): an AskMe whose days
+ * The AskMe expiry sweep (docs/decisions/0005-consent-evidence.md "Evidence"; docs/api.md "AskMe with days"): an AskMe
+ * whose days
  * ran out already reads Disallow; the sweep makes that stored and recorded, with one `system` event
  * per expired attribute, so the history shows when the consent lapsed. Safe to run from several
  * processes at once: each record is re-checked under its lock.
@@ -8,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/open.js';
-import { schedulePeriodic } from '../jobs/periodic.js';
 import { attributeConsents, consentRecords } from '../db/schema.js';
+import { schedulePeriodic } from '../jobs/periodic.js';
 import { appendEvents } from './evidence-store.js';
 import type { ChainSealer } from './sealer.js';
 import { lockRecord } from './store.js';
@@ -32,11 +33,19 @@ async function expiredRecords(db: Db, now: Date): Promise<Array<{ recordId: stri
  * Turns one record's expired AskMe consents into Disallow and appends their events.
  * @returns how many attributes lapsed (count).
  */
-async function sweepRecord(db: Db, record: { recordId: string; orgId: string }, now: Date, requestId: string): Promise<number> {
+async function sweepRecord(
+  db: Db,
+  record: { recordId: string; orgId: string },
+  now: Date,
+  requestId: string,
+): Promise<number> {
   return db.transaction(async (tx) => {
     await lockRecord(tx, record.recordId);
     // Re-read under the lock: another process, or the individual, may have changed them meanwhile.
-    const lapsed = await tx.select().from(attributeConsents).where(and(eq(attributeConsents.recordId, record.recordId), expired(now)));
+    const lapsed = await tx
+      .select()
+      .from(attributeConsents)
+      .where(and(eq(attributeConsents.recordId, record.recordId), expired(now)));
     if (lapsed.length === 0) return 0;
     await tx
       .update(attributeConsents)
@@ -82,12 +91,18 @@ export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<{ lap
 }
 
 /**
- * Runs the sweep every `seconds` until stopped (first run after one period). A failed round is logged (one line, no query parameters) and the next one retries. The
+ * Runs the sweep every `seconds` until stopped (first run after one period). A failed round is logged (one line, no
+ * query parameters) and the next one retries. The
  * sealer is woken for the organisations that got events, as after any change.
  * @param seconds - the period (seconds).
  * @returns a function that stops it after the round under way.
  */
-export function scheduleSweep(log: FastifyBaseLogger, db: Db, sealer: ChainSealer, seconds: number): () => Promise<void> {
+export function scheduleSweep(
+  log: FastifyBaseLogger,
+  db: Db,
+  sealer: ChainSealer,
+  seconds: number,
+): () => Promise<void> {
   return schedulePeriodic(log, seconds, 'AskMe expiry sweep', async () => {
     const { lapsed, orgIds } = await sweepExpiredAskMe(db);
     for (const orgId of orgIds) sealer.wake(orgId);

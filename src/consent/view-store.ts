@@ -2,7 +2,8 @@
  * SQL of the read side of a consent record: one prepared statement answers everything the four
  * read operations of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention
  * setting, the record's stored consents and the organisation's `catalogue_version`), so that a read
- * costs one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data attributes themselves come from
+ * costs one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data
+ * attributes themselves come from
  * the per-process `CatalogueCache`, checked against that version: a stale copy is reloaded, never
  * used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait for
  * a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
@@ -146,16 +147,28 @@ export async function viewRows(db: Db, keys: ViewIds[]): Promise<Array<ViewRow |
  * @param ids - the key.
  * @returns null when the organisation does not exist.
  */
-export async function recordViewOf(catalogues: CatalogueCache, head: ViewRow | null, ids: ViewIds): Promise<RecordView | null> {
+export async function recordViewOf(
+  catalogues: CatalogueCache,
+  head: ViewRow | null,
+  ids: ViewIds,
+): Promise<RecordView | null> {
   if (!head) return null;
   const cached = catalogues.peek(ids.orgId);
-  const catalogue = cached && cached.version >= Number(head.catalogue_version) ? cached : await catalogues.load(ids.orgId);
+  const catalogue =
+    cached && cached.version >= Number(head.catalogue_version) ? cached : await catalogues.load(ids.orgId);
   return catalogue ? toView(head, catalogue, ids) : null;
 }
 
 function toView(head: ViewRow, catalogue: Catalogue, ids: { userId: string; purposeId: string | null }): RecordView {
   const record = head.record_id
-    ? { id: head.record_id, orgId: head.org_id, userId: ids.userId, createdAt: new Date(head.record_created_at as string), subscribed: head.subscribed, version: Number(head.record_version) }
+    ? {
+        id: head.record_id,
+        orgId: head.org_id,
+        userId: ids.userId,
+        createdAt: new Date(head.record_created_at as string),
+        subscribed: head.subscribed,
+        version: Number(head.record_version),
+      }
     : null;
   return {
     roles: head.roles.map(Number),
@@ -169,16 +182,24 @@ function toView(head: ViewRow, catalogue: Catalogue, ids: { userId: string; purp
  * The record's purposes (all, or `purposeId`'s) from the catalogue, each attribute with its stored
  * consent or, when none is stored, the default of the purpose's lawful basis (docs/api.md "Defaults").
  */
-function purposeStates(catalogue: Catalogue, consents: ViewRow['consents'], purposeId: string | null, recordCreatedAt: Date): PurposeState[] {
+function purposeStates(
+  catalogue: Catalogue,
+  consents: ViewRow['consents'],
+  purposeId: string | null,
+  recordCreatedAt: Date,
+): PurposeState[] {
   const tuples: Exclude<ViewRow['consents'], string> = typeof consents === 'string' ? JSON.parse(consents) : consents;
   const stored = new Map<string, [string, string, ConsentValue, number, number]>();
   for (const t of tuples ?? []) stored.set(t[0] + t[1], t);
-  const purposes = purposeId === null ? catalogue.purposes : [catalogue.byId.get(purposeId)].filter((p) => p !== undefined);
+  const purposes =
+    purposeId === null ? catalogue.purposes : [catalogue.byId.get(purposeId)].filter((p) => p !== undefined);
   return purposes.map((p) => ({
     purpose: { id: p.id, name: p.name, description: p.description, lawfulUsage: p.lawfulUsage, policyUrl: p.policyUrl },
     attributes: p.attributes.map((a) => {
       const c = stored.get(p.id + a.id);
-      const consent: StoredConsent = c ? { value: c[2], days: c[3], decidedAt: new Date(c[4]), isDefault: false } : defaultConsent(p.lawfulUsage, recordCreatedAt);
+      const consent: StoredConsent = c
+        ? { value: c[2], days: c[3], decidedAt: new Date(c[4]), isDefault: false }
+        : defaultConsent(p.lawfulUsage, recordCreatedAt);
       return { id: a.id, name: a.name, consent };
     }),
   }));

@@ -1,14 +1,15 @@
 /**
  * Consent record reads through a `Batcher`: a read that finds a free slot runs the record's own
  * named statement at once; reads that arrive while every slot is busy share one statement
- * (`viewRows`), so that under load many reads cost one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark": GET
+ * (`viewRows`), so that under load many reads cost one round trip (docs/decisions/0007-consent-read-and-write-path.md
+ * "Benchmark": GET
  * consents and the read step of every change). Each read still sees one snapshot of its own row
  * and the caller's roles as of that statement, exactly as a lone read would.
  */
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import type { CatalogueCache } from './catalogue.js';
-import { recordViewOf, type RecordView, type ViewIds, type ViewRow, viewRow, viewRows } from './view-store.js';
+import { type RecordView, recordViewOf, type ViewIds, type ViewRow, viewRow, viewRows } from './view-store.js';
 
 /** Reads of consent records, batched under load (see the module comment). */
 export class RecordViews {
@@ -26,7 +27,11 @@ export class RecordViews {
     slots: number,
     maxBatch = 32,
   ) {
-    this.batcher = new Batcher<ViewIds, ViewRow | null>({ one: (ids) => viewRow(db, ids), many: (keys) => viewRows(db, keys) }, slots, maxBatch);
+    this.batcher = new Batcher<ViewIds, ViewRow | null>(
+      { one: (ids) => viewRow(db, ids), many: (keys) => viewRows(db, keys) },
+      slots,
+      maxBatch,
+    );
   }
 
   /**

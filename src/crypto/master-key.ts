@@ -48,7 +48,10 @@ export function masterKeyFrom(material: Buffer): MasterKey {
   const keys = new Map<string, Buffer>();
   const keyFor = (purpose: string) => {
     let key = keys.get(purpose);
-    if (!key) keys.set(purpose, (key = derive(material, purpose)));
+    if (!key) {
+      key = derive(material, purpose);
+      keys.set(purpose, key);
+    }
     return key;
   };
   return {
@@ -58,7 +61,12 @@ export function masterKeyFrom(material: Buffer): MasterKey {
       const cipher = createCipheriv('aes-256-gcm', keyFor(purpose), iv);
       cipher.setAAD(Buffer.from(purpose));
       const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        VERSION,
+        iv.toString('base64url'),
+        ct.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     open(sealed, purpose) {
       const [version, iv, ct, tag] = sealed.split('.');

@@ -23,32 +23,60 @@ const tags = ['templates'];
 const security = [{ bearer: [] }];
 
 /** @param opts.dataAttributes - the data attribute service. */
-export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: DataAttributeService }> = async (app, { dataAttributes }) => {
+export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: DataAttributeService }> = async (
+  app,
+  { dataAttributes },
+) => {
   app.post('/organizations/:organizationID/templates', {
     config: { operation: 'templates.create' },
     schema: {
-      tags, security, summary: 'Add data attributes (templates) and link them to purposes', params: OrgParams,
+      tags,
+      security,
+      summary: 'Add data attributes (templates) and link them to purposes',
+      params: OrgParams,
       body: Type.Object({ templates: Type.Array(DataAttributeInput, { minItems: 1, maxItems: 100 }) }),
       response: { 201: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (req, reply) => reply.code(201).send({ Templates: await dataAttributes.create(req.params.organizationID, req.body.templates) }),
+    handler: async (req, reply) =>
+      reply.code(201).send({ Templates: await dataAttributes.create(req.params.organizationID, req.body.templates) }),
   });
 
   app.get('/organizations/:organizationID/templates', {
     config: { operation: 'templates.list' },
-    schema: { tags, security, summary: 'List the organisation’s data attributes', params: OrgParams, response: { 200: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'List the organisation’s data attributes',
+      params: OrgParams,
+      response: { 200: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ Templates: await dataAttributes.list(req.params.organizationID) }),
   });
 
   app.put('/organizations/:organizationID/templates/:templateID', {
     config: { operation: 'templates.update' },
-    schema: { tags, security, summary: 'Rename a data attribute and replace its purposes', params: DataAttributeParams, body: DataAttributeInput, response: { 200: Type.Object({ Template: DataAttributeBody }), ...errors(400, 401, 403, 404) } },
-    handler: async (req) => ({ Template: await dataAttributes.update(req.params.organizationID, req.params.templateID, req.body) }),
+    schema: {
+      tags,
+      security,
+      summary: 'Rename a data attribute and replace its purposes',
+      params: DataAttributeParams,
+      body: DataAttributeInput,
+      response: { 200: Type.Object({ Template: DataAttributeBody }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => ({
+      Template: await dataAttributes.update(req.params.organizationID, req.params.templateID, req.body),
+    }),
   });
 
   app.delete('/organizations/:organizationID/templates/:templateID', {
     config: { operation: 'templates.delete' },
-    schema: { tags, security, summary: 'Delete a data attribute (consent evidence keeps it)', params: DataAttributeParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a data attribute (consent evidence keeps it)',
+      params: DataAttributeParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       await dataAttributes.delete(req.params.organizationID, req.params.templateID);
       return reply.code(204).send(null);

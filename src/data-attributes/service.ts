@@ -23,7 +23,11 @@ export interface DataAttributeInput {
   purposeids?: string[];
 }
 
-const present = (row: store.DataAttributeRow): DataAttributeBody => ({ ID: row.id, Consent: row.name, PurposeIDs: row.purposeIds });
+const present = (row: store.DataAttributeRow): DataAttributeBody => ({
+  ID: row.id,
+  Consent: row.name,
+  PurposeIDs: row.purposeIds,
+});
 
 /** Manages data attributes; the caller's right to do so is checked by the access policy. */
 export class DataAttributeService {
@@ -37,7 +41,8 @@ export class DataAttributeService {
     const wanted = [...new Set(inputs.flatMap((i) => i.purposeids ?? []))];
     const live = await store.livePurposeIds(this.db, orgId, wanted.filter(isId));
     const missing = wanted.find((id) => !live.has(id));
-    if (missing !== undefined) throw new BadRequest(`Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`);
+    if (missing !== undefined)
+      throw new BadRequest(`Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`);
   }
 
   /**
@@ -49,7 +54,8 @@ export class DataAttributeService {
     await this.checkPurposes(orgId, inputs);
     const ids = await this.db.transaction(async (tx) => {
       const out: string[] = [];
-      for (const i of inputs) out.push(await store.insertDataAttribute(tx, orgId, i.consent.trim(), [...new Set(i.purposeids ?? [])]));
+      for (const i of inputs)
+        out.push(await store.insertDataAttribute(tx, orgId, i.consent.trim(), [...new Set(i.purposeids ?? [])]));
       return out;
     });
     const rows = new Map((await store.listDataAttributes(this.db, orgId, ids)).map((r) => [r.id, r]));
@@ -69,13 +75,16 @@ export class DataAttributeService {
   async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
     if (!isId(id)) throw new NotFound('Template not found');
     await this.checkPurposes(orgId, [input]);
-    const found = await this.db.transaction((tx) => store.updateDataAttribute(tx, orgId, id, input.consent.trim(), [...new Set(input.purposeids ?? [])]));
+    const found = await this.db.transaction((tx) =>
+      store.updateDataAttribute(tx, orgId, id, input.consent.trim(), [...new Set(input.purposeids ?? [])]),
+    );
     if (!found) throw new NotFound('Template not found');
     return present((await store.listDataAttributes(this.db, orgId, [id]))[0]!);
   }
 
   /** Deletes a data attribute (soft: evidence keeps it). @throws {NotFound} */
   async delete(orgId: string, id: string): Promise<void> {
-    if (!isId(id) || !(await store.softDeleteDataAttribute(this.db, orgId, id))) throw new NotFound('Template not found');
+    if (!isId(id) || !(await store.softDeleteDataAttribute(this.db, orgId, id)))
+      throw new NotFound('Template not found');
   }
 }

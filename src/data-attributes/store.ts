@@ -22,7 +22,13 @@ export async function listDataAttributes(db: Executor, orgId: string, ids?: stri
         WHERE pa.attribute_id = "data_attributes"."id" AND pa.unlinked_at IS NULL AND p.deleted_at IS NULL), '{}')`,
     })
     .from(dataAttributes)
-    .where(and(eq(dataAttributes.orgId, orgId), isNull(dataAttributes.deletedAt), ids ? inArray(dataAttributes.id, ids) : undefined))
+    .where(
+      and(
+        eq(dataAttributes.orgId, orgId),
+        isNull(dataAttributes.deletedAt),
+        ids ? inArray(dataAttributes.id, ids) : undefined,
+      ),
+    )
     .orderBy(asc(dataAttributes.createdAt), asc(dataAttributes.id));
   return rows.map((r) => ({ ...r, purposeIds: [...r.purposeIds] }));
 }
@@ -38,10 +44,16 @@ export async function livePurposeIds(db: Executor, orgId: string, purposeIds: st
 }
 
 /** Creates a data attribute linked to purposes; returns its ID. */
-export async function insertDataAttribute(db: Executor, orgId: string, name: string, purposeIds: string[]): Promise<string> {
+export async function insertDataAttribute(
+  db: Executor,
+  orgId: string,
+  name: string,
+  purposeIds: string[],
+): Promise<string> {
   const id = uuidv7();
   await db.insert(dataAttributes).values({ id, orgId, name });
-  if (purposeIds.length) await db.insert(purposeAttributes).values(purposeIds.map((purposeId) => ({ purposeId, attributeId: id })));
+  if (purposeIds.length)
+    await db.insert(purposeAttributes).values(purposeIds.map((purposeId) => ({ purposeId, attributeId: id })));
   return id;
 }
 
@@ -49,7 +61,13 @@ export async function insertDataAttribute(db: Executor, orgId: string, name: str
  * Renames a live data attribute and makes its live links exactly `purposeIds`: new links are added,
  * dropped ones marked unlinked (kept, for evidence). Returns whether the data attribute exists.
  */
-export async function updateDataAttribute(db: Executor, orgId: string, id: string, name: string, purposeIds: string[]): Promise<boolean> {
+export async function updateDataAttribute(
+  db: Executor,
+  orgId: string,
+  id: string,
+  name: string,
+  purposeIds: string[],
+): Promise<boolean> {
   const rows = await db
     .update(dataAttributes)
     .set({ name })
@@ -70,7 +88,10 @@ export async function updateDataAttribute(db: Executor, orgId: string, id: strin
     await db
       .insert(purposeAttributes)
       .values(purposeIds.map((purposeId) => ({ purposeId, attributeId: id })))
-      .onConflictDoUpdate({ target: [purposeAttributes.purposeId, purposeAttributes.attributeId], set: { unlinkedAt: null } });
+      .onConflictDoUpdate({
+        target: [purposeAttributes.purposeId, purposeAttributes.attributeId],
+        set: { unlinkedAt: null },
+      });
   }
   return true;
 }

@@ -102,7 +102,7 @@ export class Batcher<T, R> {
     if (batch.length > 1) {
       try {
         const results = await this.work.many(batch.map((p) => p.item));
-        batch.forEach((p, i) => p.resolve(results[i]!));
+        for (const [i, p] of batch.entries()) p.resolve(results[i]!);
         return;
       } catch {
         // Fall through: each item on its own.

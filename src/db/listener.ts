@@ -32,12 +32,17 @@ export class SharedListener {
    * @returns a function that stops this subscription (the connection closes with the last one).
    * @throws the connection error when the listener cannot connect, or its LISTEN fails.
    */
-  async listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onLost?: () => void,
+  ): Promise<() => Promise<void>> {
     const client = await this.connection();
     const subscriber: Subscriber = { onNotify, onLost };
     let subscribers = this.channels.get(channel);
     if (!subscribers) {
-      this.channels.set(channel, (subscribers = new Set()));
+      subscribers = new Set();
+      this.channels.set(channel, subscribers);
       try {
         await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       } catch (err) {
@@ -81,13 +86,16 @@ export class SharedListener {
   /** The connection broke: forget it and every subscription, and tell each subscriber once. */
   private lost(client: pg.Client): void {
     const current = this.connecting;
-    void current?.then((c) => {
-      if (c !== client || this.connecting !== current) return;
-      this.connecting = undefined;
-      const subscribers = [...this.channels.values()].flatMap((set) => [...set]);
-      this.channels.clear();
-      for (const s of subscribers) s.onLost?.();
-    }, () => {});
+    void current?.then(
+      (c) => {
+        if (c !== client || this.connecting !== current) return;
+        this.connecting = undefined;
+        const subscribers = [...this.channels.values()].flatMap((set) => [...set]);
+        this.channels.clear();
+        for (const s of subscribers) s.onLost?.();
+      },
+      () => {},
+    );
   }
 
   private async unlisten(channel: string, subscriber: Subscriber, client: pg.Client): Promise<void> {

@@ -10,7 +10,9 @@ import lockfile from 'proper-lockfile';
 export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
   constructor(readonly dir: string) {
-    super(`The data directory ${dir} is in use by another Assent process (lock ${path.join(dir, 'assent.lock')}). Stop it, or set ASSENT_DATA_DIR to another directory.`);
+    super(
+      `The data directory ${dir} is in use by another Assent process (lock ${path.join(dir, 'assent.lock')}). Stop it, or set ASSENT_DATA_DIR to another directory.`,
+    );
   }
 }
 
@@ -50,5 +52,7 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
  * @param dir - the data directory (absolute path).
  */
 export async function isDataDirLocked(dir: string): Promise<boolean> {
-  return lockfile.check(dir, { lockfilePath: path.join(dir, 'assent.lock'), stale: 15_000, realpath: false }).catch(() => false);
+  return lockfile
+    .check(dir, { lockfilePath: path.join(dir, 'assent.lock'), stale: 15_000, realpath: false })
+    .catch(() => false);
 }

@@ -7,15 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgDialect, PgQueryResultHKT, PgSession } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SharedListener } from './listener.js';
-import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 import * as schema from './schema.js';
+import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 
 /** The Drizzle database handle shared by every store module, whichever driver is behind it. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -263,6 +263,8 @@ export interface RawExecutor {
  * @param tx - the transaction handle given by `db.transaction`.
  */
 export function rawIn(tx: Executor): RawExecutor {
-  const { client } = (tx as unknown as { session: { client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } } }).session;
+  const { client } = (
+    tx as unknown as { session: { client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } } }
+  ).session;
   return { executeSql: (text, values) => client.query(text, values) };
 }

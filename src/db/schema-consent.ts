@@ -1,12 +1,23 @@
 /**
- * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; SPEC 2 "User consents
+ * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; SPEC 2
+ * "User consents
  * record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
  */
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
 import { dataAttributes, organisations, purposes, users } from './schema.js';
-
 
 /**
  * One consent record per (organisation, individual), created at the first subscription and kept
@@ -71,8 +82,11 @@ export const attributeConsents = pgTable(
       .where(sql`value <> 'Allow'`),
     // The AskMe expiry sweep.
     index('attribute_consents_expiry').on(t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
-    // The special consent request on a lawful purpose: its AskMe consents that ran out and the sweep has not yet turned into Disallow.
-    index('attribute_consents_askme_purpose').on(t.purposeId, t.expiresAt).where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
+    // The special consent request on a lawful purpose: its AskMe consents that ran out and the sweep has not yet
+    // turned into Disallow.
+    index('attribute_consents_askme_purpose')
+      .on(t.purposeId, t.expiresAt)
+      .where(sql`value = 'AskMe' AND expires_at IS NOT NULL`),
   ],
 );
 

@@ -81,7 +81,8 @@ export const consentRequestDeliveries = pgTable(
   (t) => [
     primaryKey({ columns: [t.jobId, t.userId] }),
     index('consent_request_deliveries_batch').on(t.jobId, t.batch),
-    // The deliveries still open: whether a job is done is then O(open), not O(delivered), though it is asked after every batch.
+    // The deliveries still open: whether a job is done is then O(open), not O(delivered), though it is asked after
+    // every batch.
     index('consent_request_deliveries_open').on(t.jobId).where(sql`state IN ('pending', 'retrying')`),
   ],
 );

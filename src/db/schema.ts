@@ -111,7 +111,10 @@ export const purposeAttributes = pgTable(
     unlinkedAt: tz('unlinked_at'),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.purposeId, t.attributeId] }), index('purpose_attributes_attribute').on(t.attributeId)],
+  (t) => [
+    primaryKey({ columns: [t.purposeId, t.attributeId] }),
+    index('purpose_attributes_attribute').on(t.attributeId),
+  ],
 );
 
 /** Users: individuals and organisation admins alike. `username` is stored lower-cased. */
@@ -248,8 +251,7 @@ export const loginThrottle = pgTable('login_throttle', {
   blockedUntil: tz('blocked_until'),
 });
 
-
 export * from './schema-consent.js';
+export * from './schema-federation.js';
 export * from './schema-notifications.js';
 export * from './schema-users.js';
-export * from './schema-federation.js';

@@ -22,7 +22,15 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 /** Socket errors of a server that is down or went away (Node.js `err.code`). */
-const OUTAGE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const OUTAGE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * Messages of node-postgres and pg-pool for a lost or unobtainable connection, which carry no code:
@@ -30,7 +38,8 @@ const OUTAGE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETI
  * "timeout exceeded when trying to connect", "Client has encountered a connection error and is
  * not queryable", "Client was closed and is not queryable".
  */
-const OUTAGE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const OUTAGE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
 /** `err` and the errors of its `cause` chain (Drizzle wraps the driver's error), at most 5. */
 function* causes(err: unknown): Generator<Error & { code?: unknown }> {
@@ -45,7 +54,11 @@ function* causes(err: unknown): Generator<Error & { code?: unknown }> {
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (const e of causes(err)) {
     const code = e.code;
-    if (typeof code === 'string' && (OUTAGE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || OUTAGE_SOCKET_CODES.has(code))) return true;
+    if (
+      typeof code === 'string' &&
+      (OUTAGE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || OUTAGE_SOCKET_CODES.has(code))
+    )
+      return true;
     if (OUTAGE_MESSAGES.test(e.message)) return true;
   }
   return false;
@@ -69,7 +82,11 @@ export function databaseErrorCode(err: unknown): string | undefined {
  * @param err - what the work threw.
  * @param message - what failed, e.g. `sealing consent events failed`.
  */
-export function logBackgroundFailure(log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void }, err: unknown, message: string): void {
+export function logBackgroundFailure(
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+  err: unknown,
+  message: string,
+): void {
   if (isDatabaseUnavailable(err)) log.warn({ code: databaseErrorCode(err) }, `${message}: database unavailable`);
   else log.error({ err: safeErrorMessage(err) }, message);
 }

@@ -1,5 +1,6 @@
 /**
- * The broker flow (docs/decisions/0013-federation-broker.md): the app sends the browser to `…/authorize`, Assent sends it to the
+ * The broker flow (docs/decisions/0013-federation-broker.md): the app sends the browser to `…/authorize`, Assent sends
+ * it to the
  * provider (PKCE S256, state, nonce), the provider sends it back to `…/callback`, Assent exchanges
  * the code, validates the ID token, links the local user by (organisation, issuer, `sub`), and
  * sends the browser to the app's registered URI with a single-use Assent code (≤ 60 s) and the
@@ -12,7 +13,14 @@ import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';
 import { enforce } from '../ratelimit/limit.js';
 import { isId } from '../util/ids.js';
-import { authorizationUrl, exchangeCode, FederationError, publicMessage, rpConfiguration, type SignInResult } from './client.js';
+import {
+  authorizationUrl,
+  exchangeCode,
+  FederationError,
+  publicMessage,
+  rpConfiguration,
+  type SignInResult,
+} from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 import { linkUser } from './users.js';
@@ -67,7 +75,8 @@ export class Broker {
   async authorize(orgId: string, appRedirectUri: string, appState: string | undefined, ip: string): Promise<string> {
     const settings = await this.requireSettings(orgId);
     // Open redirector: a sign-in result may only go to a URI the organisation registered.
-    if (!(await store.isRedirectUri(this.db, orgId, appRedirectUri))) throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
+    if (!(await store.isRedirectUri(this.db, orgId, appRedirectUri)))
+      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
     await enforce(this.db, `fed-authorize:ip:${ip}`, AUTHORIZE_LIMIT);
     const state = random();
     const nonce = random();
@@ -81,7 +90,11 @@ export class Broker {
       expiresAt: new Date(Date.now() + STATE_TTL_SECONDS * 1000),
     });
     const rp = rpConfiguration(settings, this.configs.policy);
-    const url = authorizationUrl(rp, settings, this.configs.callbackUri(orgId), { state, nonce, codeChallenge: await oidc.calculatePKCECodeChallenge(verifier) });
+    const url = authorizationUrl(rp, settings, this.configs.callbackUri(orgId), {
+      state,
+      nonce,
+      codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+    });
     return url.href;
   }
 
@@ -94,7 +107,11 @@ export class Broker {
    *   the browser that is sent back to the app holds no credential (see `publicMessage`).
    * @throws {BadRequest} when `state` is missing, unknown, expired or already used.
    */
-  async callback(orgId: string, query: Record<string, string | undefined>, log: { warn(obj: object, msg: string): void }): Promise<CallbackOutcome> {
+  async callback(
+    orgId: string,
+    query: Record<string, string | undefined>,
+    log: { warn(obj: object, msg: string): void },
+  ): Promise<CallbackOutcome> {
     if (!query.state || !isId(orgId)) throw new BadRequest('Unknown or expired sign-in (state)', 'invalid_request');
     // CSRF and replay of a callback: the state must be one we issued, and it is used once.
     const pending = await store.takeState(this.db, sha256(query.state), orgId);
@@ -110,16 +127,27 @@ export class Broker {
       return back({ error: code, error_description: `The identity provider answered ${code}` });
     }
     const settings = await this.configs.settings(orgId);
-    if (!settings) return back({ error: 'server_error', error_description: 'The identity provider is no longer configured' });
-    const { nonce, verifier } = JSON.parse(this.master.open(pending.secretsSealed, PENDING_PURPOSE)) as { nonce: string; verifier: string };
+    if (!settings)
+      return back({ error: 'server_error', error_description: 'The identity provider is no longer configured' });
+    const { nonce, verifier } = JSON.parse(this.master.open(pending.secretsSealed, PENDING_PURPOSE)) as {
+      nonce: string;
+      verifier: string;
+    };
     const callbackUrl = new URL(this.configs.callbackUri(orgId));
     for (const [k, v] of Object.entries(query)) if (v !== undefined) callbackUrl.searchParams.set(k, v);
     let result: SignInResult;
     try {
-      result = await exchangeCode(rpConfiguration(settings, this.configs.policy), settings, callbackUrl, { verifier, state: query.state, nonce });
+      result = await exchangeCode(rpConfiguration(settings, this.configs.policy), settings, callbackUrl, {
+        verifier,
+        state: query.state,
+        nonce,
+      });
     } catch (err) {
       if (!(err instanceof FederationError)) throw err;
-      return back({ error: err.kind === 'unreachable' ? 'temporarily_unavailable' : 'access_denied', error_description: publicMessage(err, log, 'callback') });
+      return back({
+        error: err.kind === 'unreachable' ? 'temporarily_unavailable' : 'access_denied',
+        error_description: publicMessage(err, log, 'callback'),
+      });
     }
     const userId = await linkUser(this.db, orgId, result);
     const code = CODE_PREFIX + random();

@@ -40,7 +40,11 @@ export const UNREACHABLE_MESSAGE = 'The identity provider could not be reached; 
  * @param log - where the detail of an unreachable provider is written (warn).
  * @param where - which step failed, for the log line.
  */
-export function publicMessage(err: FederationError, log: { warn(obj: object, msg: string): void }, where: string): string {
+export function publicMessage(
+  err: FederationError,
+  log: { warn(obj: object, msg: string): void },
+  where: string,
+): string {
   if (err.kind !== 'unreachable') return err.message;
   log.warn({ detail: err.message }, `federation ${where}: identity provider unreachable`);
   return UNREACHABLE_MESSAGE;
@@ -75,12 +79,19 @@ export function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): 
     ...(settings.logoutUrl ? { end_session_endpoint: settings.logoutUrl } : {}),
   };
   // RFC 6749 §2.3.1: every authorization server supports HTTP Basic client authentication.
-  const config = new oidc.Configuration(server, settings.clientId, undefined, oidc.ClientSecretBasic(settings.clientSecret));
+  const config = new oidc.Configuration(
+    server,
+    settings.clientId,
+    undefined,
+    oidc.ClientSecretBasic(settings.clientSecret),
+  );
   config.timeout = TIMEOUT_SECONDS;
   // SSRF: every request (token, JWKS, userinfo) goes through the guard, never plain fetch.
-  config[oidc.customFetch] = (url, options) => guardedFetch(url, options as Parameters<typeof guardedFetch>[1], { ...policy, timeoutMs: TIMEOUT_SECONDS * 1000 });
+  config[oidc.customFetch] = (url, options) =>
+    guardedFetch(url, options as Parameters<typeof guardedFetch>[1], { ...policy, timeoutMs: TIMEOUT_SECONDS * 1000 });
   // Plain http reaches only hosts the operator allowed (validated when the settings were saved).
-  if ([settings.issuer, settings.tokenUrl, settings.jwksUrl, settings.userInfoUrl].some((u) => u.startsWith('http:'))) oidc.allowInsecureRequests(config);
+  if ([settings.issuer, settings.tokenUrl, settings.jwksUrl, settings.userInfoUrl].some((u) => u.startsWith('http:')))
+    oidc.allowInsecureRequests(config);
   // A forged ID token must not pass: verify its signature against jwksUrl (OIDC Core §3.1.3.7 item 6).
   if (settings.validateSignature) oidc.enableNonRepudiationChecks(config);
   return config;
@@ -90,7 +101,12 @@ export function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): 
  * The provider's authorization URL for a fresh sign-in.
  * @param checks - `state`, `nonce` and the PKCE challenge (S256) of the pending sign-in.
  */
-export function authorizationUrl(config: oidc.Configuration, settings: IdpSettings, redirectUri: string, checks: { state: string; nonce: string; codeChallenge: string }): URL {
+export function authorizationUrl(
+  config: oidc.Configuration,
+  settings: IdpSettings,
+  redirectUri: string,
+  checks: { state: string; nonce: string; codeChallenge: string },
+): URL {
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
     response_type: 'code',
@@ -129,15 +145,25 @@ function invalidReason(text: string): string {
 export function toFederationError(err: unknown, step: string): FederationError {
   const causes = chain(err);
   const outbound = causes.find((e) => e instanceof OutboundError) as OutboundError | undefined;
-  if (outbound) return new FederationError('unreachable', `The identity provider could not be reached (${step}): ${outbound.message}`);
+  if (outbound)
+    return new FederationError(
+      'unreachable',
+      `The identity provider could not be reached (${step}): ${outbound.message}`,
+    );
   const timeout = causes.find((e) => e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError'));
-  if (timeout) return new FederationError('unreachable', `The identity provider did not answer within ${TIMEOUT_SECONDS} s (${step})`);
+  if (timeout)
+    return new FederationError(
+      'unreachable',
+      `The identity provider did not answer within ${TIMEOUT_SECONDS} s (${step})`,
+    );
   if (err instanceof oidc.ResponseBodyError || err instanceof oidc.AuthorizationResponseError) {
     // Only a well-formed RFC 6749 error code is repeated; the provider's description is not.
     const code = /^[a-z_]{1,40}$/.test(err.error) ? err.error : 'error';
     return new FederationError('refused', `The identity provider refused the request (${step}: ${code})`);
   }
-  const text = causes.map((e) => (e instanceof Error ? `${e.message} ${(e as { code?: string }).code ?? ''}` : '')).join(' | ');
+  const text = causes
+    .map((e) => (e instanceof Error ? `${e.message} ${(e as { code?: string }).code ?? ''}` : ''))
+    .join(' | ');
   if (/unexpected HTTP response status code|unexpected response content-type|parsing error/i.test(text)) {
     return new FederationError('unreachable', `The identity provider gave an unusable answer (${step})`);
   }
@@ -173,7 +199,8 @@ export async function exchangeCode(
   }
   const idClaims = tokens.claims();
   const idToken = tokens.id_token;
-  if (!idClaims || !idToken) throw new FederationError('invalid', 'Sign-in refused: the identity provider sent no ID token');
+  if (!idClaims || !idToken)
+    throw new FederationError('invalid', 'Sign-in refused: the identity provider sent no ID token');
   let claims: Record<string, unknown> = { ...idClaims };
   if (!settings.disableUserInfo) {
     try {

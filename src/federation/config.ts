@@ -3,7 +3,7 @@
  * and its validation. The eleven fields are the configuration keys Keycloak uses for an OIDC
  * identity provider. Saving a configuration never contacts the provider.
  */
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { BadRequest } from '../http/errors.js';
 import { urlProblem } from '../net/outbound.js';
 
@@ -15,13 +15,21 @@ export const IdpInput = Type.Object({
   tokenUrl: Type.Optional(UrlField),
   logoutUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'RP-initiated logout endpoint; "" for none' })),
   clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-  clientSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'write-only: never answered' })),
+  clientSecret: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2000, description: 'write-only: never answered' }),
+  ),
   jwksUrl: Type.Optional(UrlField),
   userInfoUrl: Type.Optional(Type.String({ maxLength: 2000, description: '"" allowed when disableUserInfo' })),
-  validateSignature: Type.Optional(Type.Boolean({ description: 'verify the ID token signature by jwksUrl; default true' })),
-  disableUserInfo: Type.Optional(Type.Boolean({ description: 'take the claims from the ID token only; default false' })),
+  validateSignature: Type.Optional(
+    Type.Boolean({ description: 'verify the ID token signature by jwksUrl; default true' }),
+  ),
+  disableUserInfo: Type.Optional(
+    Type.Boolean({ description: 'take the claims from the ID token only; default false' }),
+  ),
   issuer: Type.Optional(UrlField),
-  defaultScope: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'space-separated; must include `openid`' })),
+  defaultScope: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1000, description: 'space-separated; must include `openid`' }),
+  ),
 });
 /** A POST or PUT body. */
 export type IdpInput = Static<typeof IdpInput>;
@@ -89,12 +97,27 @@ export function idpUrlProblem(raw: string, allowHttpHosts: readonly string[]): s
  * @returns the complete settings; `validateSignature` defaults to true and `disableUserInfo` to false.
  * @throws {BadRequest} naming every field that is missing or invalid.
  */
-export function mergeSettings(input: IdpInput, stored: IdpSettings | null, allowHttpHosts: readonly string[]): IdpSettings {
+export function mergeSettings(
+  input: IdpInput,
+  stored: IdpSettings | null,
+  allowHttpHosts: readonly string[],
+): IdpSettings {
   const base: Partial<IdpSettings> = stored ?? { validateSignature: true, disableUserInfo: false };
   const merged = { ...base } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(input)) if (value !== undefined) merged[key] = typeof value === 'string' ? value.trim() : value;
+  for (const [key, value] of Object.entries(input))
+    if (value !== undefined) merged[key] = typeof value === 'string' ? value.trim() : value;
   const problems: string[] = [];
-  for (const key of ['authorizationUrl', 'tokenUrl', 'logoutUrl', 'clientId', 'clientSecret', 'jwksUrl', 'userInfoUrl', 'issuer', 'defaultScope']) {
+  for (const key of [
+    'authorizationUrl',
+    'tokenUrl',
+    'logoutUrl',
+    'clientId',
+    'clientSecret',
+    'jwksUrl',
+    'userInfoUrl',
+    'issuer',
+    'defaultScope',
+  ]) {
     if (typeof merged[key] !== 'string') problems.push(`${key}: required`);
   }
   for (const [key, emptyOk] of URL_FIELDS) {
@@ -103,10 +126,14 @@ export function mergeSettings(input: IdpInput, stored: IdpSettings | null, allow
     const problem = idpUrlProblem(value, allowHttpHosts);
     if (problem) problems.push(`${key}: ${problem}`);
   }
-  if (typeof merged.issuer === 'string' && merged.issuer.includes('?')) problems.push('issuer: must not have a query (OpenID Connect Discovery §3)');
-  if (typeof merged.defaultScope === 'string' && !merged.defaultScope.split(/\s+/).includes('openid')) problems.push('defaultScope: must include openid (OpenID Connect Core §3.1.2.1)');
-  if (merged.userInfoUrl === '' && merged.disableUserInfo !== true) problems.push('userInfoUrl: required unless disableUserInfo is true');
-  if (merged.clientId === '' || merged.clientSecret === '') problems.push('clientId and clientSecret: must not be empty');
+  if (typeof merged.issuer === 'string' && merged.issuer.includes('?'))
+    problems.push('issuer: must not have a query (OpenID Connect Discovery §3)');
+  if (typeof merged.defaultScope === 'string' && !merged.defaultScope.split(/\s+/).includes('openid'))
+    problems.push('defaultScope: must include openid (OpenID Connect Core §3.1.2.1)');
+  if (merged.userInfoUrl === '' && merged.disableUserInfo !== true)
+    problems.push('userInfoUrl: required unless disableUserInfo is true');
+  if (merged.clientId === '' || merged.clientSecret === '')
+    problems.push('clientId and clientSecret: must not be empty');
   if (problems.length > 0) throw new BadRequest(`Invalid IdP configuration: ${problems.join('; ')}`);
   return merged as unknown as IdpSettings;
 }

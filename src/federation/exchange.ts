@@ -1,5 +1,6 @@
 /**
- * The code exchange (SPEC 4.2 "Exchange auth code"; docs/decisions/0013-federation-broker.md): redeems a single-use Assent code
+ * The code exchange (SPEC 4.2 "Exchange auth code"; docs/decisions/0013-federation-broker.md): redeems a single-use
+ * Assent code
  * (the `redirect_uri` must match the sign-in's; ≤ 60 s), or a code the app obtained straight from
  * the provider with its own registered `redirect_uri` (Assent then runs the same validation). It
  * needs no bearer token and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
@@ -11,9 +12,9 @@ import type { Db } from '../db/open.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
 import type { IdentityService, LoginResult } from '../identity/service.js';
 import { assertKeyNotBlocked, recordKeyFailure } from '../identity/throttle.js';
-import { TokenType, type Tokens } from '../identity/tokens.js';
+import { type Tokens, TokenType } from '../identity/tokens.js';
 import { isId } from '../util/ids.js';
-import { CODE_PREFIX, ID_TOKEN_PURPOSE, sha256, type Broker } from './broker.js';
+import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE, sha256 } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
@@ -39,7 +40,9 @@ const INVALID_CODE = 'Invalid, expired or already used code';
  */
 function answer(err: FederationError, log: FastifyBaseLogger): HttpError {
   const message = publicMessage(err, log, 'code exchange');
-  return err.kind === 'unreachable' ? new HttpError(502, message, 'temporarily_unavailable') : new BadRequest(message, 'invalid_grant');
+  return err.kind === 'unreachable'
+    ? new HttpError(502, message, 'temporarily_unavailable')
+    : new BadRequest(message, 'invalid_grant');
 }
 
 /** Exchanges codes for Assent sessions. */
@@ -56,7 +59,13 @@ export class Exchange {
    * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
    * @throws {NotFound} no provider (provider codes only). @throws {HttpError} 502 provider unreachable.
    */
-  async redeem(orgId: string, redirectUri: string, code: string, ip: string, log: FastifyBaseLogger): Promise<LoginResult> {
+  async redeem(
+    orgId: string,
+    redirectUri: string,
+    code: string,
+    ip: string,
+    log: FastifyBaseLogger,
+  ): Promise<LoginResult> {
     const { db, config } = this.deps;
     const key = `fed-exchange:ip:${ip}`;
     await assertKeyNotBlocked(db, key);
@@ -69,7 +78,12 @@ export class Exchange {
     }
   }
 
-  private async redeemUnthrottled(orgId: string, redirectUri: string, code: string, log: FastifyBaseLogger): Promise<LoginResult> {
+  private async redeemUnthrottled(
+    orgId: string,
+    redirectUri: string,
+    code: string,
+    log: FastifyBaseLogger,
+  ): Promise<LoginResult> {
     const { db, master, configs } = this.deps;
     if (!isId(orgId)) throw new NotFound('No identity provider is configured for this organisation');
     if (code.startsWith(CODE_PREFIX)) {
@@ -77,11 +91,13 @@ export class Exchange {
       const row = await store.takeCode(db, sha256(code), orgId);
       if (!row) throw new BadRequest(INVALID_CODE, 'invalid_grant');
       // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
-      if (row.appRedirectUri !== redirectUri) throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
+      if (row.appRedirectUri !== redirectUri)
+        throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
       return this.login(orgId, row.userId, row.idTokenSealed);
     }
     const settings = await this.deps.broker.requireSettings(orgId);
-    if (!(await store.isRedirectUri(db, orgId, redirectUri))) throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
+    if (!(await store.isRedirectUri(db, orgId, redirectUri)))
+      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
     const callbackUrl = new URL(redirectUri);
     callbackUrl.search = '';
     callbackUrl.searchParams.set('code', code);

@@ -1,5 +1,6 @@
 /**
- * Logout of a federated session (SPEC 4.2 "Logout OpenID client"; docs/decisions/0013-federation-broker.md): revokes the caller's
+ * Logout of a federated session (SPEC 4.2 "Logout OpenID client"; docs/decisions/0013-federation-broker.md): revokes
+ * the caller's
  * Assent token family at once, then asks the provider to end its session by an RP-initiated
  * logout request (OpenID Connect RP-Initiated Logout 1.0 §2) sent from the server with
  * `id_token_hint`. A provider failure is logged and never keeps the local logout from completing.
@@ -47,7 +48,8 @@ export class FederatedLogout {
    */
   async end(principal: Principal, orgId: string, log: FastifyBaseLogger): Promise<string | null> {
     const { db, master, configs } = this;
-    if (!isId(orgId) || (await rolesInOrganisation(db, orgId, principal.userId)) === null) throw new NotFound('Organisation not found');
+    if (!isId(orgId) || (await rolesInOrganisation(db, orgId, principal.userId)) === null)
+      throw new NotFound('Organisation not found');
     const familyId = principal.familyId!;
     // Threat: the session's tokens still accepted after logout: revoked now, not once the provider has answered.
     await this.identity.revokeSession(principal.userId, familyId, 'idp logout');
@@ -58,11 +60,17 @@ export class FederatedLogout {
     const rp = rpConfiguration(settings, configs.policy);
     if (session) {
       try {
-        const url = oidc.buildEndSessionUrl(rp, { id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE), client_id: settings.clientId });
+        const url = oidc.buildEndSessionUrl(rp, {
+          id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE),
+          client_id: settings.clientId,
+        });
         const res = await guardedFetch(url, { method: 'GET' }, { ...configs.policy, timeoutMs: 5000 });
         log.info({ status: res.status }, 'provider logout requested');
       } catch (err) {
-        log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'provider logout failed; the local session is ended');
+        log.warn(
+          { err: { type: (err as Error).name, message: (err as Error).message } },
+          'provider logout failed; the local session is ended',
+        );
       }
     }
     return oidc.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;

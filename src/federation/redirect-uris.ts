@@ -29,9 +29,14 @@ export function redirectUriProblem(raw: string, allowHttpHosts: readonly string[
   if (url.hash || raw.includes('#')) return 'must not have a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:') return LOOPBACK.has(url.hostname) || allowHttpHosts.includes(url.hostname.toLowerCase()) ? null : 'http is allowed only at loopback or an allowed host';
+  if (url.protocol === 'http:')
+    return LOOPBACK.has(url.hostname) || allowHttpHosts.includes(url.hostname.toLowerCase())
+      ? null
+      : 'http is allowed only at loopback or an allowed host';
   // javascript:, data: and the like have no dot; a private-use scheme is a reversed domain name.
-  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol) ? null : 'must be https, loopback http, or a private-use scheme such as com.example.app:';
+  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol)
+    ? null
+    : 'must be https, loopback http, or a private-use scheme such as com.example.app:';
 }
 
 /**

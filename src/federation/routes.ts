@@ -22,7 +22,9 @@ import type { FederationConfigService } from './service.js';
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['federation'];
-const RedirectUris = Type.Object({ RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }) });
+const RedirectUris = Type.Object({
+  RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }),
+});
 
 /** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
 export interface FederationServices {
@@ -37,29 +39,57 @@ export interface FederationServices {
 }
 
 /** @param opts - the services. */
-export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = async (app, { configs, broker, exchange, logout }) => {
+export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = async (
+  app,
+  { configs, broker, exchange, logout },
+) => {
   const configBody = { params: OrgParams, body: Type.Optional(IdpInput) };
 
   app.post('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.create' },
-    schema: { tags, security, summary: 'Add external IDP (clientSecret is write-only: never answered)', ...configBody, response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Add external IDP (clientSecret is write-only: never answered)',
+      ...configBody,
+      response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) },
+    },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
-    handler: async (req, reply) => reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
+    handler: async (req, reply) =>
+      reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
   });
   app.put('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.update' },
-    schema: { tags, security, summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)', ...configBody, response: { 200: IdpBody, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Update external IDP; absent fields keep their value (a body without clientSecret keeps the stored one)',
+      ...configBody,
+      response: { 200: IdpBody, ...errors(400, 401, 403, 404) },
+    },
     preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
     handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
   });
   app.get('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.read' },
-    schema: { tags, security, summary: 'Get external IDP (without clientSecret)', params: OrgParams, response: { 200: IdpBody, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get external IDP (without clientSecret)',
+      params: OrgParams,
+      response: { 200: IdpBody, ...errors(401, 403, 404) },
+    },
     handler: async (req) => configs.read(req.params.organizationID),
   });
   app.delete('/organizations/:organizationID/idp/open-id', {
     config: { operation: 'federation.idp.delete' },
-    schema: { tags, security, summary: 'Delete external IDP', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete external IDP',
+      params: OrgParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       await configs.remove(req.principal as Principal, req.params.organizationID);
       return reply.code(204).send(null);
@@ -67,18 +97,43 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
   });
   app.get('/organizations/:organizationID/idp/open-id/redirect-uri', {
     config: { operation: 'federation.redirect-uri.read' },
-    schema: { tags, security, summary: 'The redirect URI to register at the external provider', params: OrgParams, response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'The redirect URI to register at the external provider',
+      params: OrgParams,
+      response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ RedirectURI: configs.callbackUri(req.params.organizationID) }),
   });
   app.get('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.read' },
-    schema: { tags, security, summary: 'The app URIs a finished sign-in may return to', params: OrgParams, response: { 200: RedirectUris, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'The app URIs a finished sign-in may return to',
+      params: OrgParams,
+      response: { 200: RedirectUris, ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ RedirectURIs: await configs.appRedirectUris(req.params.organizationID) }),
   });
   app.put('/organizations/:organizationID/idp/open-id/app-redirect-uris', {
     config: { operation: 'federation.app-redirect-uris.update' },
-    schema: { tags, security, summary: 'Replace the app URIs a finished sign-in may return to', params: OrgParams, body: RedirectUris, response: { 200: RedirectUris, ...errors(400, 401, 403, 404) } },
-    handler: async (req) => ({ RedirectURIs: await configs.setAppRedirectUris(req.principal as Principal, req.params.organizationID, req.body.RedirectURIs) }),
+    schema: {
+      tags,
+      security,
+      summary: 'Replace the app URIs a finished sign-in may return to',
+      params: OrgParams,
+      body: RedirectUris,
+      response: { 200: RedirectUris, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => ({
+      RedirectURIs: await configs.setAppRedirectUris(
+        req.principal as Principal,
+        req.params.organizationID,
+        req.body.RedirectURIs,
+      ),
+    }),
   });
 
   app.get('/organizations/:organizationID/idp/open-id/authorize', {
@@ -87,16 +142,24 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       tags,
       summary: 'Start a sign-in at the external provider: 302 to its authorization endpoint',
       params: OrgParams,
-      querystring: Type.Object({ redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }), state: Type.Optional(Type.String({ maxLength: 500 })) }),
+      querystring: Type.Object({
+        redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
+        state: Type.Optional(Type.String({ maxLength: 500 })),
+      }),
       response: { 302: Type.Null(), ...errors(400, 404, 429) },
     },
-    handler: async (req, reply) => reply.redirect(await broker.authorize(req.params.organizationID, req.query.redirect_uri, req.query.state, req.ip), 302),
+    handler: async (req, reply) =>
+      reply.redirect(
+        await broker.authorize(req.params.organizationID, req.query.redirect_uri, req.query.state, req.ip),
+        302,
+      ),
   });
   app.get('/organizations/:organizationID/idp/open-id/callback', {
     config: { operation: 'federation.callback' },
     schema: {
       tags,
-      summary: 'The provider returns here: 303 to the app URI with `code` and `state`, or with `error` and `error_description`',
+      summary:
+        'The provider returns here: 303 to the app URI with `code` and `state`, or with `error` and `error_description`',
       params: OrgParams,
       querystring: Type.Object({
         code: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -119,14 +182,24 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       tags,
       summary: 'Exchange auth code: an Assent code (single use, 60 s) or the provider’s code, for the login response',
       params: OrgParams,
-      querystring: Type.Object({ redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }), code: Type.String({ minLength: 1, maxLength: 4000 }) }),
+      querystring: Type.Object({
+        redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
+        code: Type.String({ minLength: 1, maxLength: 4000 }),
+      }),
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 404, 429, 502) },
     },
-    handler: async (req) => exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip, req.log),
+    handler: async (req) =>
+      exchange.redeem(req.params.organizationID, req.query.redirect_uri, req.query.code, req.ip, req.log),
   });
   app.post('/organizations/:organizationID/idp/open-id/logout', {
     config: { operation: 'federation.logout' },
-    schema: { tags, security, summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own', params: OrgParams, response: { 204: Type.Null(), ...errors(401, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Logout OpenID client: ends the Assent session, and asks the provider to end its own',
+      params: OrgParams,
+      response: { 204: Type.Null(), ...errors(401, 404) },
+    },
     handler: async (req, reply) => {
       const frontChannel = await logout.end(req.principal as Principal, req.params.organizationID, req.log);
       if (frontChannel) reply.header('link', `<${frontChannel}>; rel="end-session"`);

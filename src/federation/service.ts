@@ -1,5 +1,6 @@
 /**
- * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete; docs/decisions/0013-federation-broker.md):
+ * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete;
+ * docs/decisions/0013-federation-broker.md):
  * one configuration per organisation, the client secret sealed and write-only, the registered app
  * redirect URIs, and an audit entry for every change (actor and time, never the secret).
  */
@@ -18,7 +19,19 @@ import * as store from './store.js';
 const SECRET_PURPOSE = 'idp-client-secret';
 
 /** Field names of the settings, for the audit entry's list of changed fields. */
-const FIELDS = ['authorizationUrl', 'tokenUrl', 'logoutUrl', 'clientId', 'clientSecret', 'jwksUrl', 'userInfoUrl', 'validateSignature', 'disableUserInfo', 'issuer', 'defaultScope'] as const;
+const FIELDS = [
+  'authorizationUrl',
+  'tokenUrl',
+  'logoutUrl',
+  'clientId',
+  'clientSecret',
+  'jwksUrl',
+  'userInfoUrl',
+  'validateSignature',
+  'disableUserInfo',
+  'issuer',
+  'defaultScope',
+] as const;
 
 /** Configures organisations' identity providers. */
 export class FederationConfigService {
@@ -65,7 +78,8 @@ export class FederationConfigService {
   async create(actor: Principal, orgId: string, input: IdpInput) {
     const settings = mergeSettings(input, null, this.config.federationAllowHttpHosts);
     await this.db.transaction(async (tx) => {
-      if (!(await store.insertConfig(tx, this.row(orgId, settings)))) throw new Conflict('An identity provider is already configured for this organisation');
+      if (!(await store.insertConfig(tx, this.row(orgId, settings))))
+        throw new Conflict('An identity provider is already configured for this organisation');
       await this.audit(tx, orgId, actor, 'idp.create', { fields: [...FIELDS] });
     });
     return presentSettings(settings);
@@ -99,7 +113,8 @@ export class FederationConfigService {
   /** Deletes it (SPEC 4.2 "Delete external IDP"): 204. @throws {NotFound} when none exists. */
   async remove(actor: Principal, orgId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      if (!(await store.deleteConfig(tx, orgId))) throw new NotFound('No identity provider is configured for this organisation');
+      if (!(await store.deleteConfig(tx, orgId)))
+        throw new NotFound('No identity provider is configured for this organisation');
       await this.audit(tx, orgId, actor, 'idp.delete', {});
     });
   }
@@ -114,8 +129,11 @@ export class FederationConfigService {
    * @throws {BadRequest} naming each invalid URI.
    */
   async setAppRedirectUris(actor: Principal, orgId: string, uris: string[]): Promise<string[]> {
-    const problems = uris.map((u, i) => [i, redirectUriProblem(u, this.config.federationAllowHttpHosts)] as const).filter(([, p]) => p);
-    if (problems.length > 0) throw new BadRequest(`Invalid redirect URIs: ${problems.map(([i, p]) => `RedirectURIs[${i}]: ${p}`).join('; ')}`);
+    const problems = uris
+      .map((u, i) => [i, redirectUriProblem(u, this.config.federationAllowHttpHosts)] as const)
+      .filter(([, p]) => p);
+    if (problems.length > 0)
+      throw new BadRequest(`Invalid redirect URIs: ${problems.map(([i, p]) => `RedirectURIs[${i}]: ${p}`).join('; ')}`);
     const unique = [...new Set(uris)];
     await this.db.transaction(async (tx) => {
       await store.setRedirectUris(tx, orgId, unique);

@@ -1,8 +1,15 @@
 /** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions. */
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/open.js';
-import { appRedirectUris, federatedIdentities, federationCodes, federationSessions, federationStates, idpConfigs } from '../db/schema-federation.js';
 import { users } from '../db/schema.js';
+import {
+  appRedirectUris,
+  federatedIdentities,
+  federationCodes,
+  federationSessions,
+  federationStates,
+  idpConfigs,
+} from '../db/schema-federation.js';
 
 /** A stored configuration row. */
 export type IdpRow = typeof idpConfigs.$inferSelect;
@@ -22,7 +29,11 @@ export async function insertConfig(db: Executor, row: Omit<IdpRow, 'createdAt' |
 /** Replaces a configuration; returns false when there is none. */
 export async function updateConfig(db: Executor, row: Omit<IdpRow, 'createdAt' | 'updatedAt'>): Promise<boolean> {
   const { orgId, ...set } = row;
-  const changed = await db.update(idpConfigs).set({ ...set, updatedAt: sql`now()` }).where(eq(idpConfigs.orgId, orgId)).returning({ orgId: idpConfigs.orgId });
+  const changed = await db
+    .update(idpConfigs)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(eq(idpConfigs.orgId, orgId))
+    .returning({ orgId: idpConfigs.orgId });
   return changed.length > 0;
 }
 
@@ -34,26 +45,40 @@ export async function deleteConfig(db: Executor, orgId: string): Promise<boolean
 
 /** The organisation's registered app redirect URIs, sorted. */
 export async function redirectUris(db: Executor, orgId: string): Promise<string[]> {
-  const rows = await db.select({ uri: appRedirectUris.uri }).from(appRedirectUris).where(eq(appRedirectUris.orgId, orgId)).orderBy(appRedirectUris.uri);
+  const rows = await db
+    .select({ uri: appRedirectUris.uri })
+    .from(appRedirectUris)
+    .where(eq(appRedirectUris.orgId, orgId))
+    .orderBy(appRedirectUris.uri);
   return rows.map((r) => r.uri);
 }
 
 /** Every organisation's registered http(s) app redirect URIs, each once (their origins are CORS web origins). */
 export async function webRedirectUris(db: Db): Promise<string[]> {
-  const rows = await db.selectDistinct({ uri: appRedirectUris.uri }).from(appRedirectUris).where(like(appRedirectUris.uri, 'http%'));
+  const rows = await db
+    .selectDistinct({ uri: appRedirectUris.uri })
+    .from(appRedirectUris)
+    .where(like(appRedirectUris.uri, 'http%'));
   return rows.map((r) => r.uri);
 }
 
 /** Whether `uri` is registered for the organisation (exact string match, RFC 9700 §4.1.3). */
 export async function isRedirectUri(db: Executor, orgId: string, uri: string): Promise<boolean> {
-  const [row] = await db.select({ uri: appRedirectUris.uri }).from(appRedirectUris).where(and(eq(appRedirectUris.orgId, orgId), eq(appRedirectUris.uri, uri)));
+  const [row] = await db
+    .select({ uri: appRedirectUris.uri })
+    .from(appRedirectUris)
+    .where(and(eq(appRedirectUris.orgId, orgId), eq(appRedirectUris.uri, uri)));
   return row !== undefined;
 }
 
 /** Replaces the organisation's app redirect URIs (call inside a transaction). */
 export async function setRedirectUris(db: Executor, orgId: string, uris: string[]): Promise<void> {
   await db.delete(appRedirectUris).where(eq(appRedirectUris.orgId, orgId));
-  if (uris.length > 0) await db.insert(appRedirectUris).values(uris.map((uri) => ({ orgId, uri }))).onConflictDoNothing();
+  if (uris.length > 0)
+    await db
+      .insert(appRedirectUris)
+      .values(uris.map((uri) => ({ orgId, uri })))
+      .onConflictDoNothing();
 }
 
 /** Stores a pending sign-in, and drops expired ones (they are useless and unbounded otherwise). */
@@ -64,7 +89,10 @@ export async function insertState(db: Executor, row: typeof federationStates.$in
 
 /** Consumes a pending sign-in (single use: deleted as it is read); null when unknown or expired. */
 export async function takeState(db: Executor, stateHash: Buffer, orgId: string) {
-  const [row] = await db.delete(federationStates).where(and(eq(federationStates.stateHash, stateHash), eq(federationStates.orgId, orgId))).returning();
+  const [row] = await db
+    .delete(federationStates)
+    .where(and(eq(federationStates.stateHash, stateHash), eq(federationStates.orgId, orgId)))
+    .returning();
   return row && row.expiresAt.getTime() > Date.now() ? row : null;
 }
 
@@ -76,7 +104,10 @@ export async function insertCode(db: Executor, row: typeof federationCodes.$infe
 
 /** Consumes an Assent code: deleted as it is read, so a replay finds nothing (RFC 6749 §4.1.2). */
 export async function takeCode(db: Executor, codeHash: Buffer, orgId: string) {
-  const [row] = await db.delete(federationCodes).where(and(eq(federationCodes.codeHash, codeHash), eq(federationCodes.orgId, orgId))).returning();
+  const [row] = await db
+    .delete(federationCodes)
+    .where(and(eq(federationCodes.codeHash, codeHash), eq(federationCodes.orgId, orgId)))
+    .returning();
   return row && row.expiresAt.getTime() > Date.now() ? row : null;
 }
 
@@ -87,8 +118,16 @@ export async function lockSubject(tx: Executor, orgId: string, issuer: string, s
 
 /** The live local user linked to (organisation, issuer, subject), or null; a link to a deleted account is dropped. */
 export async function linkedUser(tx: Executor, orgId: string, issuer: string, subject: string): Promise<string | null> {
-  const key = and(eq(federatedIdentities.orgId, orgId), eq(federatedIdentities.issuer, issuer), eq(federatedIdentities.subject, subject));
-  const [row] = await tx.select({ userId: federatedIdentities.userId, deletedAt: users.deletedAt }).from(federatedIdentities).innerJoin(users, eq(users.id, federatedIdentities.userId)).where(key);
+  const key = and(
+    eq(federatedIdentities.orgId, orgId),
+    eq(federatedIdentities.issuer, issuer),
+    eq(federatedIdentities.subject, subject),
+  );
+  const [row] = await tx
+    .select({ userId: federatedIdentities.userId, deletedAt: users.deletedAt })
+    .from(federatedIdentities)
+    .innerJoin(users, eq(users.id, federatedIdentities.userId))
+    .where(key);
   if (!row) return null;
   // A deleted account stays deleted (GDPR Art. 17): the next sign-in makes a new user.
   if (row.deletedAt) {
@@ -99,17 +138,29 @@ export async function linkedUser(tx: Executor, orgId: string, issuer: string, su
 }
 
 /** Links a provider subject to a local user. */
-export async function link(tx: Executor, row: { orgId: string; issuer: string; subject: string; userId: string }): Promise<void> {
+export async function link(
+  tx: Executor,
+  row: { orgId: string; issuer: string; subject: string; userId: string },
+): Promise<void> {
   await tx.insert(federatedIdentities).values(row);
 }
 
 /** Keeps the provider's ID token (sealed) for one Assent session. */
-export async function insertSession(db: Executor, row: { familyId: string; orgId: string; idTokenSealed: string }): Promise<void> {
+export async function insertSession(
+  db: Executor,
+  row: { familyId: string; orgId: string; idTokenSealed: string },
+): Promise<void> {
   await db.insert(federationSessions).values(row).onConflictDoNothing();
 }
 
 /** Removes and returns the session's sealed ID token, or null. */
-export async function takeSession(db: Executor, familyId: string): Promise<{ orgId: string; idTokenSealed: string } | null> {
-  const [row] = await db.delete(federationSessions).where(eq(federationSessions.familyId, familyId)).returning({ orgId: federationSessions.orgId, idTokenSealed: federationSessions.idTokenSealed });
+export async function takeSession(
+  db: Executor,
+  familyId: string,
+): Promise<{ orgId: string; idTokenSealed: string } | null> {
+  const [row] = await db
+    .delete(federationSessions)
+    .where(eq(federationSessions.familyId, familyId))
+    .returning({ orgId: federationSessions.orgId, idTokenSealed: federationSessions.idTokenSealed });
   return row ?? null;
 }

@@ -26,7 +26,12 @@ export async function linkUser(db: Db, orgId: string, result: SignInResult): Pro
     let userId = await store.linkedUser(ex, orgId, result.issuer, result.subject);
     if (!userId) {
       const c = result.claims;
-      userId = await createFederatedUser(ex, { username: `idp:${randomUUID()}`, name: text(c.name, 200), email: text(c.email, 320), phone: text(c.phone_number, 40) });
+      userId = await createFederatedUser(ex, {
+        username: `idp:${randomUUID()}`,
+        name: text(c.name, 200),
+        email: text(c.email, 320),
+        phone: text(c.phone_number, 40),
+      });
       await store.link(ex, { orgId, issuer: result.issuer, subject: result.subject, userId });
     }
     await subscribe(ex, userId, orgId);

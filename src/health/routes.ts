@@ -10,7 +10,15 @@ import type { KeyRing } from '../identity/keys.js';
 const Status = Type.Object({ status: Type.String() });
 const Jwks = Type.Object({
   keys: Type.Array(
-    Type.Object({ kty: Type.String(), crv: Type.String(), x: Type.String(), y: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.String() }),
+    Type.Object({
+      kty: Type.String(),
+      crv: Type.String(),
+      x: Type.String(),
+      y: Type.String(),
+      kid: Type.String(),
+      alg: Type.String(),
+      use: Type.String(),
+    }),
   ),
 });
 
@@ -18,7 +26,10 @@ const Jwks = Type.Object({
  * @param opts.store - the open store, pinged by `/readyz`.
  * @param opts.keys - the signing-key ring.
  */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store; keys: KeyRing }> = async (app, { store, keys }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store; keys: KeyRing }> = async (
+  app,
+  { store, keys },
+) => {
   app.get('/healthz', {
     config: { operation: 'health.live' },
     schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Status } },
@@ -27,7 +38,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: Store; keys: KeyRi
 
   app.get('/readyz', {
     config: { operation: 'health.ready' },
-    schema: { tags: ['operations'], summary: 'Readiness: the database answers', response: { 200: Status, 503: Status } },
+    schema: {
+      tags: ['operations'],
+      summary: 'Readiness: the database answers',
+      response: { 200: Status, 503: Status },
+    },
     handler: async (req, reply) => {
       try {
         await store.ping();

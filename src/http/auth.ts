@@ -45,13 +45,19 @@ export interface GuardServices {
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
  * @throws {Forbidden} when the caller holds none of the roles there.
  */
-async function assertOrgRole(roles: GuardServices, request: FastifyRequest, principal: Principal, allowed: readonly number[]): Promise<void> {
+async function assertOrgRole(
+  roles: GuardServices,
+  request: FastifyRequest,
+  principal: Principal,
+  allowed: readonly number[],
+): Promise<void> {
   const orgId = (request.params as { organizationID?: string }).organizationID;
   if (!isId(orgId)) throw new NotFound('Organisation not found');
   const held = await roles.rolesIn(orgId, principal.userId);
   if (held === null) throw new NotFound('Organisation not found');
   // Deny by default: a signed-in user of another organisation, or an individual, has no say here.
-  if (!held.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
+  if (!held.some((r) => allowed.includes(r)))
+    throw new Forbidden('Your roles in this organisation do not allow this operation');
 }
 
 /**
@@ -77,7 +83,8 @@ export function installAuthGuard(app: FastifyInstance, services: GuardServices):
     if (rule.credential === 'none') return;
     const principal = await services.authenticate(request.headers.authorization);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
-    if (rule.credential === 'session' && principal.via !== 'access') throw new Unauthorized('This operation needs an access token, not an API key');
+    if (rule.credential === 'session' && principal.via !== 'access')
+      throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;
     if ('orgRoles' in rule) await assertOrgRole(services, request, principal, rule.orgRoles);
   });

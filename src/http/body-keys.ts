@@ -40,7 +40,10 @@ export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefi
     const lower = key.toLowerCase();
     const previous = seen.get(lower);
     if (previous !== undefined) {
-      throw new BadRequest(`Invalid request: ${at} has both "${previous}" and "${key}"; keys are matched without regard to case`, 'invalid_request');
+      throw new BadRequest(
+        `Invalid request: ${at} has both "${previous}" and "${key}"; keys are matched without regard to case`,
+        'invalid_request',
+      );
     }
     seen.set(lower, key);
     const name = declared.get(lower) ?? key;
@@ -57,7 +60,10 @@ export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     // Threat: stack exhaustion by deeply nested bodies; checked iteratively before any recursive walk.
     if (nestedDeeperThan(request.body) || nestedDeeperThan(request.query)) {
-      throw new BadRequest(`Invalid request: the data is nested deeper than ${MAX_INPUT_DEPTH} levels`, 'invalid_request');
+      throw new BadRequest(
+        `Invalid request: the data is nested deeper than ${MAX_INPUT_DEPTH} levels`,
+        'invalid_request',
+      );
     }
     // U+0000 cannot be stored: a clear 400 now rather than a failed query later.
     const nul = findNul(request.query, 'query') ?? findNul(request.body, 'body');

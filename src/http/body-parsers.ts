@@ -39,7 +39,8 @@ export function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(text)) {
     // Threat: prototype poisoning of the objects later built from the body (OWASP ASVS 5.0 V1.5, safe deserialisation).
-    if (POISON_KEYS.has(key)) throw new BadRequest(`Invalid request: the form key "${key}" is not accepted`, 'invalid_request');
+    if (POISON_KEYS.has(key))
+      throw new BadRequest(`Invalid request: the form key "${key}" is not accepted`, 'invalid_request');
     const previous = out[key];
     out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }

@@ -6,8 +6,8 @@
  *
  * Preflights are answered in the plugin's `onRequest` hook, added before the auth guard's own
  * `onRequest` hook and so run first, since a browser sends them without the Authorization header;
- * the 401s of the guard then carry the CORS headers too, so a dashboard can read them. The plugin's catch-all `OPTIONS *` route
- * only serves the preflights of origins that are not allowed: it answers the JSON 404 with no CORS
+ * the 401s of the guard then carry the CORS headers too, so a dashboard can read them. The plugin's catch-all
+ * `OPTIONS *` route only serves the preflights of origins that are not allowed: it answers the JSON 404 with no CORS
  * header. It is registered before the auth guard (src/http/auth.ts), which therefore does not ask
  * it for an access-policy operation: it runs no handler of Assent's.
  */
@@ -38,11 +38,17 @@ const PREFLIGHT_MAX_AGE = 600;
  * @param web - the origins of the app redirect URIs.
  * @param configured - `ASSENT_CORS_ORIGINS`, exact serialised origins (validated by `loadConfig`).
  */
-export async function installCors(app: FastifyInstance, web: RegisteredOrigins, configured: readonly string[]): Promise<void> {
+export async function installCors(
+  app: FastifyInstance,
+  web: RegisteredOrigins,
+  configured: readonly string[],
+): Promise<void> {
   const fixed = new Set(configured);
   await app.register(cors, {
-    // Threat: a page of any origin reading answers with the user's token; only checked origins are echoed, `null` (sandboxed frames, file:) never.
-    origin: async (origin: string | undefined) => Boolean(origin && origin !== 'null' && (fixed.has(origin) || (await web.has(origin, app.log)))),
+    // Threat: a page of any origin reading answers with the user's token; only checked origins are echoed, `null`
+    // (sandboxed frames, file:) never.
+    origin: async (origin: string | undefined) =>
+      Boolean(origin && origin !== 'null' && (fixed.has(origin) || (await web.has(origin, app.log)))),
     methods: METHODS,
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,

@@ -8,7 +8,13 @@ import { databaseErrorCode, isDatabaseUnavailable } from '../db/unavailable.js';
 import { safeErrorMessage } from '../util/errors.js';
 
 /** OAuth 2.0 error codes used by Assent (RFC 6749 §5.2). */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_grant' | 'invalid_client' | 'unauthorized_client' | 'access_denied' | 'temporarily_unavailable';
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_grant'
+  | 'invalid_client'
+  | 'unauthorized_client'
+  | 'access_denied'
+  | 'temporarily_unavailable';
 
 /** An error with an HTTP status and a message safe to show to the caller. */
 export class HttpError extends Error {
@@ -77,7 +83,9 @@ export class TooManyRequests extends HttpError {
 export class ServiceUnavailable extends HttpError {
   /** @param retryAfterSeconds - seconds after which a retry may succeed. */
   constructor(retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS) {
-    super(503, 'The service is temporarily unavailable; try again later', 'temporarily_unavailable', { 'Retry-After': String(retryAfterSeconds) });
+    super(503, 'The service is temporarily unavailable; try again later', 'temporarily_unavailable', {
+      'Retry-After': String(retryAfterSeconds),
+    });
   }
 }
 
@@ -121,7 +129,12 @@ const MULTIPART_ERRORS: Record<string, [number, string]> = {
  * @param statusCode - HTTP status.
  * @param message - human text, never a secret.
  */
-export function errorBody(statusCode: number, message: string, oauth: boolean, oauthError?: OAuthErrorCode): Record<string, unknown> {
+export function errorBody(
+  statusCode: number,
+  message: string,
+  oauth: boolean,
+  oauthError?: OAuthErrorCode,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { Code: statusCode, Message: message };
   if (oauth) {
     body.error = oauthError ?? (statusCode === 401 ? 'invalid_grant' : 'invalid_request');
@@ -156,29 +169,52 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const oauth = Boolean((request.routeOptions.config as OAuthRouteConfig | undefined)?.oauth);
     if (error.validation) {
       const message = `Invalid request: ${error.message}`;
-      return reply.code(400).type('application/json').send(errorBody(400, message, oauth, 'invalid_request'));
+      return reply
+        .code(400)
+        .type('application/json')
+        .send(errorBody(400, message, oauth, 'invalid_request'));
     }
     const multipartError = error.code ? MULTIPART_ERRORS[error.code] : undefined;
     if (multipartError) {
       const [code, message] = multipartError;
-      return reply.code(code).type('application/json').send(errorBody(code, message, oauth));
+      return reply
+        .code(code)
+        .type('application/json')
+        .send(errorBody(code, message, oauth));
     }
     if (status >= 400 && status < 500) {
-      const message = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-        ? 'Invalid request: the body is not valid JSON'
-        : (STATUS_TEXT[status] ?? 'Bad request');
-      return reply.code(status).type('application/json').send(errorBody(status, message, oauth));
+      const message =
+        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+          ? 'Invalid request: the body is not valid JSON'
+          : (STATUS_TEXT[status] ?? 'Bad request');
+      return reply
+        .code(status)
+        .type('application/json')
+        .send(errorBody(status, message, oauth));
     }
     if (isDatabaseUnavailable(error)) {
       // An outage, not a bug: one warn line, with the path but not the query string (it may carry tokens).
-      request.log.warn({ err: { code: databaseErrorCode(error), message: safeErrorMessage(error) }, method: request.method, path: request.url.split('?')[0] }, 'database unavailable');
+      request.log.warn(
+        {
+          err: { code: databaseErrorCode(error), message: safeErrorMessage(error) },
+          method: request.method,
+          path: request.url.split('?')[0],
+        },
+        'database unavailable',
+      );
       return sendHttpError(reply, new ServiceUnavailable());
     }
     // Query errors carry their parameters (hashes, tokens): log the driver's message, not the query.
     request.log.error({ err: { type: error.name, message: safeErrorMessage(error) } }, 'unhandled error');
-    return reply.code(500).type('application/json').send(errorBody(500, 'Internal server error', oauth));
+    return reply
+      .code(500)
+      .type('application/json')
+      .send(errorBody(500, 'Internal server error', oauth));
   });
   app.setNotFoundHandler((_request, reply) => {
-    reply.code(404).type('application/json').send(errorBody(404, 'Not found', false));
+    reply
+      .code(404)
+      .type('application/json')
+      .send(errorBody(404, 'Not found', false));
   });
 }

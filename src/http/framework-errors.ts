@@ -22,7 +22,8 @@ export function clientErrorStatus(err: NodeJS.ErrnoException & { rawPacket?: Buf
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request was not received in time'];
   if (err.code === 'HPE_HEADER_OVERFLOW' || err.code === 'HPE_URI_TOO_LONG') {
     const lineEnd = err.rawPacket?.indexOf('\r\n') ?? 0;
-    if (err.code === 'HPE_URI_TOO_LONG' || lineEnd < 0 || lineEnd > URL_LIMIT_BYTES) return [414, 'The request URL is too long'];
+    if (err.code === 'HPE_URI_TOO_LONG' || lineEnd < 0 || lineEnd > URL_LIMIT_BYTES)
+      return [414, 'The request URL is too long'];
     return [431, 'The request headers are too large'];
   }
   return [400, 'The request is not valid HTTP/1.1'];
@@ -64,5 +65,8 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
       : error.code === 'FST_ERR_BAD_URL'
         ? [400, 'The request URL is not validly percent-encoded']
         : [400, 'Bad request'];
-  reply.code(status).type('application/json').send(errorBody(status, message, false));
+  reply
+    .code(status)
+    .type('application/json')
+    .send(errorBody(status, message, false));
 }

@@ -1,7 +1,8 @@
 /**
  * Fastify options that bound what one request may cost before any route runs: body size, time to
  * send the request, and the answers to errors found by Node's parser and Fastify's router
- * (OWASP API Security Top 10 2023, API4 "Unrestricted Resource Consumption"). See docs/configuration.md "Configuration" (`ASSENT_REQUEST_TIMEOUT_SECONDS`).
+ * (OWASP API Security Top 10 2023, API4 "Unrestricted Resource Consumption"). See docs/configuration.md
+ * "Configuration" (`ASSENT_REQUEST_TIMEOUT_SECONDS`).
  */
 import type { FastifyServerOptions } from 'fastify';
 import { clientErrorHandler, frameworkErrors } from './framework-errors.js';
@@ -20,7 +21,11 @@ export function requestLimitOptions(requestTimeoutSeconds: number): Partial<Fast
     // Threat: slowloris-style requests holding sockets open; Node answers 408 and closes them.
     requestTimeout,
     // Node checks the timeouts on this period (ms); its default of 30 s would let a short timeout run long.
-    http: { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestTimeout / 4)) },
+    http: {
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestTimeout / 4)),
+    },
     clientErrorHandler,
     frameworkErrors,
   } as Partial<FastifyServerOptions>;

@@ -7,8 +7,21 @@ import { type FastifyServerOptions, LogController } from 'fastify';
 
 /** Field names whose values never reach a log line, wherever they appear. */
 const SECRET_FIELDS = [
-  'password', 'currentpassword', 'refreshtoken', 'refresh_token', 'access_token', 'token', 'APIKey', 'apikey',
-  'secret', 'clientSecret', 'client_secret', 'code', 'id_token', 'authorization', 'cookie',
+  'password',
+  'currentpassword',
+  'refreshtoken',
+  'refresh_token',
+  'access_token',
+  'token',
+  'APIKey',
+  'apikey',
+  'secret',
+  'clientSecret',
+  'client_secret',
+  'code',
+  'id_token',
+  'authorization',
+  'cookie',
 ];
 
 /** Query parameters whose values are replaced in logged URLs. */

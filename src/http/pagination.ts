@@ -31,7 +31,8 @@ export const Links = Type.Object({
 export function pageLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_LIMIT;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_LIMIT) throw new BadRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_LIMIT)
+    throw new BadRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}`);
   return n;
 }
 
@@ -42,11 +43,17 @@ export function pageLimit(raw: string | undefined): number {
  * @param limit - the page size.
  * @param nextStart - the last ID of this page when another page exists, else undefined.
  */
-export function pageLinks(publicUrl: string, requestUrl: string, limit: number, nextStart: string | undefined): { Self: string; Next?: string } {
+export function pageLinks(
+  publicUrl: string,
+  requestUrl: string,
+  limit: number,
+  nextStart: string | undefined,
+): { Self: string; Next?: string } {
   const self = new URL(requestUrl, publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`);
   const base = new URL(publicUrl);
   // The public URL may carry a path prefix (a reverse proxy); keep it in front of the route's path.
-  if (base.pathname !== '/') self.pathname = base.pathname.replace(/\/$/, '') + new URL(requestUrl, 'http://x').pathname;
+  if (base.pathname !== '/')
+    self.pathname = base.pathname.replace(/\/$/, '') + new URL(requestUrl, 'http://x').pathname;
   const links: { Self: string; Next?: string } = { Self: self.toString() };
   if (nextStart !== undefined) {
     const next = new URL(self);

@@ -21,9 +21,11 @@ const ORG_STAFF = [Owner, Admin, Dpo, Developer] as const;
 const ORG_MANAGERS = [Owner, Admin] as const;
 
 /** Readers of an individual's consent record; `consent/access.ts` decides per request. */
-const SUBJECT_READ = 'the individual; an API key of the organisation\'s Owner, Admin or Developer; Owner, Admin or Dpo (checked by the consent service)';
+const SUBJECT_READ =
+  "the individual; an API key of the organisation's Owner, Admin or Developer; Owner, Admin or Dpo (checked by the consent service)";
 /** Writers of an individual's consent record; `consent/access.ts` decides per request. */
-const SUBJECT_WRITE = 'the individual; an API key of the organisation\'s Owner, Admin or Developer, for a subscribed individual (checked by the consent service)';
+const SUBJECT_WRITE =
+  "the individual; an API key of the organisation's Owner, Admin or Developer, for a subscribed individual (checked by the consent service)";
 
 /** The credential an operation requires. */
 export type Credential = 'none' | 'any' | 'session';
@@ -56,22 +58,50 @@ export const ACCESS_POLICY = {
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
-  'user.image.upload': { credential: 'any', who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)' },
-  'user.image.read': { credential: 'any', who: 'the user, or the Owner, Admin or Dpo of an organisation the user is subscribed to (anyone else 404; checked by the image service)' },
-  'user.image.delete': { credential: 'any', who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)' },
-  'user.password.reset': { credential: 'session', who: 'the signed-in user with an access token, not an API key (their own password)' },
+  'user.image.upload': {
+    credential: 'any',
+    who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)',
+  },
+  'user.image.read': {
+    credential: 'any',
+    who: 'the user, or the Owner, Admin or Dpo of an organisation the user is subscribed to (anyone else 404; checked by the image service)',
+  },
+  'user.image.delete': {
+    credential: 'any',
+    who: 'the user themself (staff who may view the image get 403, anyone else 404; checked by the image service)',
+  },
+  'user.password.reset': {
+    credential: 'session',
+    who: 'the signed-in user with an access token, not an API key (their own password)',
+  },
   'user.password.forgot': { credential: 'none', who: 'anyone (always 200; rate-limited per username and per IP)' },
   'user.password.forgot.complete': { credential: 'none', who: 'the holder of a live reset token from the mailed link' },
   'password.reset.page': { credential: 'none', who: 'anyone (the page of the mailed reset link)' },
   'purposes.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'purposes.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
-  'purposes.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'purposes.list': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
+  'purposes.read': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
   'purposes.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'purposes.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'retention.read': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'retention.read': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
   'retention.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'templates.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'templates.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'templates.list': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
   'templates.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'templates.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'consents.list': { credential: 'any', who: SUBJECT_READ },
@@ -81,41 +111,115 @@ export const ACCESS_POLICY = {
   'consents.purpose.update': { credential: 'any', who: SUBJECT_WRITE },
   'consents.purpose.status.update': { credential: 'any', who: SUBJECT_WRITE },
   'consents.attribute.update': { credential: 'any', who: SUBJECT_WRITE },
-  'consents.history.list': { credential: 'any', who: 'the individual, or the Dpo of the organisation (checked by the consent service)' },
-  'consents.history.at': { credential: 'any', who: 'the individual named by `userid`, or the Dpo of the organisation (checked by the consent service)' },
-  'consents.history.verify': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
-  'consented.attribute.users': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
-  'consented.purpose.users': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
+  'consents.history.list': {
+    credential: 'any',
+    who: 'the individual, or the Dpo of the organisation (checked by the consent service)',
+  },
+  'consents.history.at': {
+    credential: 'any',
+    who: 'the individual named by `userid`, or the Dpo of the organisation (checked by the consent service)',
+  },
+  'consents.history.verify': {
+    credential: 'any',
+    who: 'Owner, Admin or Dpo of the organisation',
+    orgRoles: [Owner, Admin, Dpo],
+  },
+  'consented.attribute.users': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
+  'consented.purpose.users': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
   'consent.request.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'jobs.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
-  'notifications.transports.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'notifications.transports.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'notifications.webhook.attempts': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'users.anonymous.create': { credential: 'any', who: 'Owner, Admin or Developer of the organisation (token or API key)', orgRoles: [Owner, Admin, Developer] },
-  'users.anonymous.upgrade': { credential: 'any', who: 'Owner, Admin or Developer of the organisation (token or API key), for an anonymous user subscribed to it', orgRoles: [Owner, Admin, Developer] },
+  'notifications.transports.read': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'notifications.transports.update': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'notifications.webhook.attempts': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'users.anonymous.create': {
+    credential: 'any',
+    who: 'Owner, Admin or Developer of the organisation (token or API key)',
+    orgRoles: [Owner, Admin, Developer],
+  },
+  'users.anonymous.upgrade': {
+    credential: 'any',
+    who: 'Owner, Admin or Developer of the organisation (token or API key), for an anonymous user subscribed to it',
+    orgRoles: [Owner, Admin, Developer],
+  },
   'users.unregister': { credential: 'session', who: 'the signed-in user with an access token (their own account)' },
-  'individuals.list': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
-  'individuals.count': { credential: 'any', who: 'Owner, Admin, Dpo or Developer of the organisation', orgRoles: ORG_STAFF },
-  'individuals.add': { credential: 'any', who: 'the user themself, with their own ID (self-subscription); Owner or Admin of the organisation to create a user, or for a user already subscribed (anyone else\'s ID is a 404; checked by the individual service)' },
+  'individuals.list': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
+  'individuals.count': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation',
+    orgRoles: ORG_STAFF,
+  },
+  'individuals.add': {
+    credential: 'any',
+    who: "the user themself, with their own ID (self-subscription); Owner or Admin of the organisation to create a user, or for a user already subscribed (anyone else's ID is a 404; checked by the individual service)",
+  },
   'invitations.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'invitations.list': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'invitations.revoke': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   // Joining is the individual's own act: an API key (which an organisation's back end may hold) cannot accept for them.
-  'user.invitations.accept': { credential: 'session', who: 'the invited person, signed in with their own access token (not an API key), holding the mailed token' },
+  'user.invitations.accept': {
+    credential: 'session',
+    who: 'the invited person, signed in with their own access token (not an API key), holding the mailed token',
+  },
   'invitation.page': { credential: 'none', who: 'anyone (the page of the mailed invitation link)' },
   'individuals.remove': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'federation.idp.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'federation.idp.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'federation.idp.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'federation.idp.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'federation.redirect-uri.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'federation.app-redirect-uris.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'federation.app-redirect-uris.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
-  'federation.authorize': { credential: 'none', who: 'anyone (a browser starting a sign-in; the redirect URI must be registered)' },
-  'federation.callback': { credential: 'none', who: 'anyone (the browser coming back from the provider; the state must be pending)' },
+  'federation.redirect-uri.read': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'federation.app-redirect-uris.read': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'federation.app-redirect-uris.update': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'federation.authorize': {
+    credential: 'none',
+    who: 'anyone (a browser starting a sign-in; the redirect URI must be registered)',
+  },
+  'federation.callback': {
+    credential: 'none',
+    who: 'anyone (the browser coming back from the provider; the state must be pending)',
+  },
   'federation.exchange': { credential: 'none', who: 'anyone with a code (throttled per client IP like a login)' },
   'federation.logout': { credential: 'session', who: 'the signed-in user with an access token (their own session)' },
-  'orgs.audit-log.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
+  'orgs.audit-log.read': {
+    credential: 'any',
+    who: 'Owner, Admin or Dpo of the organisation',
+    orgRoles: [Owner, Admin, Dpo],
+  },
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

@@ -2,7 +2,7 @@
  * TypeBox schemas of the resources shared by several endpoints (SPEC 2). Responses are
  * serialised through them, so a field not declared here never leaves the server.
  */
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 
 /** Error body (docs/api.md "Errors"); `error`/`error_description` on token endpoints (RFC 6749 §5.2). */
 export const ErrorBody = Type.Object(
@@ -62,7 +62,10 @@ export const UserBody = Type.Object(
 export type UserBody = Static<typeof UserBody>;
 
 /** SPEC 2 login response. */
-export const LoginResponse = Type.Object({ User: Type.Ref('User'), Token: Type.Ref('Token') }, { $id: 'LoginResponse' });
+export const LoginResponse = Type.Object(
+  { User: Type.Ref('User'), Token: Type.Ref('Token') },
+  { $id: 'LoginResponse' },
+);
 
 /** Shared schemas to register with `app.addSchema` before any route refers to them. */
 export const SHARED_SCHEMAS = [ErrorBody, TokenBody, UserBody, LoginResponse];

@@ -8,7 +8,7 @@
 import type { Principal } from '../http/auth.js';
 import { Unauthorized } from '../http/errors.js';
 import type { LivenessCache } from './liveness.js';
-import { InvalidTokenError, TokenType, type Tokens, unverifiedHeader } from './tokens.js';
+import { InvalidTokenError, type Tokens, TokenType, unverifiedHeader } from './tokens.js';
 
 function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'; token: string } | null {
   if (!header) return null;
@@ -20,11 +20,16 @@ function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'
 /**
  * Authenticates a request: verifies the JWT (see `Tokens.verify`) and then checks that its session
  * or API key has not been revoked: one primary-key lookup, or the cache that every revocation
- * empties at once (`LivenessCache`; logout must take effect at once, docs/decisions/0001-logout-takes-effect-at-once.md).
+ * empties at once (`LivenessCache`; logout must take effect at once,
+ * docs/decisions/0001-logout-takes-effect-at-once.md).
  * @param authorization - the request's Authorization header.
  * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
  */
-export async function authenticate(authorization: string | undefined, liveness: LivenessCache, tokens: Tokens): Promise<Principal> {
+export async function authenticate(
+  authorization: string | undefined,
+  liveness: LivenessCache,
+  tokens: Tokens,
+): Promise<Principal> {
   const credential = credentialOf(authorization);
   if (!credential) throw new Unauthorized('Missing or malformed Authorization header');
   let type: TokenType;
@@ -49,4 +54,3 @@ export async function authenticate(authorization: string | undefined, liveness: 
     throw err;
   }
 }
-

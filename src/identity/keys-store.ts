@@ -33,7 +33,10 @@ export async function retireActiveKeys(db: Executor, keepSeconds: number): Promi
 }
 
 /** Stores a new active key. */
-export async function insertKey(db: Executor, row: { kid: string; publicJwk: unknown; privateJwkSealed: string }): Promise<void> {
+export async function insertKey(
+  db: Executor,
+  row: { kid: string; publicJwk: unknown; privateJwkSealed: string },
+): Promise<void> {
   await db.insert(signingKeys).values(row);
 }
 

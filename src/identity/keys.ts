@@ -2,7 +2,8 @@
  * The signing-key ring: ES256 keys whose private halves are sealed under the master key, the
  * active one signing, and every key whose tokens may still be alive published in the JWKS.
  *
- * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), docs/decisions/0002-signing-key-rotation.md ("old keys stay in the JWKS until
+ * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), docs/decisions/0002-signing-key-rotation.md ("old keys stay in
+ * the JWKS until
  * their tokens expire").
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, randomUUID } from 'node:crypto';
@@ -57,7 +58,8 @@ function newKeyRow(master: MasterKey) {
 
 /** The PEM of a JWK: SPKI for a public key, PKCS #8 for a private one. */
 function pemOf(jwk: JsonWebKey, half: 'public' | 'private'): string {
-  const key = half === 'public' ? createPublicKey({ key: jwk, format: 'jwk' }) : createPrivateKey({ key: jwk, format: 'jwk' });
+  const key =
+    half === 'public' ? createPublicKey({ key: jwk, format: 'jwk' }) : createPrivateKey({ key: jwk, format: 'jwk' });
   return key.export(half === 'public' ? { type: 'spki', format: 'pem' } : { type: 'pkcs8', format: 'pem' }).toString();
 }
 
@@ -73,7 +75,8 @@ function pemOf(jwk: JsonWebKey, half: 'public' | 'private'): string {
  *   master key would be unusable by the servers.
  */
 export async function rotateSigningKey(db: Executor, master: MasterKey, maxTokenTtl: number): Promise<string> {
-  for (const current of await store.listPublished(db)) if (!current.retiredAt) master.open(current.privateJwkSealed, SEAL_PURPOSE);
+  for (const current of await store.listPublished(db))
+    if (!current.retiredAt) master.open(current.privateJwkSealed, SEAL_PURPOSE);
   const row = newKeyRow(master);
   await store.retireActiveKeys(db, maxTokenTtl);
   await store.insertKey(db, row);
@@ -119,7 +122,10 @@ export class KeyRing {
         for (const row of rows) {
           verifiers.set(row.kid, this.verifiers.get(row.kid) ?? pemOf(row.publicJwk as JsonWebKey, 'public'));
           if (!row.retiredAt && !active) {
-            const privatePem = this.active?.kid === row.kid ? this.active.privatePem : pemOf(JSON.parse(this.master.open(row.privateJwkSealed, SEAL_PURPOSE)), 'private');
+            const privatePem =
+              this.active?.kid === row.kid
+                ? this.active.privatePem
+                : pemOf(JSON.parse(this.master.open(row.privateJwkSealed, SEAL_PURPOSE)), 'private');
             active = { kid: row.kid, privatePem };
           }
         }

@@ -1,6 +1,7 @@
 /**
  * Whether a session (token family) or an API key is still live, with a short in-process cache of
- * positive answers that every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md "Logout": "one indexed lookup, or
+ * positive answers that every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md "Logout":
+ * "one indexed lookup, or
  * a short in-process cache with invalidation").
  *
  * Invalidation, per user:

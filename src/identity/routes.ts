@@ -12,7 +12,13 @@ import type { IdentityService } from './service.js';
 const Credentials = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 320 }),
   password: Type.String({ minLength: 1, maxLength: 1024, format: 'password' }),
-  clientid: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'client to bind the session to; default: ASSENT_DEFAULT_CLIENT_ID or the first registered client' })),
+  clientid: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'client to bind the session to; default: ASSENT_DEFAULT_CLIENT_ID or the first registered client',
+    }),
+  ),
 });
 
 const RefreshBody = Type.Object({
@@ -46,13 +52,23 @@ export const loginV11Routes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
 export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityService }> = async (app, { identity }) => {
   app.post('/users/login', {
     config: oauth('users.login.old'),
-    schema: { tags: ['identity'], summary: 'Login as user (old; returns Token only)', body: Credentials, response: { 200: Type.Ref('Token'), ...errors(400, 401, 429) } },
+    schema: {
+      tags: ['identity'],
+      summary: 'Login as user (old; returns Token only)',
+      body: Credentials,
+      response: { 200: Type.Ref('Token'), ...errors(400, 401, 429) },
+    },
     handler: async (req) => (await identity.login(req.body, req.ip, false)).Token,
   });
 
   app.post('/users/admin/login', {
     config: oauth('users.admin.login'),
-    schema: { tags: ['identity'], summary: 'Login as organisation admin', body: Credentials, response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 403, 429) } },
+    schema: {
+      tags: ['identity'],
+      summary: 'Login as organisation admin',
+      body: Credentials,
+      response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 403, 429) },
+    },
     handler: (req) => identity.login(req.body, req.ip, true),
   });
 

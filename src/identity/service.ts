@@ -6,19 +6,19 @@ import type { Config } from '../config.js';
 import { type MasterKey, SealError } from '../crypto/master-key.js';
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
 import { BadRequest, Forbidden, Unauthorized } from '../http/errors.js';
 import type { TokenBody, UserBody } from '../http/schemas.js';
-import type { Principal } from '../http/auth.js';
-import * as users from '../users/profile.js';
-import type { UserProfile } from '../users/profile.js';
 import { presentUser } from '../users/present.js';
-import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
+import type { UserProfile } from '../users/profile.js';
+import * as users from '../users/profile.js';
 import { ClientRegistry } from './clients.js';
 import type { LivenessCache } from './liveness.js';
+import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
 import * as sessions from './store.js';
 import { openSuccessor, sealSuccessor } from './successor.js';
 import * as throttle from './throttle.js';
-import { hashJti, InvalidTokenError, TokenType, type Tokens } from './tokens.js';
+import { hashJti, InvalidTokenError, type Tokens, TokenType } from './tokens.js';
 
 const API_KEY_PURPOSE = 'api-key';
 /** The one message of every credential failure, so that none tells which part was wrong. */
@@ -99,7 +99,12 @@ export class IdentityService {
     }
     if (found.accountHasFailures) await throttle.recordSuccess(db, keys);
     // A hash of the password as typed (before NFKC) or with weak parameters is replaced by the NFKC form's.
-    if (match === 'asTyped' || needsRehash(hash, config.argon2)) await users.setPasswordHash(db, found.profile.row.id, await hashPassword(password.normalize('NFKC'), config.argon2));
+    if (match === 'asTyped' || needsRehash(hash, config.argon2))
+      await users.setPasswordHash(
+        db,
+        found.profile.row.id,
+        await hashPassword(password.normalize('NFKC'), config.argon2),
+      );
     return found.profile;
   }
 
@@ -124,14 +129,28 @@ export class IdentityService {
   async openSession(userId: string, clientId: string): Promise<{ token: TokenBody; lastVisit: Date }> {
     const { db, config, tokens } = this.deps;
     const sid = randomUUID();
-    const refresh = await tokens.sign(TokenType.refresh, { sub: userId, client_id: clientId, sid }, config.refreshTokenTtl);
-    const lastVisit = await sessions.openSession(db, { familyId: sid, userId, clientId, jtiHash: hashJti(refresh.jti), expiresAt: new Date(refresh.exp * 1000) });
+    const refresh = await tokens.sign(
+      TokenType.refresh,
+      { sub: userId, client_id: clientId, sid },
+      config.refreshTokenTtl,
+    );
+    const lastVisit = await sessions.openSession(db, {
+      familyId: sid,
+      userId,
+      clientId,
+      jtiHash: hashJti(refresh.jti),
+      expiresAt: new Date(refresh.exp * 1000),
+    });
     return { token: await this.tokenBody(userId, clientId, sid, refresh.token), lastVisit };
   }
 
   private async tokenBody(userId: string, clientId: string, sid: string, refreshToken: string): Promise<TokenBody> {
     const { config, tokens } = this.deps;
-    const access = await tokens.sign(TokenType.access, { sub: userId, client_id: clientId, sid }, config.accessTokenTtl);
+    const access = await tokens.sign(
+      TokenType.access,
+      { sub: userId, client_id: clientId, sid },
+      config.accessTokenTtl,
+    );
     return {
       access_token: access.token,
       expires_in: config.accessTokenTtl,
@@ -153,7 +172,12 @@ export class IdentityService {
     const stored = liveSealed ? await this.acceptedApiKey(liveSealed) : null;
     if (stored) return stored;
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
-    await sessions.insertApiKey(db, { id: key.jti, userId, tokenSealed: master.seal(key.token, API_KEY_PURPOSE), expiresAt: new Date(key.exp * 1000) });
+    await sessions.insertApiKey(db, {
+      id: key.jti,
+      userId,
+      tokenSealed: master.seal(key.token, API_KEY_PURPOSE),
+      expiresAt: new Date(key.exp * 1000),
+    });
     return key.token;
   }
 
@@ -218,7 +242,11 @@ export class IdentityService {
    * @param admin - true for the admin login: a user without any admin role gets a 403.
    * @throws {Unauthorized} | {TooManyRequests} | {BadRequest} | {Forbidden}
    */
-  async login(input: { username: string; password: string; clientid?: string }, ip: string, admin: boolean): Promise<LoginResult> {
+  async login(
+    input: { username: string; password: string; clientid?: string },
+    ip: string,
+    admin: boolean,
+  ): Promise<LoginResult> {
     const profile = await this.checkPassword(input.username, input.password, ip);
     const userId = profile.row.id;
     const clientId = await this.resolveClient(input.clientid);
@@ -241,11 +269,23 @@ export class IdentityService {
     const claims = await this.verifyRefresh(input.refreshtoken);
     // Also guards the grace period: only the client the token was issued to may get its successor.
     await this.assertClient(input.clientid, claims.client_id);
-    const next = await tokens.sign(TokenType.refresh, { sub: claims.sub, client_id: claims.client_id, sid: claims.sid }, config.refreshTokenTtl);
+    const next = await tokens.sign(
+      TokenType.refresh,
+      { sub: claims.sub, client_id: claims.client_id, sid: claims.sid },
+      config.refreshTokenTtl,
+    );
     const body = await this.tokenBody(claims.sub, claims.client_id, claims.sid, next.token);
     const successorSealed = sealSuccessor(master, body, config.refreshReuseGraceSeconds);
     const oldHash = hashJti(claims.jti);
-    if (await this.rotations.run({ oldHash, newHash: hashJti(next.jti), newExpiresAt: new Date(next.exp * 1000), successorSealed })) return body;
+    if (
+      await this.rotations.run({
+        oldHash,
+        newHash: hashJti(next.jti),
+        newExpiresAt: new Date(next.exp * 1000),
+        successorSealed,
+      })
+    )
+      return body;
     const reused = await sessions.consumedToken(db, oldHash);
     // A parallel refresh of the same client within the grace period, before the successor was used: the same answer.
     if (reused?.successorSealed) return openSuccessor(master, reused.successorSealed);
@@ -283,4 +323,3 @@ export class IdentityService {
     if (sent !== bound) throw new BadRequest('The refresh token was not issued to this client', 'invalid_grant');
   }
 }
-

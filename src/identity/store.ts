@@ -30,7 +30,11 @@ export interface Rotation {
  *   consumed, expired or its family revoked.
  * @throws the database error when the statement fails; then nothing was rotated.
  */
-export async function rotateRefreshMany(db: Executor, rotations: Rotation[], graceSeconds: number): Promise<Array<string | null>> {
+export async function rotateRefreshMany(
+  db: Executor,
+  rotations: Rotation[],
+  graceSeconds: number,
+): Promise<Array<string | null>> {
   const hex = (hashes: Buffer[]) => arrayLiteral(hashes.map((h) => h.toString('hex')));
   const result = await db.execute(sql`
     WITH k AS (
@@ -52,7 +56,9 @@ export async function rotateRefreshMany(db: Executor, rotations: Rotation[], gra
       FROM consumed c WHERE p.jti_hash = c.predecessor_hash AND p.successor_sealed IS NOT NULL
     )
     SELECT i, family_id FROM consumed`);
-  const byPosition = new Map(rowsOf<{ i: string | number; family_id: string }>(result).map((r) => [Number(r.i), r.family_id]));
+  const byPosition = new Map(
+    rowsOf<{ i: string | number; family_id: string }>(result).map((r) => [Number(r.i), r.family_id]),
+  );
   return rotations.map((_, i) => byPosition.get(i + 1) ?? null);
 }
 
@@ -77,7 +83,9 @@ export async function consumedToken(db: Executor, jtiHash: Buffer): Promise<Cons
   const [row] = await db
     .select({
       familyId: refreshTokens.familyId,
-      successorSealed: sql<string | null>`CASE WHEN ${refreshTokens.graceUntil} > now() AND ${tokenFamilies.revokedAt} IS NULL
+      successorSealed: sql<
+        string | null
+      >`CASE WHEN ${refreshTokens.graceUntil} > now() AND ${tokenFamilies.revokedAt} IS NULL
         THEN ${refreshTokens.successorSealed} END`,
     })
     .from(refreshTokens)
@@ -115,12 +123,18 @@ export async function revokeFamily(db: Executor, familyId: string, reason: strin
 
 /** One primary-key lookup: is the family live? */
 export async function isFamilyLive(db: Executor, familyId: string): Promise<boolean> {
-  const [row] = await db.select({ revokedAt: tokenFamilies.revokedAt }).from(tokenFamilies).where(eq(tokenFamilies.id, familyId));
+  const [row] = await db
+    .select({ revokedAt: tokenFamilies.revokedAt })
+    .from(tokenFamilies)
+    .where(eq(tokenFamilies.id, familyId));
   return row !== undefined && row.revokedAt === null;
 }
 
 /** Stores a new API key. */
-export async function insertApiKey(db: Executor, row: { id: string; userId: string; tokenSealed: string; expiresAt: Date }) {
+export async function insertApiKey(
+  db: Executor,
+  row: { id: string; userId: string; tokenSealed: string; expiresAt: Date },
+) {
   await db.insert(apiKeys).values(row);
 }
 
@@ -151,7 +165,11 @@ export async function clientExists(db: Executor, clientId: string): Promise<bool
  * their UUIDv7 IDs, generated in declaration order, break the tie.
  */
 export async function firstClientId(db: Executor): Promise<string | null> {
-  const [row] = await db.select({ clientId: clients.clientId }).from(clients).orderBy(clients.createdAt, clients.id).limit(1);
+  const [row] = await db
+    .select({ clientId: clients.clientId })
+    .from(clients)
+    .orderBy(clients.createdAt, clients.id)
+    .limit(1);
   return row?.clientId ?? null;
 }
 
@@ -191,7 +209,9 @@ const lookupStatement = perDb((db) =>
 export async function loginLookup(db: Db, username: string, accountKey: string, ipKey: string): Promise<LoginLookup> {
   const [row] = await lookupStatement(db).execute({ username, accountKey, ipKey });
   return {
-    profile: row?.row ? toProfile({ row: row.row, orgs: row.orgs, roles: row.roles, apiKeySealed: row.apiKeySealed }) : null,
+    profile: row?.row
+      ? toProfile({ row: row.row, orgs: row.orgs, roles: row.roles, apiKeySealed: row.apiKeySealed })
+      : null,
     blockedUntil: row?.blockedUntil ? new Date(row.blockedUntil) : null,
     accountHasFailures: Boolean(row?.accountHasFailures),
   };

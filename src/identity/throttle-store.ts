@@ -19,7 +19,9 @@ export async function recordFailure(db: Executor, key: string, windowSeconds: nu
 
 /** Blocks `key` for `seconds` from now. */
 export async function block(db: Executor, key: string, seconds: number): Promise<void> {
-  await db.execute(sql`UPDATE login_throttle SET blocked_until = now() + make_interval(secs => ${seconds}) WHERE key = ${key}`);
+  await db.execute(
+    sql`UPDATE login_throttle SET blocked_until = now() + make_interval(secs => ${seconds}) WHERE key = ${key}`,
+  );
 }
 
 /** Forgets the failures of `key` (after a successful login). */
@@ -29,7 +31,9 @@ export async function reset(db: Executor, key: string): Promise<void> {
 
 /** The end of the block in force on `key`, or null when none is. */
 export async function blockedUntil(db: Executor, key: string): Promise<Date | null> {
-  const rows = rowsOf<{ blocked_until: string | Date | null }>(await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`));
+  const rows = rowsOf<{ blocked_until: string | Date | null }>(
+    await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`),
+  );
   return rows[0]?.blocked_until ? new Date(rows[0].blocked_until) : null;
 }
 

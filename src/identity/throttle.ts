@@ -44,12 +44,22 @@ export function delayFor(failures: number, policy: ThrottlePolicy): number {
  * @throws {TooManyRequests} with the seconds until that block ends.
  */
 export function assertNotBlocked(blockedUntil: Date | null): void {
-  if (blockedUntil && blockedUntil.getTime() > Date.now()) throw new TooManyRequests((blockedUntil.getTime() - Date.now()) / 1000);
+  if (blockedUntil && blockedUntil.getTime() > Date.now())
+    throw new TooManyRequests((blockedUntil.getTime() - Date.now()) / 1000);
 }
 
 /** Records a failed attempt against both keys and blocks them as the policies say. */
-export async function recordFailure(db: Executor, keys: AttemptKeys, account: ThrottlePolicy, ip: ThrottlePolicy): Promise<void> {
-  for (const [key, policy] of [[keys.account, account], [keys.ip, ip]] as const) await recordKeyFailure(db, key, policy);
+export async function recordFailure(
+  db: Executor,
+  keys: AttemptKeys,
+  account: ThrottlePolicy,
+  ip: ThrottlePolicy,
+): Promise<void> {
+  for (const [key, policy] of [
+    [keys.account, account],
+    [keys.ip, ip],
+  ] as const)
+    await recordKeyFailure(db, key, policy);
 }
 
 /**

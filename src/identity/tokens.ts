@@ -59,13 +59,18 @@ export function hashJti(jti: string): Buffer {
  * revocation is checked on every request regardless (see `authenticate`). Refresh tokens are
  * single-use, so they are not cached.
  */
-const VERIFIED_CACHE: Record<Exclude<TokenType, 'refresh+jwt'>, number> = { [TokenType.access]: 10_000, [TokenType.apiKey]: 2_000 };
+const VERIFIED_CACHE: Record<Exclude<TokenType, 'refresh+jwt'>, number> = {
+  [TokenType.access]: 10_000,
+  [TokenType.apiKey]: 2_000,
+};
 
 type SignFn = (payload: Record<string, unknown>) => string;
 type VerifyFn = (token: string) => TokenClaims;
 
 /** Reads a compact JWS's header without verifying it (RFC 7515 §7.1); throws on junk. */
-const decodeComplete = createDecoder({ complete: true, checkTyp: undefined }) as (token: string) => { header: { kid?: unknown; typ?: unknown } };
+const decodeComplete = createDecoder({ complete: true, checkTyp: undefined }) as (token: string) => {
+  header: { kid?: unknown; typ?: unknown };
+};
 
 /**
  * The protected header of a compact JWT, unverified: only for choosing how to verify it.
@@ -76,7 +81,10 @@ const decodeComplete = createDecoder({ complete: true, checkTyp: undefined }) as
 export function unverifiedHeader(token: string): { kid?: string; typ?: string } {
   try {
     const { header } = decodeComplete(token);
-    return { kid: typeof header.kid === 'string' ? header.kid : undefined, typ: typeof header.typ === 'string' ? header.typ : undefined };
+    return {
+      kid: typeof header.kid === 'string' ? header.kid : undefined,
+      typ: typeof header.typ === 'string' ? header.typ : undefined,
+    };
   } catch {
     throw new InvalidTokenError('malformed token');
   }
@@ -113,10 +121,20 @@ export class Tokens {
     refreshMacKey: Buffer,
   ) {
     const common = { iss: issuer, aud: issuer };
-    this.refreshSigner = createSigner({ key: refreshMacKey, algorithm: REFRESH_ALG, header: { alg: REFRESH_ALG, typ: TokenType.refresh }, ...common }) as SignFn;
+    this.refreshSigner = createSigner({
+      key: refreshMacKey,
+      algorithm: REFRESH_ALG,
+      header: { alg: REFRESH_ALG, typ: TokenType.refresh },
+      ...common,
+    }) as SignFn;
     // Pinned to HS256 under the secret MAC key: an ES256 token, `none`, or a MAC made with the public
     // key (algorithm confusion, RFC 8725 §3.1) cannot pass as a refresh token.
-    this.refreshVerifier = createVerifier({ ...this.claimChecks(TokenType.refresh), key: refreshMacKey, algorithms: [REFRESH_ALG], cache: false }) as VerifyFn;
+    this.refreshVerifier = createVerifier({
+      ...this.claimChecks(TokenType.refresh),
+      key: refreshMacKey,
+      algorithms: [REFRESH_ALG],
+      cache: false,
+    }) as VerifyFn;
   }
 
   /**
@@ -160,7 +178,12 @@ export class Tokens {
 
   /** The claim checks common to every kind: `typ`, `iss`, `aud` and the required claims (RFC 7519 §4.1). */
   private claimChecks(type: TokenType) {
-    return { checkTyp: type, allowedIss: this.issuer, allowedAud: this.issuer, requiredClaims: ['sub', 'jti', 'exp', 'iat'] };
+    return {
+      checkTyp: type,
+      allowedIss: this.issuer,
+      allowedAud: this.issuer,
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+    };
   }
 
   private signerFor(kid: string, privatePem: string, type: Exclude<TokenType, 'refresh+jwt'>): SignFn {
@@ -168,7 +191,14 @@ export class Tokens {
     let signer = this.signers.get(id);
     if (!signer) {
       if (this.signers.size > 32) this.signers.clear(); // old kids after rotations
-      signer = createSigner({ key: privatePem, algorithm: ALG, kid, header: { alg: ALG, typ: type }, iss: this.issuer, aud: this.issuer }) as SignFn;
+      signer = createSigner({
+        key: privatePem,
+        algorithm: ALG,
+        kid,
+        header: { alg: ALG, typ: type },
+        iss: this.issuer,
+        aud: this.issuer,
+      }) as SignFn;
       this.signers.set(id, signer);
     }
     return signer;
@@ -179,7 +209,12 @@ export class Tokens {
     const known = this.verifiers.get(id);
     if (known && known.pem === pem) return known.verify;
     if (this.verifiers.size > 32) this.verifiers.clear(); // old kids after rotations
-    const verify = createVerifier({ ...this.claimChecks(type), key: pem, algorithms: [ALG], cache: VERIFIED_CACHE[type] }) as VerifyFn;
+    const verify = createVerifier({
+      ...this.claimChecks(type),
+      key: pem,
+      algorithms: [ALG],
+      cache: VERIFIED_CACHE[type],
+    }) as VerifyFn;
     this.verifiers.set(id, { pem, verify });
     return verify;
   }

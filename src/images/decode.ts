@@ -1,5 +1,6 @@
 /**
- * Profile-image decoding (docs/decisions/0010-profile-images.md "Profile images"): the format is sniffed from the bytes, the
+ * Profile-image decoding (docs/decisions/0010-profile-images.md "Profile images"): the format is sniffed from the
+ * bytes, the
  * dimensions are read from the header before any decoder runs, and only then is the image
  * decoded by sharp and re-encoded as a baseline JPEG without any metadata.
  *
@@ -66,7 +67,8 @@ const ACCEPTED = 'send a JPEG, PNG or WebP image';
 export function sniffFormat(bytes: Buffer): ImageFormat | null {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return 'png';
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP')
+    return 'webp';
   return null;
 }
 
@@ -138,7 +140,9 @@ export function headerDimensions(bytes: Buffer, format: ImageFormat): Dimensions
 function assertWithinLimits(d: Dimensions): void {
   if (d.width < 1 || d.height < 1) throw new BadRequest('The image header declares no pixels: the file is damaged');
   if (d.width > MAX_IMAGE_SIDE || d.height > MAX_IMAGE_SIDE) {
-    throw new BadRequest(`The image is ${d.width}×${d.height} pixels; at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} is accepted`);
+    throw new BadRequest(
+      `The image is ${d.width}×${d.height} pixels; at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} is accepted`,
+    );
   }
 }
 
@@ -154,7 +158,8 @@ async function inDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } finally {
     const next = waitingDecodes.shift();
-    if (next) next(); // the slot passes on to the next waiter
+    if (next)
+      next(); // the slot passes on to the next waiter
     else activeDecodes -= 1;
   }
 }
@@ -174,7 +179,9 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
   if (bytes.length === 0) throw new BadRequest('The file is empty');
   const format = sniffFormat(bytes);
   if (!format) {
-    const what = bytes.toString('latin1', 0, 4).startsWith('GIF8') ? 'GIF images are not accepted' : 'The file is not an image of an accepted format';
+    const what = bytes.toString('latin1', 0, 4).startsWith('GIF8')
+      ? 'GIF images are not accepted'
+      : 'The file is not an image of an accepted format';
     throw new UnsupportedImage(`${what}: ${ACCEPTED}`);
   }
   const declared = headerDimensions(bytes, format);
@@ -185,7 +192,13 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
     let output: { data: Buffer; info: OutputInfo };
     try {
       // Second guard: libvips refuses more pixels than the limit even if our header reading were fooled.
-      const image = sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', sequentialRead: true, pages: 1, autoOrient: true });
+      const image = sharp(bytes, {
+        limitInputPixels: MAX_IMAGE_PIXELS,
+        failOn: 'warning',
+        sequentialRead: true,
+        pages: 1,
+        autoOrient: true,
+      });
       const meta: Metadata = await image.metadata();
       // Threat: a polyglot file sniffed as one format but decoded as another, or two frames of different sizes.
       if (meta.format !== format || meta.width !== declared.width || meta.height !== declared.height) {

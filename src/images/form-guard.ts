@@ -64,10 +64,12 @@ export class MultipartScanner {
           const keep = Math.min(buf.length, this.delimiter.length - 1);
           if (this.state === 'preamble') this.skipped += buf.length - keep;
           this.pending = buf.subarray(buf.length - keep);
-          if (this.state === 'preamble' && this.skipped > FORM_BOUNDS.maxPreambleBytes) return tooLarge('The form does not reach its first boundary');
+          if (this.state === 'preamble' && this.skipped > FORM_BOUNDS.maxPreambleBytes)
+            return tooLarge('The form does not reach its first boundary');
           return undefined;
         }
-        if (this.state === 'preamble' && this.skipped + at > FORM_BOUNDS.maxPreambleBytes) return tooLarge('The form does not reach its first boundary');
+        if (this.state === 'preamble' && this.skipped + at > FORM_BOUNDS.maxPreambleBytes)
+          return tooLarge('The form does not reach its first boundary');
         buf = buf.subarray(at + this.delimiter.length);
         this.state = 'delimiter';
         continue;
@@ -85,11 +87,16 @@ export class MultipartScanner {
         continue;
       }
       // headers
-      if (buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a) return malformed('A form part has no Content-Disposition header');
+      if (buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a)
+        return malformed('A form part has no Content-Disposition header');
       const end = buf.indexOf(HEADER_END);
-      if (end < 0) return buf.length > FORM_BOUNDS.maxHeaderBytes ? malformed('A form part’s headers are too large') : this.wait(buf);
+      if (end < 0)
+        return buf.length > FORM_BOUNDS.maxHeaderBytes
+          ? malformed('A form part’s headers are too large')
+          : this.wait(buf);
       if (end > FORM_BOUNDS.maxHeaderBytes) return malformed('A form part’s headers are too large');
-      if (!DISPOSITION.test(buf.subarray(0, end + 2).toString('latin1'))) return malformed('A form part has no Content-Disposition: form-data header');
+      if (!DISPOSITION.test(buf.subarray(0, end + 2).toString('latin1')))
+        return malformed('A form part has no Content-Disposition: form-data header');
       buf = buf.subarray(end + HEADER_END.length);
       this.state = 'body';
     }
@@ -131,4 +138,3 @@ export function watchMultipart(body: Readable, boundary: string): { failed: Prom
   body.on('data', onData);
   return { failed, stop: () => body.removeListener('data', onData) };
 }
-

@@ -60,7 +60,10 @@ export const imageRoutes: FastifyPluginAsyncTypebox<{ images: ImageService }> = 
 
   app.post('/user/image', {
     config: { operation: 'user.image.upload' },
-    schema: { ...UPLOAD_SCHEMA, summary: 'Upload the signed-in user’s profile image (alias of POST /users/{own ID}/image)' },
+    schema: {
+      ...UPLOAD_SCHEMA,
+      summary: 'Upload the signed-in user’s profile image (alias of POST /users/{own ID}/image)',
+    },
     handler: async (req) => ({ User: await images.upload(req.principal!.userId, await readImageField(req)) }),
   });
 
@@ -70,7 +73,8 @@ export const imageRoutes: FastifyPluginAsyncTypebox<{ images: ImageService }> = 
       tags,
       security,
       summary: 'Download a user’s profile image (JPEG)',
-      description: 'The user, or the Owner, Admin or Dpo of an organisation the user is subscribed to; anyone else gets a 404. ' +
+      description:
+        'The user, or the Owner, Admin or Dpo of an organisation the user is subscribed to; anyone else gets a 404. ' +
         'Strong ETag; `If-None-Match` answers 304.',
       produces: ['image/jpeg'],
       params: ImageParams,
@@ -82,14 +86,25 @@ export const imageRoutes: FastifyPluginAsyncTypebox<{ images: ImageService }> = 
       },
     },
     handler: async (req, reply) => {
-      const image = await images.download(req.principal!.userId, req.params.userID, req.params.imageID, req.headers['if-none-match']);
+      const image = await images.download(
+        req.principal!.userId,
+        req.params.userID,
+        req.params.imageID,
+        req.headers['if-none-match'],
+      );
       return sendImage(reply, image);
     },
   });
 
   app.delete('/users/:userID/image', {
     config: { operation: 'user.image.delete' },
-    schema: { tags, security, summary: 'Remove the user’s profile image', params: UserParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Remove the user’s profile image',
+      params: UserParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       await images.remove(await images.assertMayChange(req.principal!.userId, req.params.userID));
       return reply.code(204).send(null);

@@ -1,5 +1,6 @@
 /**
- * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md "Profile
+ * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md
+ * "Profile
  * images"; docs/api.md "Image upload" and "Identifiers").
  *
  * - Upload and removal: the user themself only. A caller who may see the user's image (Owner,
@@ -19,9 +20,7 @@ import { reencodeImage } from './decode.js';
 import * as store from './store.js';
 
 /** What a download answers: the JPEG, or "not modified" for a matching `If-None-Match`. */
-export type ImageDownload =
-  | { notModified: false; etag: string; data: Buffer }
-  | { notModified: true; etag: string };
+export type ImageDownload = { notModified: false; etag: string; data: Buffer } | { notModified: true; etag: string };
 
 /**
  * Whether an `If-None-Match` header matches `etag`, with the weak comparison RFC 9110 §13.1.2
@@ -56,7 +55,8 @@ export class ImageService {
     const id = isId(userId) ? userId.toLowerCase() : null;
     if (id === callerId) return id;
     // Threat: user-ID probing; only a caller who can already see this user learns it exists (403).
-    if (id && (await store.maySeeUser(this.db, callerId, id))) throw new Forbidden('Only the user themself may change their image');
+    if (id && (await store.maySeeUser(this.db, callerId, id)))
+      throw new Forbidden('Only the user themself may change their image');
     throw new NotFound('User not found');
   }
 
@@ -71,7 +71,13 @@ export class ImageService {
   async upload(userId: string, bytes: Buffer): Promise<UserBody> {
     const image = await reencodeImage(bytes);
     const etag = createHash('sha256').update(image.data).digest('base64url');
-    const stored = await store.replaceImage(this.db, userId, { id: uuidv7(), data: image.data, etag, width: image.width, height: image.height });
+    const stored = await store.replaceImage(this.db, userId, {
+      id: uuidv7(),
+      data: image.data,
+      etag,
+      width: image.width,
+      height: image.height,
+    });
     if (!stored) throw new Unauthorized();
     return this.identity.userRecord(userId, true);
   }

@@ -1,8 +1,9 @@
 /**
- * SQL of profile images: the table `user_images` and the pointer `users.image_id` (docs/decisions/0010-profile-images.md;
+ * SQL of profile images: the table `user_images` and the pointer `users.image_id`
+ * (docs/decisions/0010-profile-images.md;
  * schema in `db/schema-users.ts`, migration 0003).
  */
-import { type SQL, and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/open.js';
 import { userImages, users } from '../db/schema.js';
 import { Role } from '../users/roles.js';
@@ -29,7 +30,10 @@ export interface NewImage {
  * Owner, Admin or Dpo in an organisation `userId` is subscribed to (table `subscriptions`).
  */
 function callerMaySee(callerId: string, userId: SQL | string): SQL {
-  const roles = sql.join(IMAGE_VIEWER_ROLES.map((r) => sql`${r}`), sql`, `);
+  const roles = sql.join(
+    IMAGE_VIEWER_ROLES.map((r) => sql`${r}`),
+    sql`, `,
+  );
   return sql`(${callerId}::uuid = ${userId} OR EXISTS (
     SELECT 1 FROM subscriptions s JOIN user_roles r ON r.org_id = s.org_id
     WHERE s.user_id = ${userId} AND r.user_id = ${callerId}::uuid AND r.role_id IN (${roles})))`;
@@ -62,8 +66,17 @@ export async function findVisibleImage(
   const [row] = await db
     .select({ etag: userImages.etag, data: withData ? userImages.data : sql<null>`NULL` })
     .from(userImages)
-    .innerJoin(users, and(eq(users.id, userImages.userId), sql`${users.imageId} = ${userImages.id}::text`, isNull(users.deletedAt)))
-    .where(and(eq(userImages.id, q.imageId), eq(userImages.userId, q.userId), callerMaySee(q.callerId, sql`${userImages.userId}`)));
+    .innerJoin(
+      users,
+      and(eq(users.id, userImages.userId), sql`${users.imageId} = ${userImages.id}::text`, isNull(users.deletedAt)),
+    )
+    .where(
+      and(
+        eq(userImages.id, q.imageId),
+        eq(userImages.userId, q.userId),
+        callerMaySee(q.callerId, sql`${userImages.userId}`),
+      ),
+    );
   return row ? { etag: row.etag, data: row.data ?? null } : null;
 }
 
@@ -74,11 +87,16 @@ export async function findVisibleImage(
  */
 export async function replaceImage(db: Db, userId: string, image: NewImage): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [owner] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).for('update');
+    const [owner] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+      .for('update');
     if (!owner) return false;
     await tx.insert(userImages).values({ ...image, userId });
     await tx.update(users).set({ imageId: image.id, updatedAt: sql`now()` }).where(eq(users.id, userId));
-    // A replaced image is deleted, not kept (docs/decisions/0010-profile-images.md; data minimisation, GDPR Art. 5(1)(c)).
+    // A replaced image is deleted, not kept (docs/decisions/0010-profile-images.md; data minimisation, GDPR Art.
+    // 5(1)(c)).
     await tx.delete(userImages).where(and(eq(userImages.userId, userId), ne(userImages.id, image.id)));
     return true;
   });

@@ -17,20 +17,41 @@ const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
 const AddBody = Type.Object({
-  userid: Type.Optional(Type.String({ maxLength: 100, description: 'your own ID, to subscribe yourself; staff: a user already subscribed (instead of username)' })),
-  username: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'a new user to create (instead of userid)' })),
+  userid: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: 'your own ID, to subscribe yourself; staff: a user already subscribed (instead of username)',
+    }),
+  ),
+  username: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 254, description: 'a new user to create (instead of userid)' }),
+  ),
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: 'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule' })),
+  password: Type.Optional(
+    Type.String({
+      maxLength: MAX_PASSWORD_INPUT,
+      format: 'password',
+      description:
+        'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule',
+    }),
+  ),
 });
 
 /** @param opts - the individual service and the public URL. */
-export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: IndividualService; publicUrl: string }> = async (app, { individuals, publicUrl }) => {
+export const individualRoutes: FastifyPluginAsyncTypebox<{
+  individuals: IndividualService;
+  publicUrl: string;
+}> = async (app, { individuals, publicUrl }) => {
   app.get('/organizations/:organizationID/users', {
     config: { operation: 'individuals.list' },
     schema: {
-      tags, security, summary: 'List the organisation’s subscribed users by ID', params: OrgParams, querystring: Type.Object(PageQuery),
+      tags,
+      security,
+      summary: 'List the organisation’s subscribed users by ID',
+      params: OrgParams,
+      querystring: Type.Object(PageQuery),
       response: { 200: Type.Object({ Users: Type.Array(Individual), Links }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
@@ -42,14 +63,23 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: Individu
 
   app.get('/organizations/:organizationID/users/count', {
     config: { operation: 'individuals.count' },
-    schema: { tags, security, summary: 'Count the subscribed users', params: OrgParams, response: { 200: Type.Object({ SubscribeUserCount: Type.Integer() }), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Count the subscribed users',
+      params: OrgParams,
+      response: { 200: Type.Object({ SubscribeUserCount: Type.Integer() }), ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ SubscribeUserCount: await individuals.count(req.params.organizationID) }),
   });
 
   app.post('/organizations/:organizationID/users', {
     config: { operation: 'individuals.add' },
     schema: {
-      tags, security, summary: 'Subscribe yourself (your own ID as userid), or, as Owner or Admin, create an individual (username); a userid of someone else answers only for a user already subscribed (200), else 404. 201 when created or newly subscribed',
+      tags,
+      security,
+      summary:
+        'Subscribe yourself (your own ID as userid), or, as Owner or Admin, create an individual (username); a userid of someone else answers only for a user already subscribed (200), else 404. 201 when created or newly subscribed',
       params: OrgParams,
       body: AddBody,
       response: {
@@ -66,7 +96,13 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{ individuals: Individu
 
   app.delete('/organizations/:organizationID/users/:userID', {
     config: { operation: 'individuals.remove' },
-    schema: { tags, security, summary: 'Unsubscribe a user (the consent record and its history are kept)', params: Type.Object({ organizationID: Type.String(), userID: Type.String() }), response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Unsubscribe a user (the consent record and its history are kept)',
+      params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       await individuals.remove(req.params.organizationID, req.params.userID);
       return reply.code(204).send(null);

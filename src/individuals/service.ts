@@ -1,5 +1,6 @@
 /**
- * The rules of an organisation's individuals (docs/decisions/0008-consent-records-and-catalogue.md "Individuals"): listing, counting,
+ * The rules of an organisation's individuals (docs/decisions/0008-consent-records-and-catalogue.md "Individuals"):
+ * listing, counting,
  * creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
  * consent record; unsubscribing keeps it, with its history (evidence outlives the relation).
  *
@@ -12,11 +13,11 @@ import type { Db, Executor } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
-import { normaliseUsername } from '../identity/service.js';
 import { hashPassword } from '../identity/passwords.js';
-import { assertPasswordPolicy } from '../passwords/policy.js';
-import type { RolesCache } from '../orgs/roles-cache.js';
+import { normaliseUsername } from '../identity/service.js';
 import { subscribe } from '../orgs/membership.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
+import { assertPasswordPolicy } from '../passwords/policy.js';
 import { Role } from '../users/roles.js';
 import { isUniqueViolation } from '../util/errors.js';
 import { isId } from '../util/ids.js';
@@ -58,7 +59,10 @@ export function presentIndividual(row: store.IndividualRow): IndividualBody {
  * @returns the new user's ID.
  * @throws the database's error (a taken username is a unique violation).
  */
-export async function createFederatedUser(tx: Executor, user: { username: string; name: string; email: string; phone: string }): Promise<string> {
+export async function createFederatedUser(
+  tx: Executor,
+  user: { username: string; name: string; email: string; phone: string },
+): Promise<string> {
   return (await store.createUser(tx, { ...user, passwordHash: null })).id;
 }
 
@@ -83,7 +87,11 @@ export class IndividualService {
    * @param startId - exclusive; a malformed one starts nowhere (empty page).
    * @returns the users and the next page's start when more exist.
    */
-  async page(orgId: string, startId: string | undefined, limit: number): Promise<{ users: IndividualBody[]; next?: string }> {
+  async page(
+    orgId: string,
+    startId: string | undefined,
+    limit: number,
+  ): Promise<{ users: IndividualBody[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { users: [] };
     const page = keysetPage(await store.subscribersPage(this.db, orgId, startId, limit + 1), limit, (u) => u.id);
     return { users: page.items.map(presentIndividual), next: page.next };
@@ -106,12 +114,19 @@ export class IndividualService {
    *   `userid` and `username` is given; {PasswordPolicyError} (400) when `password` breaks the
    *   password policy; {Conflict} when `username` is taken.
    */
-  async add(principal: Principal, orgId: string, input: AddIndividual): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+  async add(
+    principal: Principal,
+    orgId: string,
+    input: AddIndividual,
+  ): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
     const held = isId(orgId) ? await this.roles.rolesIn(orgId, principal.userId) : null;
     if (held === null) throw new NotFound('Organisation not found');
-    if (input.username === undefined && input.userid?.toLowerCase() === principal.userId) return this.subscribeSelf(orgId, principal.userId);
-    if (!held.some((r) => MANAGERS.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this operation');
-    if ((input.userid === undefined) === (input.username === undefined)) throw new BadRequest('Send either userid (an existing user) or username (a new user)');
+    if (input.username === undefined && input.userid?.toLowerCase() === principal.userId)
+      return this.subscribeSelf(orgId, principal.userId);
+    if (!held.some((r) => MANAGERS.includes(r)))
+      throw new Forbidden('Your roles in this organisation do not allow this operation');
+    if ((input.userid === undefined) === (input.username === undefined))
+      throw new BadRequest('Send either userid (an existing user) or username (a new user)');
     if (input.userid !== undefined) {
       // Enrolling someone else would hand their profile and consents to the organisation without
       // their act: staff only see users already subscribed, and any other ID is "not found".
@@ -134,18 +149,33 @@ export class IndividualService {
   }
 
   /** The caller subscribes themselves; 201 when new, 200 when they were already subscribed. */
-  private async subscribeSelf(orgId: string, userId: string): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
+  private async subscribeSelf(
+    orgId: string,
+    userId: string,
+  ): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
     const user = await store.findUser(this.db, userId);
     if (!user) throw new NotFound('User not found');
     const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
     return { user: presentIndividual(user), consentId, created: subscribed };
   }
 
-  private create(orgId: string, username: string, input: { name?: string; email?: string; phone?: string }, passwordHash: string | null) {
+  private create(
+    orgId: string,
+    username: string,
+    input: { name?: string; email?: string; phone?: string },
+    passwordHash: string | null,
+  ) {
     return this.db.transaction(async (tx) => {
       // Enrolling an existing account by username would let any organisation claim anyone: it needs the user's ID.
-      if (await store.usernameTaken(tx, username)) throw new Conflict('A user with this username exists; subscribe them by userid');
-      const user = await store.createUser(tx, { username, name: input.name ?? '', email: input.email ?? '', phone: input.phone ?? '', passwordHash });
+      if (await store.usernameTaken(tx, username))
+        throw new Conflict('A user with this username exists; subscribe them by userid');
+      const user = await store.createUser(tx, {
+        username,
+        name: input.name ?? '',
+        email: input.email ?? '',
+        phone: input.phone ?? '',
+        passwordHash,
+      });
       const { consentId } = await subscribe(tx, user.id, orgId);
       return { user: presentIndividual(user), consentId, created: true };
     });
@@ -156,6 +186,7 @@ export class IndividualService {
    * @throws {NotFound} when the user is not subscribed.
    */
   async remove(orgId: string, userId: string): Promise<void> {
-    if (!isId(userId) || !(await store.unsubscribe(this.db, orgId, userId))) throw new NotFound('User not subscribed to this organisation');
+    if (!isId(userId) || !(await store.unsubscribe(this.db, orgId, userId)))
+      throw new NotFound('User not subscribed to this organisation');
   }
 }

@@ -18,7 +18,12 @@ const columns = { id: users.id, name: users.name, email: users.email, phone: use
  * One page of the organisation's subscribed users, by user ID, after `afterId` (a keyset on the
  * `subscriptions_org_user` index: each page costs O(limit) at any depth).
  */
-export async function subscribersPage(db: Executor, orgId: string, afterId: string | undefined, limit: number): Promise<IndividualRow[]> {
+export async function subscribersPage(
+  db: Executor,
+  orgId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<IndividualRow[]> {
   return db
     .select(columns)
     .from(subscriptions)
@@ -44,12 +49,19 @@ export async function findUser(db: Executor, id: string): Promise<IndividualRow 
  * A user subscribed to the organisation now, with their consent record's ID, or null (also for a
  * user who exists but is not subscribed: the organisation does not manage them).
  */
-export async function findSubscriber(db: Executor, orgId: string, userId: string): Promise<(IndividualRow & { consentId: string }) | null> {
+export async function findSubscriber(
+  db: Executor,
+  orgId: string,
+  userId: string,
+): Promise<(IndividualRow & { consentId: string }) | null> {
   const [row] = await db
     .select({ ...columns, consentId: consentRecords.id })
     .from(subscriptions)
     .innerJoin(users, eq(users.id, subscriptions.userId))
-    .innerJoin(consentRecords, and(eq(consentRecords.orgId, subscriptions.orgId), eq(consentRecords.userId, subscriptions.userId)))
+    .innerJoin(
+      consentRecords,
+      and(eq(consentRecords.orgId, subscriptions.orgId), eq(consentRecords.userId, subscriptions.userId)),
+    )
     .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId)));
   return row ?? null;
 }
@@ -65,12 +77,18 @@ export async function createUser(
   db: Executor,
   user: { username: string; name: string; email: string; phone: string; passwordHash: string | null },
 ): Promise<IndividualRow> {
-  const [row] = await db.insert(users).values({ id: uuidv7(), ...user }).returning(columns);
+  const [row] = await db
+    .insert(users)
+    .values({ id: uuidv7(), ...user })
+    .returning(columns);
   return row!;
 }
 
 /** Ends a subscription; the consent record and its history stay. @returns whether there was one. */
 export async function unsubscribe(db: Executor, orgId: string, userId: string): Promise<boolean> {
-  const rows = await db.delete(subscriptions).where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId))).returning({ userId: subscriptions.userId });
+  const rows = await db
+    .delete(subscriptions)
+    .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId)))
+    .returning({ userId: subscriptions.userId });
   return rows.length > 0;
 }

@@ -9,7 +9,13 @@
  * history; everything is inline and allowed by hash in the Content-Security-Policy (ASVS 5.0
  * V3.4.3), and the page may not be framed (V3.4.6).
  */
-import { fragmentTokenPrologue, linkPageHtml, PAGE_STYLE, RESET_PAGE_HEADERS, selfContainedPageCsp } from '../passwords/page.js';
+import {
+  fragmentTokenPrologue,
+  linkPageHtml,
+  PAGE_STYLE,
+  RESET_PAGE_HEADERS,
+  selfContainedPageCsp,
+} from '../passwords/page.js';
 
 const SCRIPT = `
 (function () {${fragmentTokenPrologue('accept', 'This link is incomplete. Open the link of the e-mail again.')}
@@ -38,14 +44,21 @@ const SCRIPT = `
 `;
 
 /** Response headers of the page: those of the reset page, with this page's script and style hashes. */
-export const INVITATION_PAGE_HEADERS: Record<string, string> = { ...RESET_PAGE_HEADERS, 'Content-Security-Policy': selfContainedPageCsp(SCRIPT, PAGE_STYLE) };
+export const INVITATION_PAGE_HEADERS: Record<string, string> = {
+  ...RESET_PAGE_HEADERS,
+  'Content-Security-Policy': selfContainedPageCsp(SCRIPT, PAGE_STYLE),
+};
 
 /** The HTML of the page; the endpoints are relative (`../v1/…`), so any `ASSENT_PUBLIC_URL` path prefix works. */
-export const INVITATION_PAGE_HTML = linkPageHtml('Accept an invitation', `<form id="accept" method="post" data-login="../v1/v1.1/users/login" data-accept="../v1/user/invitations/accept">
+export const INVITATION_PAGE_HTML = linkPageHtml(
+  'Accept an invitation',
+  `<form id="accept" method="post" data-login="../v1/v1.1/users/login" data-accept="../v1/user/invitations/accept">
 <p class="hint">Sign in with your account to join the organisation that invited you.</p>
 <label for="username">Username</label>
 <input id="username" name="username" autocomplete="username" required>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in and accept</button>
-</form>`, SCRIPT);
+</form>`,
+  SCRIPT,
+);

@@ -23,26 +23,48 @@ const Invitation = Type.Object({
   CreatedAt: Type.String({ format: 'date-time' }),
   ExpiresAt: Type.String({ format: 'date-time' }),
 });
-const CreateBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: MAX_EMAIL + 100, description: 'the address the link is mailed to' }) });
-const AcceptBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 256, description: 'the `token` of the link’s fragment (`/invitations/accept#token=…`)' }) });
-const Accepted = Type.Object({ Org: Type.Object({ OrgID: Type.String(), Name: Type.String() }), ConsentID: Type.String() });
+const CreateBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: MAX_EMAIL + 100, description: 'the address the link is mailed to' }),
+});
+const AcceptBody = Type.Object({
+  token: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: 'the `token` of the link’s fragment (`/invitations/accept#token=…`)',
+  }),
+});
+const Accepted = Type.Object({
+  Org: Type.Object({ OrgID: Type.String(), Name: Type.String() }),
+  ConsentID: Type.String(),
+});
 
 /** The routes under `{base}`. */
-const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; publicUrl: string }> = async (v1, { invitations, publicUrl }) => {
+const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; publicUrl: string }> = async (
+  v1,
+  { invitations, publicUrl },
+) => {
   v1.post('/organizations/:organizationID/invitations', {
     config: { operation: 'invitations.create' },
     schema: {
-      tags, security, params: OrgParams, body: CreateBody,
-      summary: 'Invite an e-mail address to join the organisation: mails a single-use link that the person accepts with their own account (201)',
+      tags,
+      security,
+      params: OrgParams,
+      body: CreateBody,
+      summary:
+        'Invite an e-mail address to join the organisation: mails a single-use link that the person accepts with their own account (201)',
       response: { 201: Invitation, ...errors(400, 401, 403, 404, 502) },
     },
-    handler: async (req, reply) => reply.code(201).send(await invitations.create(req.principal!, req.params.organizationID, req.body.email)),
+    handler: async (req, reply) =>
+      reply.code(201).send(await invitations.create(req.principal!, req.params.organizationID, req.body.email)),
   });
 
   v1.get('/organizations/:organizationID/invitations', {
     config: { operation: 'invitations.list' },
     schema: {
-      tags, security, params: OrgParams, querystring: Type.Object(PageQuery),
+      tags,
+      security,
+      params: OrgParams,
+      querystring: Type.Object(PageQuery),
       summary: 'List the pending invitations (neither accepted, revoked nor expired) by ID',
       response: { 200: Type.Object({ Invitations: Type.Array(Invitation), Links }), ...errors(400, 401, 403, 404) },
     },
@@ -56,7 +78,9 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
   v1.delete('/organizations/:organizationID/invitations/:invitationID', {
     config: { operation: 'invitations.revoke' },
     schema: {
-      tags, security, params: Type.Object({ organizationID: Type.String(), invitationID: Type.String() }),
+      tags,
+      security,
+      params: Type.Object({ organizationID: Type.String(), invitationID: Type.String() }),
       summary: 'Revoke a pending invitation: its link stops working',
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },
@@ -69,8 +93,11 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
   v1.post('/user/invitations/accept', {
     config: { operation: 'user.invitations.accept' },
     schema: {
-      tags, security, body: AcceptBody,
-      summary: 'Accept an invitation with your own access token: you are subscribed to the organisation, with its consent record (201; 200 when already subscribed)',
+      tags,
+      security,
+      body: AcceptBody,
+      summary:
+        'Accept an invitation with your own access token: you are subscribed to the organisation, with its consent record (201; 200 when already subscribed)',
       response: { 200: Accepted, 201: Accepted, ...errors(400, 401) },
     },
     handler: async (req, reply) => {
@@ -85,7 +112,10 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
  * @param opts.invitations - the invitation service.
  * @param opts.publicUrl - `ASSENT_PUBLIC_URL`, for the page links.
  */
-export const invitationRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; publicUrl: string }> = async (app, { invitations, publicUrl }) => {
+export const invitationRoutes: FastifyPluginAsyncTypebox<{
+  invitations: InvitationService;
+  publicUrl: string;
+}> = async (app, { invitations, publicUrl }) => {
   await app.register(apiRoutes, { prefix: '/v1', invitations, publicUrl });
 
   app.get('/invitations/accept', {

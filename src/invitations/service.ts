@@ -32,7 +32,8 @@ export const MAX_EMAIL = 254;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The answer to a token never issued, already accepted, or revoked. */
-export const INVALID_INVITATION = 'This invitation link is not valid: it was already used or revoked. Ask the organisation for a new one.';
+export const INVALID_INVITATION =
+  'This invitation link is not valid: it was already used or revoked. Ask the organisation for a new one.';
 /** The answer to an expired token. */
 export const EXPIRED_INVITATION = 'This invitation link has expired. Ask the organisation for a new one.';
 
@@ -55,7 +56,13 @@ export interface AcceptedBody {
 }
 
 function present(row: store.InvitationRow): InvitationBody {
-  return { ID: row.id, Email: row.email, CreatedBy: row.createdBy, CreatedAt: row.createdAt.toISOString(), ExpiresAt: row.expiresAt.toISOString() };
+  return {
+    ID: row.id,
+    Email: row.email,
+    CreatedBy: row.createdBy,
+    CreatedAt: row.createdAt.toISOString(),
+    ExpiresAt: row.expiresAt.toISOString(),
+  };
 }
 
 /** Only the SHA-256 of a token is stored, so a read of the database cannot enrol anyone. */
@@ -90,7 +97,8 @@ export class InvitationService {
     if (name === null) throw new NotFound('Organisation not found');
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     const ttl = this.config.invitationTtlSeconds;
-    // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and Referer.
+    // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and
+    // Referer.
     const link = `${this.config.publicUrl}/invitations/accept#token=${token}`;
     try {
       await this.mailer.send(invitationMail(address, name, link, ttl));
@@ -98,8 +106,21 @@ export class InvitationService {
       throw new HttpError(502, 'The invitation mail could not be sent; nothing was stored. Try again later.');
     }
     return this.db.transaction(async (tx) => {
-      const row = await store.insertInvitation(tx, { id: uuidv7(), orgId, email: address, tokenHash: tokenHash(token), createdBy: actor.userId, ttlSeconds: ttl });
-      await recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.create', detail: { invitationId: row.id, email: address } });
+      const row = await store.insertInvitation(tx, {
+        id: uuidv7(),
+        orgId,
+        email: address,
+        tokenHash: tokenHash(token),
+        createdBy: actor.userId,
+        ttlSeconds: ttl,
+      });
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'invitation.create',
+        detail: { invitationId: row.id, email: address },
+      });
       return present(row);
     });
   }
@@ -109,9 +130,17 @@ export class InvitationService {
    * @param startId - exclusive; a malformed one starts nowhere (empty page).
    * @param limit - page size (count).
    */
-  async page(orgId: string, startId: string | undefined, limit: number): Promise<{ invitations: InvitationBody[]; next?: string }> {
+  async page(
+    orgId: string,
+    startId: string | undefined,
+    limit: number,
+  ): Promise<{ invitations: InvitationBody[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { invitations: [] };
-    const page = keysetPage(await store.pendingPage(this.db, orgId, startId?.toLowerCase(), limit + 1), limit, (i) => i.id);
+    const page = keysetPage(
+      await store.pendingPage(this.db, orgId, startId?.toLowerCase(), limit + 1),
+      limit,
+      (i) => i.id,
+    );
     return { invitations: page.items.map(present), next: page.next };
   }
 
@@ -121,11 +150,19 @@ export class InvitationService {
    */
   async revoke(actor: Principal, orgId: string, invitationId: string): Promise<void> {
     const id = isId(invitationId) ? invitationId.toLowerCase() : null;
-    const revoked = id !== null && (await this.db.transaction(async (tx) => {
-      if (!(await store.revokeInvitation(tx, orgId, id))) return false;
-      await recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action: 'invitation.revoke', detail: { invitationId: id } });
-      return true;
-    }));
+    const revoked =
+      id !== null &&
+      (await this.db.transaction(async (tx) => {
+        if (!(await store.revokeInvitation(tx, orgId, id))) return false;
+        await recordAudit(tx, {
+          orgId,
+          actorUserId: actor.userId,
+          actorApiKeyId: actor.apiKeyId ?? null,
+          action: 'invitation.revoke',
+          detail: { invitationId: id },
+        });
+        return true;
+      }));
     if (!revoked) throw new NotFound('Invitation not found');
   }
 
@@ -144,7 +181,13 @@ export class InvitationService {
       const spent = await store.acceptInvitation(tx, hash, principal.userId);
       if (!spent) return null;
       const { subscribed, consentId } = await subscribe(tx, principal.userId, spent.orgId);
-      await recordAudit(tx, { orgId: spent.orgId, actorUserId: principal.userId, actorApiKeyId: null, action: 'invitation.accept', detail: { invitationId: spent.id } });
+      await recordAudit(tx, {
+        orgId: spent.orgId,
+        actorUserId: principal.userId,
+        actorApiKeyId: null,
+        action: 'invitation.accept',
+        detail: { invitationId: spent.id },
+      });
       return { orgId: spent.orgId, subscribed, consentId };
     });
     if (!done) {

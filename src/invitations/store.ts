@@ -12,10 +12,20 @@ export interface InvitationRow {
   expiresAt: Date;
 }
 
-const columns = { id: invitations.id, email: invitations.email, createdBy: invitations.createdBy, createdAt: invitations.createdAt, expiresAt: invitations.expiresAt };
+const columns = {
+  id: invitations.id,
+  email: invitations.email,
+  createdBy: invitations.createdBy,
+  createdAt: invitations.createdAt,
+  expiresAt: invitations.expiresAt,
+};
 
 /** Neither accepted nor revoked, and not expired (on the database clock). */
-const pending = and(isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, sql`now()`));
+const pending = and(
+  isNull(invitations.acceptedAt),
+  isNull(invitations.revokedAt),
+  gt(invitations.expiresAt, sql`now()`),
+);
 
 /** The organisation's name, or null when it does not exist. */
 export async function organisationName(db: Executor, orgId: string): Promise<string | null> {
@@ -41,7 +51,12 @@ export async function insertInvitation(
 }
 
 /** One page of the organisation's pending invitations, by ID, after `afterId` (at most `limit` rows). */
-export async function pendingPage(db: Executor, orgId: string, afterId: string | undefined, limit: number): Promise<InvitationRow[]> {
+export async function pendingPage(
+  db: Executor,
+  orgId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<InvitationRow[]> {
   return db
     .select(columns)
     .from(invitations)
@@ -85,7 +100,11 @@ export async function tokenState(db: Executor, tokenHash: Buffer): Promise<Token
  * updates the row.
  * @returns the invitation's ID and organisation, or null when no pending invitation has this hash.
  */
-export async function acceptInvitation(db: Executor, tokenHash: Buffer, userId: string): Promise<{ id: string; orgId: string } | null> {
+export async function acceptInvitation(
+  db: Executor,
+  tokenHash: Buffer,
+  userId: string,
+): Promise<{ id: string; orgId: string } | null> {
   const [row] = await db
     .update(invitations)
     .set({ acceptedAt: sql`now()`, acceptedBy: userId })

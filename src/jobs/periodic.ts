@@ -17,7 +17,12 @@ import { logBackgroundFailure } from '../db/unavailable.js';
  * @param round - one round; it should not throw for an expected condition.
  * @returns a function that stops the timer and waits for the round under way.
  */
-export function schedulePeriodic(log: FastifyBaseLogger, seconds: number, name: string, round: () => Promise<void>): () => Promise<void> {
+export function schedulePeriodic(
+  log: FastifyBaseLogger,
+  seconds: number,
+  name: string,
+  round: () => Promise<void>,
+): () => Promise<void> {
   let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
     // A round that outlasts its period is not joined by another: rounds piling up behind a lock

@@ -24,6 +24,7 @@ export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): (
   return schedulePeriodic(log, config.purgeSeconds, 'purge of stale throttle counters', async () => {
     const { counters, successors } = await purgeLapsed(db, config);
     const keys = await deleteExpired(db);
-    if (counters + keys + successors > 0) log.info({ counters, keys, successors }, 'stale throttle counters and lapsed refresh answers purged');
+    if (counters + keys + successors > 0)
+      log.info({ counters, keys, successors }, 'stale throttle counters and lapsed refresh answers purged');
   });
 }

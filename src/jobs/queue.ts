@@ -50,14 +50,31 @@ export function createQueue(store: Store, opts: QueueOptions): Queue {
  * @param onError - receives errors of pg-boss's background work (logged by the caller).
  * @throws the database's error when the schema cannot be created.
  */
-export async function startQueue(boss: Queue, store: Store, opts: QueueOptions, onError: (err: Error) => void): Promise<void> {
+export async function startQueue(
+  boss: Queue,
+  store: Store,
+  opts: QueueOptions,
+  onError: (err: Error) => void,
+): Promise<void> {
   boss.on('error', onError);
   const definitions = [
     // A batch that fails (the database went away) is retried; its last failure marks the request failed.
-    { name: QUEUES.consentRequestBatch, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
+    {
+      name: QUEUES.consentRequestBatch,
+      retryLimit: 5,
+      retryDelay: 1,
+      retryBackoff: true,
+      expireInSeconds: opts.leaseSeconds,
+    },
     // One job per attempt of a delivery (notifications/retries.ts schedules the next with its backoff);
     // pg-boss retries a take of them only when it failed itself (the database went away), like a batch.
-    { name: QUEUES.consentRequestRetry, retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: opts.leaseSeconds },
+    {
+      name: QUEUES.consentRequestRetry,
+      retryLimit: 5,
+      retryDelay: 1,
+      retryBackoff: true,
+      expireInSeconds: opts.leaseSeconds,
+    },
   ];
   // pg-boss's own locks do not stop two processes creating its schema or a queue's partition at
   // once (a duplicate pg_namespace entry, a deadlock): replicas started together take turns.

@@ -1,7 +1,8 @@
 /**
  * Outgoing mail through nodemailer: to the SMTP relay of `SMTP_URL`, or, when none is set, into
  * the outbox folder `<ASSENT_DATA_DIR>/outbox` as one `.eml` file per message (RFC 5322), so that
- * the embedded default can run with no mail server (docs/decisions/0009-mail-without-a-relay.md, "Notification transports").
+ * the embedded default can run with no mail server (docs/decisions/0009-mail-without-a-relay.md, "Notification
+ * transports").
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +50,14 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
     return {
       kind: 'smtp',
       async send(mail) {
-        await transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.messageId}>`, headers: mail.headers });
+        await transport.sendMail({
+          from: opts.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          messageId: `<${mail.messageId}>`,
+          headers: mail.headers,
+        });
       },
       close: () => transport.close(),
     };
@@ -59,10 +67,21 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
   return {
     kind: 'outbox',
     async send(mail) {
-      const info = await transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.messageId}>`, headers: mail.headers });
+      const info = await transport.sendMail({
+        from: opts.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId: `<${mail.messageId}>`,
+        headers: mail.headers,
+      });
       mkdirSync(outbox, { recursive: true, mode: 0o700 });
       // Mails hold personal data: readable by the service account only.
-      writeFileSync(path.join(outbox, `${mail.messageId.replace(/[^A-Za-z0-9.@_-]/g, '_')}.eml`), info.message as Buffer, { mode: 0o600 });
+      writeFileSync(
+        path.join(outbox, `${mail.messageId.replace(/[^A-Za-z0-9.@_-]/g, '_')}.eml`),
+        info.message as Buffer,
+        { mode: 0o600 },
+      );
     },
     close: () => transport.close(),
   };

@@ -44,8 +44,11 @@ export async function guardedFetch(url: string | URL, init: GuardedInit, policy:
   const limitMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const payload = bodyBytes(init.body);
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-  if (init.body instanceof URLSearchParams && !headers['content-type']) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+  new Headers(init.headers).forEach((value, key) => {
+    headers[key] = value;
+  });
+  if (init.body instanceof URLSearchParams && !headers['content-type'])
+    headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
   if (payload) headers['content-length'] = String(payload.length);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise<Response>((resolve, reject) => {
@@ -66,9 +69,15 @@ export async function guardedFetch(url: string | URL, init: GuardedInit, policy:
     };
     // A provider that accepts the connection and never answers must not hold the sign-in open.
     const timer = setTimeout(() => fail(new OutboundError('no answer within the time limit', 'timeout')), limitMs);
-    init.signal?.addEventListener('abort', () => fail(new OutboundError('no answer within the time limit', 'timeout')), { once: true });
+    init.signal?.addEventListener(
+      'abort',
+      () => fail(new OutboundError('no answer within the time limit', 'timeout')),
+      { once: true },
+    );
     if (init.signal?.aborted) fail(new OutboundError('no answer within the time limit', 'timeout'));
-    req.on('error', (err) => fail(new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network')));
+    req.on('error', (err) =>
+      fail(new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network')),
+    );
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let read = 0;
@@ -87,7 +96,7 @@ export async function guardedFetch(url: string | URL, init: GuardedInit, policy:
         if (status < 200 || status > 599) return reject(new OutboundError(`unexpected status ${status}`, 'network'));
         const out = new Headers();
         for (const [key, value] of Object.entries(res.headers)) {
-          if (Array.isArray(value)) value.forEach((v) => out.append(key, v));
+          if (Array.isArray(value)) for (const v of value) out.append(key, v);
           else if (value !== undefined) out.set(key, value);
         }
         resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, headers: out }));

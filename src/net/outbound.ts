@@ -70,7 +70,8 @@ export function urlProblem(raw: string, policy: OutboundPolicy): string | null {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) return 'must be an https URL';
   const literal = host.replace(/^\[|\]$/g, '');
   // A literal private or metadata address needs no DNS to be refused: refuse it when saved.
-  if (ipaddr.isValid(literal) && !allowed && !isPublicAddress(literal)) return 'must not name a loopback, private, link-local or other special-use address';
+  if (ipaddr.isValid(literal) && !allowed && !isPublicAddress(literal))
+    return 'must not name a loopback, private, link-local or other special-use address';
   return null;
 }
 
@@ -79,7 +80,10 @@ export function urlProblem(raw: string, policy: OutboundPolicy): string | null {
  * @returns the parsed URL and the checked address to connect to.
  * @throws {OutboundError} `blocked` or `network`.
  */
-export async function checkTarget(url: string, policy: OutboundPolicy): Promise<{ target: URL; address: { address: string; family: number } }> {
+export async function checkTarget(
+  url: string,
+  policy: OutboundPolicy,
+): Promise<{ target: URL; address: { address: string; family: number } }> {
   const problem = urlProblem(url, policy);
   if (problem) throw new OutboundError(`URL ${problem}`, 'blocked');
   const target = new URL(url);
@@ -106,7 +110,12 @@ const agents = {
  * @returns the answer's status; any status is an answer (the caller decides what success is).
  * @throws {OutboundError} when the policy refuses the URL or address, on timeout, or on a network error.
  */
-export async function postOutbound(url: string, body: string, headers: Record<string, string>, policy: OutboundPolicy): Promise<OutboundAnswer> {
+export async function postOutbound(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: OutboundPolicy,
+): Promise<OutboundAnswer> {
   const { target, address } = await checkTarget(url, policy);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -118,11 +127,18 @@ export async function postOutbound(url: string, body: string, headers: Record<st
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       timeout: policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
-    const timer = setTimeout(() => req.destroy(new OutboundError('no answer within the time limit', 'timeout')), policy.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => req.destroy(new OutboundError('no answer within the time limit', 'timeout')),
+      policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
     req.on('timeout', () => req.destroy(new OutboundError('no answer within the time limit', 'timeout')));
     req.on('error', (err) => {
       clearTimeout(timer);
-      reject(err instanceof OutboundError ? err : new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network'));
+      reject(
+        err instanceof OutboundError
+          ? err
+          : new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network'),
+      );
     });
     req.on('response', (res) => {
       let read = 0;

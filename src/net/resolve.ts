@@ -59,7 +59,11 @@ async function lookupAll(hostname: string, dnsServers: readonly string[]): Promi
  * @throws {ResolveError} `blocked` when any address is not public (and the host not allowed);
  *   `network` when the name does not resolve.
  */
-export async function resolveChecked(hostname: string, allowed: boolean, dnsServers: readonly string[] = []): Promise<CheckedAddress[]> {
+export async function resolveChecked(
+  hostname: string,
+  allowed: boolean,
+  dnsServers: readonly string[] = [],
+): Promise<CheckedAddress[]> {
   const host = bare(hostname);
   let addresses: CheckedAddress[];
   if (ipaddr.isValid(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
@@ -72,7 +76,8 @@ export async function resolveChecked(hostname: string, allowed: boolean, dnsServ
   }
   if (addresses.length === 0) throw new ResolveError(`${host} does not resolve`, 'network');
   // Every address must pass: one private answer among public ones could still be chosen.
-  if (!allowed && addresses.some((a) => !isPublicAddress(a.address))) throw new ResolveError(`${host} resolves to a non-public address`, 'blocked');
+  if (!allowed && addresses.some((a) => !isPublicAddress(a.address)))
+    throw new ResolveError(`${host} resolves to a non-public address`, 'blocked');
   return addresses;
 }
 

@@ -41,7 +41,16 @@ export interface AttemptEnd {
  */
 export async function beginAttempts(db: Executor, rows: AttemptStart[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => ({ id: r.id, org_id: r.orgId, job_id: r.jobId, user_id: r.userId, url: r.url, attempt: r.attempt })));
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      org_id: r.orgId,
+      job_id: r.jobId,
+      user_id: r.userId,
+      url: r.url,
+      attempt: r.attempt,
+    })),
+  );
   await db.execute(sql`
     WITH x AS (SELECT * FROM json_to_recordset(${json}::json) AS x(id uuid, org_id uuid, job_id uuid, user_id uuid, url text, attempt int)),
     stale AS (
@@ -54,7 +63,9 @@ export async function beginAttempts(db: Executor, rows: AttemptStart[]): Promise
 /** Completes attempts recorded by `beginAttempts`: `delivered` when `error` is null, else `failed`. */
 export async function endAttempts(db: Executor, rows: AttemptEnd[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error, duration_ms: r.durationMs })));
+  const json = JSON.stringify(
+    rows.map((r) => ({ id: r.id, status: r.status, error: r.error, duration_ms: r.durationMs })),
+  );
   await db.execute(sql`
     UPDATE webhook_attempts w
     SET status = x.status, error = x.error, duration_ms = x.duration_ms, state = CASE WHEN x.error IS NULL THEN 'delivered' ELSE 'failed' END
@@ -63,11 +74,20 @@ export async function endAttempts(db: Executor, rows: AttemptEnd[]): Promise<voi
 }
 
 /** One page of the organisation's webhook log, newest first (UUIDv7 IDs are time-ordered). */
-export async function attemptsPage(db: Executor, orgId: string, before: string | undefined, limit: number): Promise<AttemptRow[]> {
+export async function attemptsPage(
+  db: Executor,
+  orgId: string,
+  before: string | undefined,
+  limit: number,
+): Promise<AttemptRow[]> {
   return db
     .select()
     .from(webhookAttempts)
-    .where(before === undefined ? eq(webhookAttempts.orgId, orgId) : and(eq(webhookAttempts.orgId, orgId), lt(webhookAttempts.id, before)))
+    .where(
+      before === undefined
+        ? eq(webhookAttempts.orgId, orgId)
+        : and(eq(webhookAttempts.orgId, orgId), lt(webhookAttempts.id, before)),
+    )
     .orderBy(desc(webhookAttempts.id))
     .limit(limit);
 }

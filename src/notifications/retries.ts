@@ -49,7 +49,9 @@ export class RetryWorker {
   async start(): Promise<void> {
     const options = { batchSize: this.setup.batchSize, includeMetadata: true as const, pollingIntervalSeconds: 2 };
     for (let i = 0; i < RETRY_WORKERS; i++) {
-      this.workers.push(await this.queue.work<RetryData>(QUEUES.consentRequestRetry, options, (jobs) => this.run(jobs)));
+      this.workers.push(
+        await this.queue.work<RetryData>(QUEUES.consentRequestRetry, options, (jobs) => this.run(jobs)),
+      );
     }
   }
 
@@ -65,7 +67,13 @@ export class RetryWorker {
    * @param from - the state they are in now (`pending` after a first attempt, else `retrying`).
    * @param error - the reason stored with them.
    */
-  async schedule(jobId: string, userIds: string[], from: 'pending' | 'retrying', attempt: number, error: string): Promise<void> {
+  async schedule(
+    jobId: string,
+    userIds: string[],
+    from: 'pending' | 'retrying',
+    attempt: number,
+    error: string,
+  ): Promise<void> {
     if (userIds.length === 0) return;
     if (attempt > this.setup.retries) {
       await store.settle(this.db, jobId, userIds, [from], 'failed', error);
@@ -76,7 +84,12 @@ export class RetryWorker {
     await this.db.transaction(async (tx) => {
       await store.settle(tx, jobId, userIds, [from], 'retrying', error);
       await this.queue.insert(
-        userIds.map((userId) => ({ name: QUEUES.consentRequestRetry, id: queueJobId(jobId, `retry.${userId}.${next}`), data: { jobId, userId, attempt: next }, startAfter: new Date(due) })),
+        userIds.map((userId) => ({
+          name: QUEUES.consentRequestRetry,
+          id: queueJobId(jobId, `retry.${userId}.${next}`),
+          data: { jobId, userId, attempt: next },
+          startAfter: new Date(due),
+        })),
         { db: rawIn(tx) },
       );
     });
@@ -87,10 +100,13 @@ export class RetryWorker {
   private wakeAt(due: number): void {
     const at = Math.ceil(due / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
     if (this.timers.has(at)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(at);
-      this.wake();
-    }, Math.max(0, at - Date.now()) + DUE_MARGIN_MS);
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(at);
+        this.wake();
+      },
+      Math.max(0, at - Date.now()) + DUE_MARGIN_MS,
+    );
     timer.unref();
     this.timers.set(at, timer);
   }
@@ -110,8 +126,12 @@ export class RetryWorker {
 
   private async runRequest(jobId: string, retries: RetryData[]): Promise<void> {
     const row = await store.findJobById(this.db, jobId);
-    if (!row || row.state !== 'running') return;
-    const open = await store.retryingDeliveries(this.db, jobId, retries.map((r) => r.userId));
+    if (row?.state !== 'running') return;
+    const open = await store.retryingDeliveries(
+      this.db,
+      jobId,
+      retries.map((r) => r.userId),
+    );
     const wanted = new Map(retries.map((r) => [r.userId, r.attempt]));
     // A retry job run twice (its take failed on a database error and pg-boss ran it again) finds
     // its delivery already past that attempt, and sends nothing.
@@ -135,7 +155,13 @@ export class RetryWorker {
     const failed = chunk.filter((c) => !c.outcome.ok);
     for (const attempt of new Set(failed.map((c) => c.attempt))) {
       const these = failed.filter((c) => c.attempt === attempt);
-      await this.schedule(jobId, these.map((c) => c.delivery.userId), from, attempt, these[0]!.outcome.error ?? 'failed');
+      await this.schedule(
+        jobId,
+        these.map((c) => c.delivery.userId),
+        from,
+        attempt,
+        these[0]!.outcome.error ?? 'failed',
+      );
     }
   }
 }

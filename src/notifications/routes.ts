@@ -21,12 +21,16 @@ const TransportsBody = Type.Object({
   Webhook: Type.Object({
     Enabled: Type.Boolean(),
     URL: Type.String(),
-    Secret: Type.Optional(Type.String({ description: 'HMAC-SHA256 signing secret; answered only when it was just generated' })),
+    Secret: Type.Optional(
+      Type.String({ description: 'HMAC-SHA256 signing secret; answered only when it was just generated' }),
+    ),
   }),
 });
 const TransportsInput = Type.Object({
   email: Type.Optional(Type.Object({ enabled: Type.Boolean() })),
-  webhook: Type.Optional(Type.Union([Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }), Type.Null()])),
+  webhook: Type.Optional(
+    Type.Union([Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }), Type.Null()]),
+  ),
   rotatesecret: Type.Optional(Type.Boolean()),
 });
 const AttemptBody = Type.Object({
@@ -35,7 +39,10 @@ const AttemptBody = Type.Object({
   UserID: Type.String(),
   URL: Type.String(),
   Attempt: Type.Integer({ description: '1 for the first try' }),
-  State: Type.String({ description: '`sending` (recorded before the request left; no outcome yet), `delivered`, `failed`, or `unknown` (the sending process stopped before the answer came)' }),
+  State: Type.String({
+    description:
+      '`sending` (recorded before the request left; no outcome yet), `delivered`, `failed`, or `unknown` (the sending process stopped before the answer came)',
+  }),
   Status: Type.Integer({ description: 'HTTP status of the answer; 0 when none came' }),
   Error: Type.String({ description: 'why it failed; "" on success' }),
   DurationMs: Type.Integer({ description: 'milliseconds' }),
@@ -43,26 +50,60 @@ const AttemptBody = Type.Object({
 });
 
 /** @param opts.notifications - the notification service; opts.publicUrl - for absolute URLs. */
-export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: NotificationService; publicUrl: string }> = async (app, { notifications, publicUrl }) => {
+export const notificationRoutes: FastifyPluginAsyncTypebox<{
+  notifications: NotificationService;
+  publicUrl: string;
+}> = async (app, { notifications, publicUrl }) => {
   app.get('/organizations/:organizationID/notification-transports', {
     config: { operation: 'notifications.transports.read' },
-    schema: { tags: ['notifications'], security, summary: 'The organisation’s notification transports (the webhook secret is never shown)', params: OrgParams, response: { 200: TransportsBody, ...errors(401, 403, 404) } },
+    schema: {
+      tags: ['notifications'],
+      security,
+      summary: 'The organisation’s notification transports (the webhook secret is never shown)',
+      params: OrgParams,
+      response: { 200: TransportsBody, ...errors(401, 403, 404) },
+    },
     handler: async (req) => notifications.transports(req.params.organizationID),
   });
 
   app.put('/organizations/:organizationID/notification-transports', {
     config: { operation: 'notifications.transports.update' },
-    schema: { tags: ['notifications'], security, summary: 'Set the e-mail and webhook transports; absent fields keep their setting, `webhook: null` removes it', params: OrgParams, body: TransportsInput, response: { 200: TransportsBody, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags: ['notifications'],
+      security,
+      summary: 'Set the e-mail and webhook transports; absent fields keep their setting, `webhook: null` removes it',
+      params: OrgParams,
+      body: TransportsInput,
+      response: { 200: TransportsBody, ...errors(400, 401, 403, 404) },
+    },
     handler: async (req) => notifications.updateTransports(req.params.organizationID, req.body),
   });
 
   app.get('/organizations/:organizationID/notification-transports/webhook/attempts', {
     config: { operation: 'notifications.webhook.attempts' },
-    schema: { tags: ['notifications'], security, summary: 'The webhook delivery log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Attempts: Type.Array(AttemptBody), Links }), ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags: ['notifications'],
+      security,
+      summary: 'The webhook delivery log, newest first',
+      params: OrgParams,
+      querystring: Type.Object(PageQuery),
+      response: { 200: Type.Object({ Attempts: Type.Array(AttemptBody), Links }), ...errors(400, 401, 403, 404) },
+    },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
       const page = await notifications.attempts(req.params.organizationID, req.query.startid, limit);
-      const Attempts = page.items.map((a) => ({ ID: a.id, JobID: a.jobId, UserID: a.userId, URL: a.url, Attempt: a.attempt, State: a.state, Status: a.status ?? 0, Error: a.error ?? '', DurationMs: a.durationMs, At: a.at.toISOString() }));
+      const Attempts = page.items.map((a) => ({
+        ID: a.id,
+        JobID: a.jobId,
+        UserID: a.userId,
+        URL: a.url,
+        Attempt: a.attempt,
+        State: a.state,
+        Status: a.status ?? 0,
+        Error: a.error ?? '',
+        DurationMs: a.durationMs,
+        At: a.at.toISOString(),
+      }));
       return { Attempts, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });

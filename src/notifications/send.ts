@@ -38,7 +38,13 @@ export interface Sent extends Send {
  * @throws the first database error of recording or settling (the sends still finish first); the
  *   caller's job then runs again, and what was not settled is still open.
  */
-export async function sendAll(db: Db, setup: NotificationSetup, ctx: JobContext, sends: Send[], settle: (chunk: Sent[]) => Promise<void>): Promise<void> {
+export async function sendAll(
+  db: Db,
+  setup: NotificationSetup,
+  ctx: JobContext,
+  sends: Send[],
+  settle: (chunk: Sent[]) => Promise<void>,
+): Promise<void> {
   const chunks: Send[][] = [];
   for (let i = 0; i < sends.length; i += SETTLE_EVERY) chunks.push(sends.slice(i, i + SETTLE_EVERY));
   const recordings = new Map<number, Promise<Map<Send, string>>>();
@@ -60,7 +66,11 @@ export async function sendAll(db: Db, setup: NotificationSetup, ctx: JobContext,
     const chunk = buffered;
     buffered = [];
     // Caught here and rethrown below: a rejection left pending while sends go on would crash the process.
-    settling = settling.then(() => settleChunk(db, chunk, settle)).catch((err) => void (settleError ??= err));
+    settling = settling
+      .then(() => settleChunk(db, chunk, settle))
+      .catch((err) => {
+        settleError ??= err;
+      });
   };
   await mapLimit(indexed, SEND_CONCURRENCY, async ({ send, k }) => {
     // Recorded before sent: a crash from here on leaves the attempt in the log as in flight.
@@ -78,23 +88,48 @@ export async function sendAll(db: Db, setup: NotificationSetup, ctx: JobContext,
 }
 
 /** Records a chunk's webhook attempts as `sending`; answers each one's log row ID. */
-async function recordChunk(db: Db, setup: NotificationSetup, ctx: JobContext, chunk: Send[]): Promise<Map<Send, string>> {
+async function recordChunk(
+  db: Db,
+  setup: NotificationSetup,
+  ctx: JobContext,
+  chunk: Send[],
+): Promise<Map<Send, string>> {
   const ids = new Map<Send, string>();
   const rows: attempts.AttemptStart[] = [];
   for (const send of chunk) {
     if (send.delivery.transport !== 'webhook') continue;
     const id = setup.attemptId();
     ids.set(send, id);
-    rows.push({ id, orgId: ctx.orgId, jobId: ctx.notification.jobId, userId: send.delivery.userId, url: ctx.webhookUrl, attempt: send.attempt });
+    rows.push({
+      id,
+      orgId: ctx.orgId,
+      jobId: ctx.notification.jobId,
+      userId: send.delivery.userId,
+      url: ctx.webhookUrl,
+      attempt: send.attempt,
+    });
   }
   await attempts.beginAttempts(db, rows);
   return ids;
 }
 
-async function settleChunk(db: Db, chunk: Array<Sent & { attemptId?: string }>, settle: (chunk: Sent[]) => Promise<void>): Promise<void> {
+async function settleChunk(
+  db: Db,
+  chunk: Array<Sent & { attemptId?: string }>,
+  settle: (chunk: Sent[]) => Promise<void>,
+): Promise<void> {
   if (chunk.length === 0) return;
   const ended = chunk.flatMap(({ attemptId, outcome }) =>
-    attemptId === undefined ? [] : [{ id: attemptId, status: outcome.status ?? null, error: outcome.ok ? null : (outcome.error ?? 'failed'), durationMs: outcome.durationMs }],
+    attemptId === undefined
+      ? []
+      : [
+          {
+            id: attemptId,
+            status: outcome.status ?? null,
+            error: outcome.ok ? null : (outcome.error ?? 'failed'),
+            durationMs: outcome.durationMs,
+          },
+        ],
   );
   await attempts.endAttempts(db, ended);
   await settle(chunk.map(({ attemptId: _, ...sent }) => sent));
@@ -103,5 +138,10 @@ async function settleChunk(db: Db, chunk: Array<Sent & { attemptId?: string }>, 
 function transportOf(transports: Transports, name: 'webhook' | 'email'): Transport {
   const transport = transports[name];
   // The organisation removed the transport after the claim: nothing can deliver this any more.
-  return transport ?? { name, deliver: async () => ({ ok: false, error: `the ${name} transport was removed`, durationMs: 0 }) };
+  return (
+    transport ?? {
+      name,
+      deliver: async () => ({ ok: false, error: `the ${name} transport was removed`, durationMs: 0 }),
+    }
+  );
 }

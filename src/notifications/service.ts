@@ -12,10 +12,10 @@ import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
 import { isId } from '../util/ids.js';
+import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
-import { type AttemptRow, attemptsPage } from './attempts-store.js';
 
 /** The transports as shown to admins; the secret only when it was just generated. */
 export interface TransportsView {
@@ -87,7 +87,12 @@ export class NotificationService {
     }
     if (input.rotatesecret && webhookUrl) secret = newSecret();
     if (secret) sealed = this.setup.master.seal(secret, WEBHOOK_SECRET_PURPOSE);
-    const next = { orgId, emailEnabled: input.email?.enabled ?? row?.emailEnabled ?? false, webhookUrl, webhookSecretSealed: sealed };
+    const next = {
+      orgId,
+      emailEnabled: input.email?.enabled ?? row?.emailEnabled ?? false,
+      webhookUrl,
+      webhookSecretSealed: sealed,
+    };
     await store.writeTransports(this.db, next);
     const view = this.view({ ...next, updatedAt: new Date() });
     if (secret) view.Webhook.Secret = secret;
@@ -107,7 +112,11 @@ export class NotificationService {
     await this.db.transaction(async (tx) => {
       const requestedBy = { userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) };
       await store.insertJob(tx, { id, orgId, purposeId, attributeIds: wanted, requestedBy });
-      await this.queue.send(QUEUES.consentRequestBatch, { jobId: id, batch: 1 }, { id: queueJobId(id, 'batch.1'), db: rawIn(tx) });
+      await this.queue.send(
+        QUEUES.consentRequestBatch,
+        { jobId: id, batch: 1 },
+        { id: queueJobId(id, 'batch.1'), db: rawIn(tx) },
+      );
     });
     this.wake();
     return id;
@@ -135,7 +144,11 @@ export class NotificationService {
   }
 
   /** One page of the webhook log, newest first. @param startId - exclusive; a malformed one gives an empty page. */
-  async attempts(orgId: string, startId: string | undefined, limit: number): Promise<{ items: AttemptRow[]; next?: string }> {
+  async attempts(
+    orgId: string,
+    startId: string | undefined,
+    limit: number,
+  ): Promise<{ items: AttemptRow[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { items: [] };
     return keysetPage(await attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
   }

@@ -61,7 +61,11 @@ export class NotificationSetup {
     const row = await store.readTransports(this.db, orgId);
     const transports: Transports = {};
     if (row?.webhookUrl && row.webhookSecretSealed) {
-      transports.webhook = webhookTransport(row.webhookUrl, this.master.open(row.webhookSecretSealed, WEBHOOK_SECRET_PURPOSE), this.policy);
+      transports.webhook = webhookTransport(
+        row.webhookUrl,
+        this.master.open(row.webhookSecretSealed, WEBHOOK_SECRET_PURPOSE),
+        this.policy,
+      );
     }
     if (row?.emailEnabled) transports.email = emailTransport(this.mailer);
     return { transports, webhookUrl: row?.webhookUrl ?? '' };
@@ -77,7 +81,12 @@ export class NotificationSetup {
     const { transports, webhookUrl } = await this.transports(job.orgId);
     return {
       orgId: job.orgId,
-      scope: { orgId: job.orgId, purposeId: job.purposeId, attributeIds: job.attributeIds, lawfulUsage: names.lawfulUsage },
+      scope: {
+        orgId: job.orgId,
+        purposeId: job.purposeId,
+        attributeIds: job.attributeIds,
+        lawfulUsage: names.lawfulUsage,
+      },
       notification: {
         jobId: job.id,
         orgId: job.orgId,

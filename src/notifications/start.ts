@@ -32,7 +32,12 @@ export interface Notifications {
  * Builds the notification service over a queue that `start` starts.
  * @param deps - the store, master key, mailer and configuration of the context.
  */
-export function createNotifications(deps: { store: Store; master: MasterKey; mailer: Mailer; config: Config }): Notifications {
+export function createNotifications(deps: {
+  store: Store;
+  master: MasterKey;
+  mailer: Mailer;
+  config: Config;
+}): Notifications {
   const { store, config } = deps;
   const queue = createQueue(store, { leaseSeconds: config.jobLeaseSeconds });
   const setup = new NotificationSetup(store.db, deps.master, deps.mailer, config);
@@ -41,7 +46,9 @@ export function createNotifications(deps: { store: Store; master: MasterKey; mai
   return {
     service,
     async start(log) {
-      await startQueue(queue, store, { leaseSeconds: config.jobLeaseSeconds }, (err) => logBackgroundFailure(log, err, 'job queue error'));
+      await startQueue(queue, store, { leaseSeconds: config.jobLeaseSeconds }, (err) =>
+        logBackgroundFailure(log, err, 'job queue error'),
+      );
       const retries = new RetryWorker(store.db, queue, setup);
       worker = new ConsentRequestWorker(store.db, queue, setup, retries, log);
       await worker.start();

@@ -3,10 +3,10 @@
  * `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { type Executor, rowsOf } from '../db/open.js';
-import { consentRequestJobs, notificationTransports } from '../db/schema.js';
 import { COUNTING } from '../consent/interface.js';
 import { arrayLiteral } from '../db/arrays.js';
+import { type Executor, rowsOf } from '../db/open.js';
+import { consentRequestJobs, notificationTransports } from '../db/schema.js';
 
 /** An organisation's transports as stored. */
 export type TransportRow = typeof notificationTransports.$inferSelect;
@@ -29,13 +29,19 @@ export async function writeTransports(db: Executor, row: Omit<TransportRow, 'upd
 }
 
 /** Inserts a queued job. */
-export async function insertJob(db: Executor, job: Pick<JobRow, 'id' | 'orgId' | 'purposeId' | 'attributeIds' | 'requestedBy'>): Promise<void> {
+export async function insertJob(
+  db: Executor,
+  job: Pick<JobRow, 'id' | 'orgId' | 'purposeId' | 'attributeIds' | 'requestedBy'>,
+): Promise<void> {
   await db.insert(consentRequestJobs).values({ ...job, state: 'queued' });
 }
 
 /** A job of the organisation, or null. */
 export async function findJob(db: Executor, orgId: string, jobId: string): Promise<JobRow | null> {
-  const [row] = await db.select().from(consentRequestJobs).where(and(eq(consentRequestJobs.id, jobId), eq(consentRequestJobs.orgId, orgId)));
+  const [row] = await db
+    .select()
+    .from(consentRequestJobs)
+    .where(and(eq(consentRequestJobs.id, jobId), eq(consentRequestJobs.orgId, orgId)));
   return row ?? null;
 }
 
@@ -147,7 +153,15 @@ export interface Claim {
  *   reason given is kept) when any row is skipped.
  * @returns how many rows were skipped (count).
  */
-export async function claimBatch(tx: Executor, jobId: string, batch: number, claims: Claim[], cursor: string | null, scanDone: boolean, skipReason: string | null = null): Promise<number> {
+export async function claimBatch(
+  tx: Executor,
+  jobId: string,
+  batch: number,
+  claims: Claim[],
+  cursor: string | null,
+  scanDone: boolean,
+  skipReason: string | null = null,
+): Promise<number> {
   let skipped = 0;
   if (claims.length > 0) {
     const result = await tx.execute(sql`
@@ -198,9 +212,21 @@ export async function retryingDeliveries(db: Executor, jobId: string, userIds: s
  * @param error - the reason stored with a failure, or null.
  * @returns how many rows moved (count).
  */
-export async function settle(db: Executor, jobId: string, userIds: string[], from: string[], to: 'sent' | 'retrying' | 'failed', error: string | null): Promise<number> {
+export async function settle(
+  db: Executor,
+  jobId: string,
+  userIds: string[],
+  from: string[],
+  to: 'sent' | 'retrying' | 'failed',
+  error: string | null,
+): Promise<number> {
   if (userIds.length === 0) return 0;
-  const counter = to === 'sent' ? sql`notified = notified + m.n` : to === 'failed' ? sql`failed = failed + m.n` : sql`notified = notified`;
+  const counter =
+    to === 'sent'
+      ? sql`notified = notified + m.n`
+      : to === 'failed'
+        ? sql`failed = failed + m.n`
+        : sql`notified = notified`;
   const result = await db.execute(sql`
     WITH moved AS (
       UPDATE consent_request_deliveries SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
@@ -233,12 +259,19 @@ export async function findJobById(db: Executor, jobId: string): Promise<JobRow |
 }
 
 /** The names the notification text needs: the organisation's, the purpose's and its attributes'. */
-export async function namesFor(db: Executor, orgId: string, purposeId: string, attributeIds: string[]): Promise<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }> {
+export async function namesFor(
+  db: Executor,
+  orgId: string,
+  purposeId: string,
+  attributeIds: string[],
+): Promise<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }> {
   const result = await db.execute(sql`
     SELECT o.name AS "orgName", p.name AS "purposeName", p.lawful_usage AS "lawfulUsage",
       COALESCE((SELECT json_agg(a.name ORDER BY a.name) FROM data_attributes a WHERE a.id IN ${attributeIds}), '[]'::json) AS "attributeNames"
     FROM organisations o JOIN purposes p ON p.org_id = o.id WHERE o.id = ${orgId} AND p.id = ${purposeId}`);
-  const row = rowsOf<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }>(result)[0];
+  const row = rowsOf<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }>(
+    result,
+  )[0];
   if (!row) throw new Error('the request names an organisation or purpose that is gone');
   return row;
 }

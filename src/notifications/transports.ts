@@ -87,14 +87,23 @@ export function webhookTransport(url: string, secret: string, policy: OutboundPo
         createdAt: new Date().toISOString(),
       });
       const t = Math.floor(Date.now() / 1000);
-      const headers = { 'content-type': 'application/json', 'user-agent': 'Assent-Webhook/1', 'idempotency-key': key, 'assent-signature': signWebhook(secret, t, body) };
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'Assent-Webhook/1',
+        'idempotency-key': key,
+        'assent-signature': signWebhook(secret, t, body),
+      };
       const durationMs = () => Math.round(performance.now() - started);
       try {
         const { status } = await postOutbound(url, body, headers, policy);
         if (status >= 200 && status < 300) return { ok: true, status, durationMs: durationMs() };
         return { ok: false, status, error: `answered HTTP ${status}`, durationMs: durationMs() };
       } catch (err) {
-        return { ok: false, error: err instanceof OutboundError ? err.message : 'request failed', durationMs: durationMs() };
+        return {
+          ok: false,
+          error: err instanceof OutboundError ? err.message : 'request failed',
+          durationMs: durationMs(),
+        };
       }
     },
   };
@@ -122,7 +131,10 @@ export function emailTransport(mailer: Mailer): Transport {
         await mailer.send(mail);
         return { ok: true, durationMs: Math.round(performance.now() - started) };
       } catch (err) {
-        const code = (err as { responseCode?: number; code?: string }).responseCode ?? (err as { code?: string }).code ?? 'unknown';
+        const code =
+          (err as { responseCode?: number; code?: string }).responseCode ??
+          (err as { code?: string }).code ??
+          'unknown';
         return { ok: false, error: `mail not accepted (${code})`, durationMs: Math.round(performance.now() - started) };
       }
     },
@@ -133,7 +145,10 @@ export function emailTransport(mailer: Mailer): Transport {
  * Which transport reaches an individual: the organisation's webhook when it has one (its back end
  * reaches the device), else e-mail when enabled and the individual has an address, else none.
  */
-export function chooseTransport(available: { webhook: boolean; email: boolean }, to: Addressee): 'webhook' | 'email' | 'none' {
+export function chooseTransport(
+  available: { webhook: boolean; email: boolean },
+  to: Addressee,
+): 'webhook' | 'email' | 'none' {
   if (available.webhook) return 'webhook';
   if (available.email && to.email !== '') return 'email';
   return 'none';

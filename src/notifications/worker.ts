@@ -34,7 +34,8 @@ export interface BatchData {
 const BATCH_WORKERS = 2;
 
 /** Why individuals are skipped when no transport at all is configured (the job's `SkippedReason`). */
-export const NO_TRANSPORT = 'The organisation has no notification transport: configure a webhook or e-mail at /notification-transports';
+export const NO_TRANSPORT =
+  'The organisation has no notification transport: configure a webhook or e-mail at /notification-transports';
 /** Why individuals are skipped when e-mail is the only transport and they have no address. */
 export const NO_ADDRESS = 'E-mail is the only notification transport and these individuals have no e-mail address';
 
@@ -57,7 +58,11 @@ export class ConsentRequestWorker {
     // queued by other processes.
     const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: 2 };
     for (let i = 0; i < BATCH_WORKERS; i++) {
-      this.batchWorkers.push(await this.queue.work<BatchData>(QUEUES.consentRequestBatch, options, async ([job]) => this.guard(job!, () => this.runBatch(job!.data))));
+      this.batchWorkers.push(
+        await this.queue.work<BatchData>(QUEUES.consentRequestBatch, options, async ([job]) =>
+          this.guard(job!, () => this.runBatch(job!.data)),
+        ),
+      );
     }
     await this.retries.start();
   }
@@ -76,8 +81,16 @@ export class ConsentRequestWorker {
       await run();
     } catch (err) {
       const last = job.retryCount >= job.retryLimit;
-      this.log.error({ err: safeErrorMessage(err), jobId: job.data.jobId, batch: job.data.batch, retry: job.retryCount, last }, 'consent request batch failed');
-      if (last) await store.failJob(this.db, job.data.jobId, `batch ${job.data.batch} failed after ${job.retryCount + 1} attempts: ${safeErrorMessage(err)}`);
+      this.log.error(
+        { err: safeErrorMessage(err), jobId: job.data.jobId, batch: job.data.batch, retry: job.retryCount, last },
+        'consent request batch failed',
+      );
+      if (last)
+        await store.failJob(
+          this.db,
+          job.data.jobId,
+          `batch ${job.data.batch} failed after ${job.retryCount + 1} attempts: ${safeErrorMessage(err)}`,
+        );
       throw err;
     }
   }
@@ -95,15 +108,33 @@ export class ConsentRequestWorker {
       const page = await store.nextRecipients(tx, { ...ctx.scope, after: locked.cursor, limit });
       const scanDone = page.done;
       const claims = page.recipients.map((r) => ({ userId: r.userId, transport: chooseTransport(available, r) }));
-      await store.claimBatch(tx, jobId, batch, claims, page.cursor, scanDone, available.webhook || available.email ? NO_ADDRESS : NO_TRANSPORT);
+      await store.claimBatch(
+        tx,
+        jobId,
+        batch,
+        claims,
+        page.cursor,
+        scanDone,
+        available.webhook || available.email ? NO_ADDRESS : NO_TRANSPORT,
+      );
       if (!scanDone) {
-        await this.queue.send(QUEUES.consentRequestBatch, { jobId, batch: batch + 1 }, { id: queueJobId(jobId, `batch.${batch + 1}`), db: rawIn(tx) });
+        await this.queue.send(
+          QUEUES.consentRequestBatch,
+          { jobId, batch: batch + 1 },
+          { id: queueJobId(jobId, `batch.${batch + 1}`), db: rawIn(tx) },
+        );
       }
       return !scanDone;
     });
     if (enqueued) this.wake(); // the next batch is claimed while this one sends
     const pending = await store.pendingOfBatch(this.db, jobId, batch);
-    await sendAll(this.db, this.setup, ctx, pending.map((delivery) => ({ delivery, attempt: 1 })), (chunk) => this.retries.settle(jobId, chunk, 'pending'));
+    await sendAll(
+      this.db,
+      this.setup,
+      ctx,
+      pending.map((delivery) => ({ delivery, attempt: 1 })),
+      (chunk) => this.retries.settle(jobId, chunk, 'pending'),
+    );
     await store.completeIfDone(this.db, jobId);
   }
 }

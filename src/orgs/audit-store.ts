@@ -17,7 +17,19 @@ export async function insertEntry(db: Executor, entry: Omit<AuditRow, 'id' | 'at
  * @param beforeId - exclusive: the entries older than this one; undefined for the newest.
  * @param limit - the page size; one row more is read, to tell whether another page exists.
  */
-export async function entriesBefore(db: Executor, orgId: string, beforeId: string | undefined, limit: number): Promise<AuditRow[]> {
-  const where = beforeId ? and(eq(orgAuditLog.orgId, orgId), lt(orgAuditLog.id, beforeId)) : eq(orgAuditLog.orgId, orgId);
-  return db.select().from(orgAuditLog).where(where).orderBy(desc(orgAuditLog.id)).limit(limit + 1);
+export async function entriesBefore(
+  db: Executor,
+  orgId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<AuditRow[]> {
+  const where = beforeId
+    ? and(eq(orgAuditLog.orgId, orgId), lt(orgAuditLog.id, beforeId))
+    : eq(orgAuditLog.orgId, orgId);
+  return db
+    .select()
+    .from(orgAuditLog)
+    .where(where)
+    .orderBy(desc(orgAuditLog.id))
+    .limit(limit + 1);
 }

@@ -1,8 +1,9 @@
 /**
- * The import file format (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code"). This format is a contract:
+ * The import file format (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code"). This format
+ * is a contract:
  * unknown fields are errors, and other tools depend on the exact shape.
  */
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';
 
 const Key = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
@@ -33,7 +34,10 @@ const person = {
   phone: Type.Optional(Type.String({ maxLength: 40 })),
 };
 
-const Admin = Type.Object({ ...person, roles: Type.Array(Type.Enum(['owner', 'admin', 'dpo', 'developer']), { minItems: 1 }) }, closed);
+const Admin = Type.Object(
+  { ...person, roles: Type.Array(Type.Enum(['owner', 'admin', 'dpo', 'developer']), { minItems: 1 }) },
+  closed,
+);
 
 const Individual = Type.Object(person, closed);
 
@@ -45,7 +49,9 @@ const Organisation = Type.Object(
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     policyUrl: Type.Optional(Url),
-    dataRetention: Type.Optional(Type.Object({ enabled: Type.Boolean(), periodDays: Type.Integer({ minimum: 0, maximum: 36500 }) }, closed)),
+    dataRetention: Type.Optional(
+      Type.Object({ enabled: Type.Boolean(), periodDays: Type.Integer({ minimum: 0, maximum: 36500 }) }, closed),
+    ),
     purposes: Type.Optional(Type.Array(Purpose)),
     admins: Type.Optional(Type.Array(Admin)),
     individuals: Type.Optional(Type.Array(Individual)),
@@ -58,7 +64,9 @@ const Organisation = Type.Object(
 /** The whole import file. */
 export const ImportFile = Type.Object(
   {
-    clients: Type.Optional(Type.Array(Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) }, closed))),
+    clients: Type.Optional(
+      Type.Array(Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) }, closed)),
+    ),
     organisations: Type.Optional(Type.Array(Organisation)),
   },
   closed,
@@ -73,6 +81,10 @@ export interface ImportResult {
   clients: Record<string, string>;
   organisations: Record<
     string,
-    { id: string; purposes: Record<string, { id: string; attributes: Record<string, string> }>; users: Record<string, string> }
+    {
+      id: string;
+      purposes: Record<string, { id: string; attributes: Record<string, string> }>;
+      users: Record<string, string>;
+    }
   >;
 }

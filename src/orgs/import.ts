@@ -1,15 +1,16 @@
 /**
  * `assent import FILE`: creates or updates, idempotently by key, what an import file declares,
- * in one transaction, so a bad file writes nothing (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code").
+ * in one transaction, so a bad file writes nothing (docs/decisions/0004-organisations-as-code.md, "Import:
+ * organisations as code").
  */
 import { Value } from 'typebox/value';
 import type { Db, Executor } from '../db/open.js';
+import type { RedirectUriImport } from '../federation/redirect-uris.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
 import { normalisePassword, passwordProblem } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
 import { findNul } from '../util/nul.js';
-import type { RedirectUriImport } from '../federation/redirect-uris.js';
 import { recordAudit } from './audit.js';
 import { ImportFile, type ImportOrganisation, type ImportResult } from './import-schema.js';
 import * as store from './store.js';
@@ -55,10 +56,13 @@ export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUr
   for (const error of Value.Errors(ImportFile, input)) {
     if (error.keyword === 'boolean') continue; // reported by its `additionalProperties` twin below
     if (error.keyword === 'additionalProperties') {
-      for (const name of (error.params as { additionalProperties: string[] }).additionalProperties) problems.push(`${jsonPath(`${error.instancePath}/${name}`)}: unknown field`);
+      for (const name of (error.params as { additionalProperties: string[] }).additionalProperties)
+        problems.push(`${jsonPath(`${error.instancePath}/${name}`)}: unknown field`);
     } else if (error.keyword === 'enum') {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      problems.push(`${jsonPath(error.instancePath)}: must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
+      problems.push(
+        `${jsonPath(error.instancePath)}: must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+      );
     } else {
       problems.push(`${jsonPath(error.instancePath)}: ${error.message}`);
     }
@@ -73,19 +77,26 @@ export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUr
   file.organisations?.forEach((org, o) => {
     const at = `$.organisations[${o}]`;
     duplicates(org.purposes, (p) => p.key, `${at}.purposes`, problems);
-    org.purposes?.forEach((p, i) => duplicates(p.attributes, (a) => a.key, `${at}.purposes[${i}].attributes`, problems));
+    for (const [i, p] of (org.purposes ?? []).entries()) {
+      duplicates(p.attributes, (a) => a.key, `${at}.purposes[${i}].attributes`, problems);
+    }
     duplicates(org.admins, (u) => normaliseUsername(u.username), `${at}.admins`, problems);
     duplicates(org.individuals, (u) => normaliseUsername(u.username), `${at}.individuals`, problems);
-    for (const [list, people] of [['admins', org.admins], ['individuals', org.individuals]] as const) {
+    for (const [list, people] of [
+      ['admins', org.admins],
+      ['individuals', org.individuals],
+    ] as const) {
       people?.forEach((u, i) => {
         const name = normaliseUsername(u.username);
-        if (passwords.has(name) && passwords.get(name) !== u.password) problems.push(`${at}.${list}[${i}].password: differs from an earlier entry for "${u.username}"`);
+        if (passwords.has(name) && passwords.get(name) !== u.password)
+          problems.push(`${at}.${list}[${i}].password: differs from an earlier entry for "${u.username}"`);
         passwords.set(name, u.password);
         const weak = passwordProblem(u.password, { username: name });
         if (weak) problems.push(`${at}.${list}[${i}].password: ${weak}`);
       });
     }
-    // Federation (docs/decisions/0013-federation-broker.md): the same rule as the admin API; http only at loopback here (no operator list).
+    // Federation (docs/decisions/0013-federation-broker.md): the same rule as the admin API; http only at loopback
+    // here (no operator list).
     org.redirectUris?.forEach((uri, i) => {
       const problem = redirectUris.problem(uri);
       if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
@@ -101,7 +112,9 @@ export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUr
  */
 async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Promise<Map<string, string>> {
   const wanted = new Map<string, string>();
-  for (const org of file.organisations ?? []) for (const u of [...(org.admins ?? []), ...(org.individuals ?? [])]) wanted.set(normaliseUsername(u.username), normalisePassword(u.password));
+  for (const org of file.organisations ?? [])
+    for (const u of [...(org.admins ?? []), ...(org.individuals ?? [])])
+      wanted.set(normaliseUsername(u.username), normalisePassword(u.password));
   const existing = await store.usersByUsername(db, [...wanted.keys()]);
   const hashes = new Map<string, string>();
   await Promise.all(
@@ -114,7 +127,12 @@ async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Pr
   return hashes;
 }
 
-async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<string, string>, redirectUris: RedirectUriImport) {
+async function importOrganisation(
+  tx: Db,
+  org: ImportOrganisation,
+  hashes: Map<string, string>,
+  redirectUris: RedirectUriImport,
+) {
   const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
   const orgId = await store.upsertOrganisation(tx, {
     key: org.key,
@@ -137,12 +155,19 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
       policyUrl: p.policyUrl ?? '',
     });
     const attributes: Record<string, string> = {};
-    for (const a of p.attributes ?? []) attributes[a.key] = await store.upsertAttribute(tx, { orgId, purposeId, key: a.key, name: a.name });
+    for (const a of p.attributes ?? [])
+      attributes[a.key] = await store.upsertAttribute(tx, { orgId, purposeId, key: a.key, name: a.name });
     out.purposes[p.key] = { id: purposeId, attributes };
   }
   const upsert = (u: { username: string; name?: string; email?: string; phone?: string }) => {
     const username = normaliseUsername(u.username);
-    return store.upsertUser(tx, { username, passwordHash: hashes.get(username)!, name: u.name, email: u.email, phone: u.phone });
+    return store.upsertUser(tx, {
+      username,
+      passwordHash: hashes.get(username)!,
+      name: u.name,
+      email: u.email,
+      phone: u.phone,
+    });
   };
   for (const a of org.admins ?? []) {
     const userId = await upsert(a);
@@ -160,16 +185,28 @@ async function importOrganisation(tx: Db, org: ImportOrganisation, hashes: Map<s
 
 /**
  * Replaces an organisation's app redirect URIs with the file's, when they differ, and records the
- * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris` (docs/decisions/0013-federation-broker.md),
+ * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris`
+ * (docs/decisions/0013-federation-broker.md),
  * with no user as its actor and `source: "import"` (ASVS 5.0 V16.2.1: every change of a security
  * setting is logged). An unchanged list writes nothing, so a repeated import adds no entry.
  * @param uris - as the file lists them (already validated); duplicates are dropped.
  * @param redirectUris - federation's store of them.
  */
-async function importRedirectUris(tx: Executor, orgId: string, uris: string[], redirectUris: RedirectUriImport): Promise<void> {
+async function importRedirectUris(
+  tx: Executor,
+  orgId: string,
+  uris: string[],
+  redirectUris: RedirectUriImport,
+): Promise<void> {
   const wanted = [...new Set(uris)];
   if (!(await redirectUris.replace(tx, orgId, wanted))) return;
-  await recordAudit(tx, { orgId, actorUserId: null, actorApiKeyId: null, action: 'idp.app-redirect-uris.update', detail: { uris: wanted, source: 'import' } });
+  await recordAudit(tx, {
+    orgId,
+    actorUserId: null,
+    actorApiKeyId: null,
+    action: 'idp.app-redirect-uris.update',
+    detail: { uris: wanted, source: 'import' },
+  });
 }
 
 /**
@@ -183,13 +220,19 @@ async function importRedirectUris(tx: Executor, orgId: string, uris: string[], r
  * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
-export async function runImport(db: Db, input: unknown, params: Argon2Params, redirectUris: RedirectUriImport): Promise<ImportResult> {
+export async function runImport(
+  db: Db,
+  input: unknown,
+  params: Argon2Params,
+  redirectUris: RedirectUriImport,
+): Promise<ImportResult> {
   const file = validateImportFile(input, redirectUris);
   const hashes = await resolveHashes(db, file, params);
   return db.transaction(async (tx) => {
     const result: ImportResult = { clients: {}, organisations: {} };
     for (const c of file.clients ?? []) result.clients[c.clientId] = await store.upsertClient(tx, c.clientId);
-    for (const org of file.organisations ?? []) result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes, redirectUris);
+    for (const org of file.organisations ?? [])
+      result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes, redirectUris);
     return result;
   });
 }

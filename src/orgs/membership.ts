@@ -6,18 +6,18 @@
  */
 export {
   /**
-   * Subscribes a user to an organisation and gives them its consent record; see `store.subscribe`.
-   * @param db - the caller's transaction (or the root handle).
-   * @returns `{subscribed, consentId}`: whether the user was newly subscribed, and the record's ID.
+   * The user's roles in the organisation (RoleIDs), or null when the organisation does not exist.
    */
-  subscribe,
+  rolesInOrganisation,
   /**
    * The SQL of a user's RoleIDs in an organisation as an `int[]`, for statements that read the roles
    * with other things in one round trip (the consent record views).
    */
   rolesSql,
   /**
-   * The user's roles in the organisation (RoleIDs), or null when the organisation does not exist.
+   * Subscribes a user to an organisation and gives them its consent record; see `store.subscribe`.
+   * @param db - the caller's transaction (or the root handle).
+   * @returns `{subscribed, consentId}`: whether the user was newly subscribed, and the record's ID.
    */
-  rolesInOrganisation,
+  subscribe,
 } from './store.js';

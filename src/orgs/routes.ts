@@ -17,7 +17,9 @@ const AuditEntry = Type.Object({
   Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
   ActorUserID: Type.String(),
   ActorAPIKeyID: Type.String({ description: '"" when the actor used an access token' }),
-  Detail: Type.Record(Type.String(), Type.Unknown(), { description: 'changed field names and the like; never a secret' }),
+  Detail: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'changed field names and the like; never a secret',
+  }),
   At: Type.String({ description: 'RFC 3339' }),
 });
 
@@ -32,17 +34,36 @@ export interface OrgRouteOptions {
 export const orgRoutes: FastifyPluginAsyncTypebox<OrgRouteOptions> = async (app, { auditLog, publicUrl }) => {
   app.get('/organizations/roles', {
     config: { operation: 'organizations.roles.list' },
-    schema: { tags: ['organisations'], summary: 'List admin roles (1 Admin, 2 Dpo, 3 Developer, 4 Owner)', security: [{ bearer: [] }], response: { 200: RolesResponse, ...errors(401) } },
+    schema: {
+      tags: ['organisations'],
+      summary: 'List admin roles (1 Admin, 2 Dpo, 3 Developer, 4 Owner)',
+      security: [{ bearer: [] }],
+      response: { 200: RolesResponse, ...errors(401) },
+    },
     handler: async () => ({ Roles: [...ROLES] }),
   });
 
   app.get('/organizations/:organizationID/audit-log', {
     config: { operation: 'orgs.audit-log.read' },
-    schema: { tags: ['organisations'], security: [{ bearer: [] }], summary: 'The organisation audit log, newest first', params: OrgParams, querystring: Type.Object(PageQuery), response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags: ['organisations'],
+      security: [{ bearer: [] }],
+      summary: 'The organisation audit log, newest first',
+      params: OrgParams,
+      querystring: Type.Object(PageQuery),
+      response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) },
+    },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
       const page = await auditLog.page(req.params.organizationID, req.query.startid, limit);
-      const Entries = page.items.map((e) => ({ ID: e.id, Action: e.action, ActorUserID: e.actorUserId ?? '', ActorAPIKeyID: e.actorApiKeyId ?? '', Detail: e.detail as Record<string, unknown>, At: e.at.toISOString() }));
+      const Entries = page.items.map((e) => ({
+        ID: e.id,
+        Action: e.action,
+        ActorUserID: e.actorUserId ?? '',
+        ActorAPIKeyID: e.actorApiKeyId ?? '',
+        Detail: e.detail as Record<string, unknown>,
+        At: e.at.toISOString(),
+      }));
       return { Entries, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });

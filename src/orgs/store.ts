@@ -2,7 +2,18 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../db/open.js';
-import { clients, consentRecords, dataAttributes, organisations, organisationTypes, purposeAttributes, purposes, subscriptions, userRoles, users } from '../db/schema.js';
+import {
+  clients,
+  consentRecords,
+  dataAttributes,
+  organisations,
+  organisationTypes,
+  purposeAttributes,
+  purposes,
+  subscriptions,
+  userRoles,
+  users,
+} from '../db/schema.js';
 
 /** Registers a client, or finds it; returns its row ID. */
 export async function upsertClient(db: Executor, clientId: string): Promise<string> {
@@ -52,21 +63,33 @@ export async function upsertPurpose(
 }
 
 /** Creates, updates or restores a data attribute by (purpose, key), linked to that purpose; returns its ID. */
-export async function upsertAttribute(db: Executor, attribute: { orgId: string; purposeId: string; key: string; name: string }): Promise<string> {
+export async function upsertAttribute(
+  db: Executor,
+  attribute: { orgId: string; purposeId: string; key: string; name: string },
+): Promise<string> {
   const [row] = await db
     .insert(dataAttributes)
     .values({ id: uuidv7(), ...attribute })
-    .onConflictDoUpdate({ target: [dataAttributes.purposeId, dataAttributes.key], set: { name: attribute.name, deletedAt: null } })
+    .onConflictDoUpdate({
+      target: [dataAttributes.purposeId, dataAttributes.key],
+      set: { name: attribute.name, deletedAt: null },
+    })
     .returning({ id: dataAttributes.id });
   await db
     .insert(purposeAttributes)
     .values({ purposeId: attribute.purposeId, attributeId: row!.id })
-    .onConflictDoUpdate({ target: [purposeAttributes.purposeId, purposeAttributes.attributeId], set: { unlinkedAt: null } });
+    .onConflictDoUpdate({
+      target: [purposeAttributes.purposeId, purposeAttributes.attributeId],
+      set: { unlinkedAt: null },
+    });
   return row!.id;
 }
 
 /** Existing users by lower-case username, with their hashes. */
-export async function usersByUsername(db: Executor, usernames: string[]): Promise<Map<string, { id: string; passwordHash: string | null }>> {
+export async function usersByUsername(
+  db: Executor,
+  usernames: string[],
+): Promise<Map<string, { id: string; passwordHash: string | null }>> {
   if (usernames.length === 0) return new Map();
   const rows = await db
     .select({ id: users.id, username: users.username, passwordHash: users.passwordHash })
@@ -97,13 +120,22 @@ export async function setRoles(db: Executor, userId: string, orgId: string, role
 }
 
 /**
- * Subscribes a user to an organisation and gives them its consent record (docs/decisions/0008-consent-records-and-catalogue.md: one record per
+ * Subscribes a user to an organisation and gives them its consent record
+ * (docs/decisions/0008-consent-records-and-catalogue.md: one record per
  * organisation and individual). Both are no-ops when they exist; a record kept from an earlier
  * subscription is reused, with its history.
  * @returns whether the user was newly subscribed, and the consent record's ID.
  */
-export async function subscribe(db: Executor, userId: string, orgId: string): Promise<{ subscribed: boolean; consentId: string }> {
-  const added = await db.insert(subscriptions).values({ userId, orgId }).onConflictDoNothing().returning({ userId: subscriptions.userId });
+export async function subscribe(
+  db: Executor,
+  userId: string,
+  orgId: string,
+): Promise<{ subscribed: boolean; consentId: string }> {
+  const added = await db
+    .insert(subscriptions)
+    .values({ userId, orgId })
+    .onConflictDoNothing()
+    .returning({ userId: subscriptions.userId });
   const [record] = await db
     .insert(consentRecords)
     .values({ id: uuidv7(), orgId, userId })

@@ -41,13 +41,15 @@ export type ChangeKind = 'session' | 'reset';
  * The notice that a password was changed.
  * @param to - the account's e-mail address.
  * @param username - the account's username.
- * @param kind - `session`: by the signed-in user (other sessions ended); `reset`: through a reset link (every session ended).
+ * @param kind - `session`: by the signed-in user (other sessions ended); `reset`: through a reset link (every session
+ * ended).
  * @param at - when (shown in UTC).
  */
 export function passwordChangedMail(to: string, username: string, kind: ChangeKind, at: Date): Mail {
-  const how = kind === 'session'
-    ? 'It was changed from a signed-in session; every other session of the account was signed out.'
-    : 'It was changed through a password-reset link; every session of the account was signed out.';
+  const how =
+    kind === 'session'
+      ? 'It was changed from a signed-in session; every other session of the account was signed out.'
+      : 'It was changed through a password-reset link; every session of the account was signed out.';
   return {
     to,
     subject: 'Your password was changed',

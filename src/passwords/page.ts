@@ -1,5 +1,6 @@
 /**
- * The page of a reset link, `GET {ASSENT_PUBLIC_URL}/password/reset#token=…` (docs/decisions/0011-passwords-and-reset.md "The link"):
+ * The page of a reset link, `GET {ASSENT_PUBLIC_URL}/password/reset#token=…`
+ * (docs/decisions/0011-passwords-and-reset.md "The link"):
  * a form for the new password that posts `{token, password}` to
  * `POST {base}/user/password/forgot/complete` and shows the server's answer, whose `Message` names
  * the broken rule of the password policy (the policy is checked by the server only, so that the
@@ -131,11 +132,15 @@ ${form}
  * The HTML of the page. The completion endpoint is relative (`../v1/…` from `/password/reset`), so
  * the page works under any `ASSENT_PUBLIC_URL`, path prefix included.
  */
-export const RESET_PAGE_HTML = linkPageHtml('Choose a new password', `<form id="reset" method="post" data-endpoint="../v1/user/password/forgot/complete">
+export const RESET_PAGE_HTML = linkPageHtml(
+  'Choose a new password',
+  `<form id="reset" method="post" data-endpoint="../v1/user/password/forgot/complete">
 <p class="hint">At least 8 characters; spaces and any characters are welcome. Common passwords are refused.</p>
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" required>
 <label for="confirm">The same password again</label>
 <input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
 <button type="submit">Change password</button>
-</form>`, SCRIPT);
+</form>`,
+  SCRIPT,
+);

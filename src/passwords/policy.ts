@@ -1,6 +1,7 @@
 /**
  * The password policy, applied wherever a password is set: the session reset, the forgotten-password
- * completion, `POST {base}/organizations/{organizationID}/users` and `assent import` (docs/decisions/0011-passwords-and-reset.md).
+ * completion, `POST {base}/organizations/{organizationID}/users` and `assent import`
+ * (docs/decisions/0011-passwords-and-reset.md).
  *
  * It follows NIST SP 800-63B §5.1.1.2 ("Memorized Secret Verifiers") and ASVS 5.0 V6.2:
  * - length 8 to 128 characters (ASVS 5.0 V6.2.1, V6.2.9), counted in Unicode code points of the
@@ -98,12 +99,17 @@ function contextWords(context: PasswordContext): string[] {
 export function passwordProblem(password: string, context: PasswordContext = {}): string | null {
   const normalised = normalisePassword(password);
   const length = passwordLength(normalised);
-  if (length < MIN_PASSWORD_LENGTH) return `Password policy (minimum length): a password needs at least ${MIN_PASSWORD_LENGTH} characters; this one has ${length}`;
-  if (length > MAX_PASSWORD_LENGTH) return `Password policy (maximum length): a password has at most ${MAX_PASSWORD_LENGTH} characters; this one has ${length}`;
+  if (length < MIN_PASSWORD_LENGTH)
+    return `Password policy (minimum length): a password needs at least ${MIN_PASSWORD_LENGTH} characters; this one has ${length}`;
+  if (length > MAX_PASSWORD_LENGTH)
+    return `Password policy (maximum length): a password has at most ${MAX_PASSWORD_LENGTH} characters; this one has ${length}`;
   const folded = normalised.toLowerCase();
-  if (commonPasswords().has(folded)) return 'Password policy (common passwords): this password is in a list of common or breached passwords; choose another';
-  if (repetitiveOrSequential(folded)) return 'Password policy (repetitive or sequential characters): a password must not be one character repeated or a run like "abcdefgh"; choose another';
-  if (contextWords(context).includes(folded)) return 'Password policy (context-specific words): the password must not be the username, nor its part before "@"';
+  if (commonPasswords().has(folded))
+    return 'Password policy (common passwords): this password is in a list of common or breached passwords; choose another';
+  if (repetitiveOrSequential(folded))
+    return 'Password policy (repetitive or sequential characters): a password must not be one character repeated or a run like "abcdefgh"; choose another';
+  if (contextWords(context).includes(folded))
+    return 'Password policy (context-specific words): the password must not be the username, nor its part before "@"';
   return null;
 }
 

@@ -14,18 +14,35 @@ import { MAX_PASSWORD_INPUT } from './policy.js';
 import { FORGOT_ANSWER, type PasswordService } from './service.js';
 
 const tags = ['users'];
-const POLICY = 'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), any characters, no composition rules, not in the list of common or breached passwords, not the username. A refusal is a 400 whose Message names the rule.';
+const POLICY =
+  'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), any characters, no composition rules, not in the list of common or breached passwords, not the username. A refusal is a 400 whose Message names the rule.';
 const NewPassword = Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: POLICY });
 const NoBody = Type.Null({ description: 'no body' });
-const ForgotAnswer = Type.Object({ msg: Type.String({ description: 'the same text whether or not the account exists' }) });
+const ForgotAnswer = Type.Object({
+  msg: Type.String({ description: 'the same text whether or not the account exists' }),
+});
 
 const ResetBody = Type.Object({
   password: NewPassword,
-  currentpassword: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: 'the current password; optional, and when sent it must be right (else 400)' })),
+  currentpassword: Type.Optional(
+    Type.String({
+      maxLength: MAX_PASSWORD_INPUT,
+      format: 'password',
+      description: 'the current password; optional, and when sent it must be right (else 400)',
+    }),
+  ),
 });
-const ForgotBody = Type.Object({ username: Type.Optional(Type.String({ maxLength: 320, description: 'required in practice: a body without it is a 400' })) });
+const ForgotBody = Type.Object({
+  username: Type.Optional(
+    Type.String({ maxLength: 320, description: 'required in practice: a body without it is a 400' }),
+  ),
+});
 const CompleteBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 256, description: 'the `token` of the reset link’s fragment (`/password/reset#token=…`)' }),
+  token: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: 'the `token` of the reset link’s fragment (`/password/reset#token=…`)',
+  }),
   password: NewPassword,
 });
 
@@ -57,7 +74,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
     config: { operation: 'user.password.forgot' },
     schema: {
       tags,
-      summary: 'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. Always 200 {"msg": …}, the same whether or not the user exists',
+      summary:
+        'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. Always 200 {"msg": …}, the same whether or not the user exists',
       body: ForgotBody,
       response: { 200: ForgotAnswer, ...errors(400, 429) },
     },
@@ -71,7 +89,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
     config: { operation: 'user.password.forgot.complete' },
     schema: {
       tags,
-      summary: 'Complete a forgotten-password reset with the token of the mailed link: sets the password, ends every session of the user',
+      summary:
+        'Complete a forgotten-password reset with the token of the mailed link: sets the password, ends every session of the user',
       body: CompleteBody,
       response: { 200: NoBody, ...errors(400) },
     },

@@ -1,5 +1,6 @@
 /**
- * The rules of setting a password (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md "Password reset with the current session"
+ * The rules of setting a password (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md "Password reset with the
+ * current session"
  * and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
  * (request, mailed single-use link, completion). Every new password passes `policy.ts`.
  */
@@ -7,8 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
-import { BadRequest, Unauthorized } from '../http/errors.js';
 import type { Principal } from '../http/auth.js';
+import { BadRequest, Unauthorized } from '../http/errors.js';
 import type { LivenessCache } from '../identity/liveness.js';
 import { hashPassword, verifyNormalised } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
@@ -25,14 +26,16 @@ import * as store from './store.js';
 const RESET_TOKEN_BYTES = 32;
 
 /** The answer to a token that was never issued, was used, or was replaced by a newer request. */
-export const INVALID_RESET_LINK = 'This password-reset link is not valid: it was already used, or a newer one was requested. Ask for a new one.';
+export const INVALID_RESET_LINK =
+  'This password-reset link is not valid: it was already used, or a newer one was requested. Ask for a new one.';
 /** The answer to a token older than 30 minutes. */
 export const EXPIRED_RESET_LINK = `This password-reset link has expired (links last ${RESET_LINK_MINUTES} minutes). Ask for a new one.`;
 /**
  * The `msg` of every forgotten-password answer (docs/api.md "Forgotten password": the iOS SDK shows
  * it). One text whether or not the account exists, so the answer cannot enumerate accounts (ASVS 5.0 V6.3.8).
  */
-export const FORGOT_ANSWER = 'If an account with this username has an e-mail address, a password-reset link has been sent to it.';
+export const FORGOT_ANSWER =
+  'If an account with this username has an e-mail address, a password-reset link has been sent to it.';
 /** The answer to a wrong `currentpassword`. */
 export const WRONG_CURRENT_PASSWORD = 'The current password is wrong';
 
@@ -77,7 +80,12 @@ export class PasswordService {
    * @throws {BadRequest} (400) when `currentpassword` is wrong; {PasswordPolicyError} (400) naming the broken rule.
    * @throws {Unauthorized} (401) when the account no longer exists.
    */
-  async changeWithSession(principal: Principal, input: { password: string; currentpassword?: string }, ip: string, log: FastifyBaseLogger): Promise<void> {
+  async changeWithSession(
+    principal: Principal,
+    input: { password: string; currentpassword?: string },
+    ip: string,
+    log: FastifyBaseLogger,
+  ): Promise<void> {
     const { db, config } = this.deps;
     const account = await store.accountById(db, principal.userId);
     if (!account) throw new Unauthorized();
@@ -143,8 +151,11 @@ export class PasswordService {
     if (!account?.email) return;
     const token = randomBytes(RESET_TOKEN_BYTES).toString('base64url');
     await store.replaceResetToken(db, account.id, tokenHash(token), RESET_LINK_MINUTES * 60);
-    // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and Referer.
-    await mailer.send(resetLinkMail(account.email, account.username, `${config.publicUrl}/password/reset#token=${token}`));
+    // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and
+    // Referer.
+    await mailer.send(
+      resetLinkMail(account.email, account.username, `${config.publicUrl}/password/reset#token=${token}`),
+    );
   }
 
   /**
@@ -189,6 +200,10 @@ export class PasswordService {
   private notify(account: store.Account, kind: ChangeKind, log: FastifyBaseLogger): void {
     if (!account.email) return;
     const at = new Date();
-    this.deps.background.run('password.notice', () => this.deps.mailer.send(passwordChangedMail(account.email, account.username, kind, at)), log);
+    this.deps.background.run(
+      'password.notice',
+      () => this.deps.mailer.send(passwordChangedMail(account.email, account.username, kind, at)),
+      log,
+    );
   }
 }

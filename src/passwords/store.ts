@@ -38,7 +38,12 @@ export async function accountByUsername(db: Executor, username: string): Promise
  * @param tokenHash - SHA-256 of the token (32 bytes).
  * @param ttlSeconds - lifetime (seconds), counted on the database clock.
  */
-export async function replaceResetToken(db: Executor, userId: string, tokenHash: Buffer, ttlSeconds: number): Promise<void> {
+export async function replaceResetToken(
+  db: Executor,
+  userId: string,
+  tokenHash: Buffer,
+  ttlSeconds: number,
+): Promise<void> {
   await db.execute(sql`
     INSERT INTO password_reset_tokens (user_id, token_hash, expires_at, created_at)
     VALUES (${userId}, ${tokenHash}, now() + make_interval(secs => ${ttlSeconds}), now())
@@ -63,7 +68,12 @@ export async function findResetToken(db: Executor, tokenHash: Buffer): Promise<R
     FROM password_reset_tokens t JOIN users u ON u.id = t.user_id
     WHERE t.token_hash = ${tokenHash} AND u.deleted_at IS NULL`);
   const row = rowsOf<Account & { live: boolean }>(result)[0];
-  return row ? { account: { id: row.id, username: row.username, email: row.email, passwordHash: row.passwordHash }, live: row.live } : null;
+  return row
+    ? {
+        account: { id: row.id, username: row.username, email: row.email, passwordHash: row.passwordHash },
+        live: row.live,
+      }
+    : null;
 }
 
 /**
@@ -84,7 +94,12 @@ export async function consumeResetToken(db: Executor, tokenHash: Buffer): Promis
  * @param reason - stored in `revoked_reason`.
  * @returns how many families were revoked (count).
  */
-export async function revokeSessions(db: Executor, userId: string, keep: string | null, reason: string): Promise<number> {
+export async function revokeSessions(
+  db: Executor,
+  userId: string,
+  keep: string | null,
+  reason: string,
+): Promise<number> {
   const result = await db.execute(sql`
     UPDATE token_families SET revoked_at = now(), revoked_reason = ${reason}
     WHERE user_id = ${userId} AND revoked_at IS NULL AND (${keep}::uuid IS NULL OR id <> ${keep}::uuid)
@@ -99,7 +114,10 @@ export async function revokeSessions(db: Executor, userId: string, keep: string 
 export async function blockedUntil(db: Executor, keys: string[]): Promise<Date | null> {
   const result = await db.execute(sql`
     SELECT max(blocked_until) AS until FROM login_throttle
-    WHERE key IN (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) AND blocked_until > now()`);
+    WHERE key IN (${sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    )}) AND blocked_until > now()`);
   const until = rowsOf<{ until: string | Date | null }>(result)[0]?.until;
   return until ? new Date(until) : null;
 }

@@ -1,5 +1,5 @@
 /** Response bodies of purposes and organisations (the iGrant.io API family's shapes). */
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { findOrganisation, PurposeRow } from './store.js';
 
 /** A purpose (SPEC 2 Purpose: ID, Name, Description, LawfulUsage, PolicyURL). */
@@ -29,11 +29,20 @@ export type OrganizationBody = Static<typeof OrganizationBody>;
 
 /** The Purpose body of a stored purpose. */
 export function presentPurpose(row: PurposeRow): PurposeBody {
-  return { ID: row.id, Name: row.name, Description: row.description, LawfulUsage: row.lawfulUsage, PolicyURL: row.policyUrl };
+  return {
+    ID: row.id,
+    Name: row.name,
+    Description: row.description,
+    LawfulUsage: row.lawfulUsage,
+    PolicyURL: row.policyUrl,
+  };
 }
 
 /** The Organization body of a stored organisation and its live purposes. */
-export function presentOrganisation(found: NonNullable<Awaited<ReturnType<typeof findOrganisation>>>, purposes: PurposeRow[]): OrganizationBody {
+export function presentOrganisation(
+  found: NonNullable<Awaited<ReturnType<typeof findOrganisation>>>,
+  purposes: PurposeRow[],
+): OrganizationBody {
   const { org, typeName } = found;
   return {
     ID: org.id,

@@ -25,35 +25,65 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
   app.post('/organizations/:organizationID/purposes', {
     config: { operation: 'purposes.create' },
     schema: {
-      tags, security, summary: 'Add purposes to the organisation',
+      tags,
+      security,
+      summary: 'Add purposes to the organisation',
       params: OrgParams,
       body: Type.Object({ purposes: Type.Array(PurposeInput, { minItems: 1, maxItems: 100 }) }),
       response: { 201: Type.Object({ Organization: OrganizationBody }), ...errors(400, 401, 403, 404) },
     },
-    handler: async (req, reply) => reply.code(201).send({ Organization: await purposes.create(req.params.organizationID, req.body.purposes) }),
+    handler: async (req, reply) =>
+      reply.code(201).send({ Organization: await purposes.create(req.params.organizationID, req.body.purposes) }),
   });
 
   app.get('/organizations/:organizationID/purposes', {
     config: { operation: 'purposes.list' },
-    schema: { tags, security, summary: 'List the organisation’s purposes', params: OrgParams, response: { 200: Type.Object({ Purposes: Type.Array(PurposeBody) }), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'List the organisation’s purposes',
+      params: OrgParams,
+      response: { 200: Type.Object({ Purposes: Type.Array(PurposeBody) }), ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ Purposes: await purposes.list(req.params.organizationID) }),
   });
 
   app.get('/organizations/:organizationID/purposes/:purposeID', {
     config: { operation: 'purposes.read' },
-    schema: { tags, security, summary: 'Get a purpose', params: PurposeParams, response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Get a purpose',
+      params: PurposeParams,
+      response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(401, 403, 404) },
+    },
     handler: async (req) => ({ Purpose: await purposes.get(req.params.organizationID, req.params.purposeID) }),
   });
 
   app.put('/organizations/:organizationID/purposes/:purposeID', {
     config: { operation: 'purposes.update' },
-    schema: { tags, security, summary: 'Replace a purpose’s name, description, lawful usage and policy URL', params: PurposeParams, body: PurposeInput, response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(400, 401, 403, 404) } },
-    handler: async (req) => ({ Purpose: await purposes.update(req.params.organizationID, req.params.purposeID, req.body) }),
+    schema: {
+      tags,
+      security,
+      summary: 'Replace a purpose’s name, description, lawful usage and policy URL',
+      params: PurposeParams,
+      body: PurposeInput,
+      response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => ({
+      Purpose: await purposes.update(req.params.organizationID, req.params.purposeID, req.body),
+    }),
   });
 
   app.delete('/organizations/:organizationID/purposes/:purposeID', {
     config: { operation: 'purposes.delete' },
-    schema: { tags, security, summary: 'Delete a purpose (consent evidence keeps it)', params: PurposeParams, response: { 204: Type.Null(), ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a purpose (consent evidence keeps it)',
+      params: PurposeParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       await purposes.delete(req.params.organizationID, req.params.purposeID);
       return reply.code(204).send(null);

@@ -1,12 +1,13 @@
 /**
  * Rules of an organisation's usage purposes (GDPR Art. 5(1)(b) purpose limitation; ISO/IEC TS
  * 27560 "purpose"). A deleted purpose disappears from the configuration and from current
- * consent records, but is never erased: consent evidence keeps referring to it (docs/decisions/0008-consent-records-and-catalogue.md).
+ * consent records, but is never erased: consent evidence keeps referring to it
+ * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';
 import { isId } from '../util/ids.js';
-import { type OrganizationBody, presentOrganisation, presentPurpose, type PurposeBody } from './present.js';
+import { type OrganizationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';
 
 /** A purpose as a request describes it (body keys already canonicalised). */
@@ -68,6 +69,7 @@ export class PurposeService {
 
   /** Deletes a purpose (soft: evidence keeps it). @throws {NotFound} */
   async delete(orgId: string, purposeId: string): Promise<void> {
-    if (!isId(purposeId) || !(await store.softDeletePurpose(this.db, orgId, purposeId))) throw new NotFound('Purpose not found');
+    if (!isId(purposeId) || !(await store.softDeletePurpose(this.db, orgId, purposeId)))
+      throw new NotFound('Purpose not found');
   }
 }

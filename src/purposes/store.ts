@@ -42,7 +42,12 @@ export async function insertPurposes(db: Executor, orgId: string, items: Purpose
 }
 
 /** Replaces a live purpose's fields; returns it, or null when there is none. */
-export async function updatePurpose(db: Executor, orgId: string, purposeId: string, fields: PurposeFields): Promise<PurposeRow | null> {
+export async function updatePurpose(
+  db: Executor,
+  orgId: string,
+  purposeId: string,
+  fields: PurposeFields,
+): Promise<PurposeRow | null> {
   const [row] = await db
     .update(purposes)
     .set(fields)

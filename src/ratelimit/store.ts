@@ -9,7 +9,11 @@ import { type Executor, rowsOf } from '../db/open.js';
  * @param windowSeconds - window length (seconds).
  * @returns the events in the current window, this one included (count), and when the window began.
  */
-export async function hit(db: Executor, key: string, windowSeconds: number): Promise<{ count: number; windowStart: Date }> {
+export async function hit(
+  db: Executor,
+  key: string,
+  windowSeconds: number,
+): Promise<{ count: number; windowStart: Date }> {
   const window = sql`make_interval(secs => ${windowSeconds})`;
   const result = await db.execute(sql`
     INSERT INTO rate_limits (key, window_start, count, expires_at) VALUES (${key}, now(), 1, now() + ${window})

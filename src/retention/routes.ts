@@ -19,7 +19,10 @@ const security = [{ bearer: [] }];
 const MAX_PERIOD = 100 * 365 * 86400;
 
 /** @param opts.retention - the retention service. */
-export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionService }> = async (app, { retention }) => {
+export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionService }> = async (
+  app,
+  { retention },
+) => {
   const answer = { 200: RetentionBody, ...errors(400, 401, 403, 404) };
 
   app.get('/organizations/:organizationID/data-retention', {
@@ -31,7 +34,10 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
   app.post('/organizations/:organizationID/data-retention', {
     config: { operation: 'retention.update' },
     schema: {
-      tags, security, summary: 'Set the retention period (seconds)', params: Params,
+      tags,
+      security,
+      summary: 'Set the retention period (seconds)',
+      params: Params,
       body: Type.Object({ RetentionPeriod: Type.Integer({ minimum: 1, maximum: MAX_PERIOD, description: 'seconds' }) }),
       response: answer,
     },
@@ -44,7 +50,13 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
   ] as const) {
     app.post(url, {
       config: { operation: 'retention.update' },
-      schema: { tags, security, summary: `${enabled ? 'Enable' : 'Disable'} data retention`, params: Params, response: answer },
+      schema: {
+        tags,
+        security,
+        summary: `${enabled ? 'Enable' : 'Disable'} data retention`,
+        params: Params,
+        response: answer,
+      },
       handler: (req) => retention.setEnabled(req.params.organizationID, enabled),
     });
   }

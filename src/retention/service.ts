@@ -1,6 +1,7 @@
 /**
  * Rules of an organisation's data retention (GDPR Art. 5(1)(e) storage limitation). When enabled,
- * a consented purpose's `DataRetention.Expiry` is the latest consent plus the period (docs/decisions/0008-consent-records-and-catalogue.md).
+ * a consented purpose's `DataRetention.Expiry` is the latest consent plus the period
+ * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';

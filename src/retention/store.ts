@@ -18,7 +18,11 @@ export async function readRetention(db: Executor, orgId: string): Promise<Retent
 }
 
 /** Changes the setting; returns it, or null when there is no such organisation. */
-export async function writeRetention(db: Executor, orgId: string, change: Partial<{ enabled: boolean; periodSeconds: number }>): Promise<RetentionRow | null> {
+export async function writeRetention(
+  db: Executor,
+  orgId: string,
+  change: Partial<{ enabled: boolean; periodSeconds: number }>,
+): Promise<RetentionRow | null> {
   const [row] = await db
     .update(organisations)
     .set({ retentionEnabled: change.enabled, retentionPeriodSeconds: change.periodSeconds, updatedAt: sql`now()` })

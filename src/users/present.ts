@@ -36,7 +36,14 @@ export function presentUser(
     ImageID: row.imageId,
     ImageURL: row.imageId ? `${publicUrl}/v1/users/${row.id}/image/${row.imageId}` : '',
     Client: { Token: row.clientToken, Type: row.clientType },
-    Orgs: orgs.map((o) => ({ OrgID: o.orgId, Name: o.name, Location: o.location, Type: o.type, TypeID: o.typeId, EulaAccepted: o.eulaAccepted })),
+    Orgs: orgs.map((o) => ({
+      OrgID: o.orgId,
+      Name: o.name,
+      Location: o.location,
+      Type: o.type,
+      TypeID: o.typeId,
+      EulaAccepted: o.eulaAccepted,
+    })),
     Roles: roles.map((r) => ({ RoleID: r.roleId, OrgID: r.orgId })),
   };
   if (row.lastVisitAt) user.LastVisit = row.lastVisitAt.toISOString();

@@ -4,25 +4,25 @@
  * domains use this module, never `users/store.ts` (docs/development.md, code layout).
  */
 export {
-  /** A stored user (the `users` row). */
-  type UserRow,
-  /** A user with everything the SPEC 2 User record shows: row, subscribed organisations, roles, live API key (sealed). */
-  type UserProfile,
   /**
    * The columns of a `UserProfile` besides the row, as correlated subqueries on `"users"."id"`, for
    * a statement over `users` that reads a whole profile in the same round trip (the login lookup).
    */
   profileColumns,
-  /** Builds a `UserProfile` from a row selected with `profileColumns`. */
-  toProfile,
-  /**
-   * The user's row, subscriptions, roles and live API key in one prepared statement.
-   * @returns null when there is no such user.
-   */
-  userProfile,
   /**
    * Replaces the user's password hash (argon2id, docs/identity.md "Passwords"), inside the caller's
    * transaction or on the root handle.
    */
   setPasswordHash,
+  /** Builds a `UserProfile` from a row selected with `profileColumns`. */
+  toProfile,
+  /** A user with everything the SPEC 2 User record shows: row, subscribed organisations, roles, live API key (sealed). */
+  type UserProfile,
+  /** A stored user (the `users` row). */
+  type UserRow,
+  /**
+   * The user's row, subscriptions, roles and live API key in one prepared statement.
+   * @returns null when there is no such user.
+   */
+  userProfile,
 } from './store.js';

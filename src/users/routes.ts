@@ -26,7 +26,12 @@ const ProfilePatch = Type.Object({
 export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = async (app, { users }) => {
   app.get('/user', {
     config: { operation: 'user.read' },
-    schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserResponse, ...errors(401) } },
+    schema: {
+      tags: ['users'],
+      summary: 'The signed-in user',
+      security: [{ bearer: [] }],
+      response: { 200: UserResponse, ...errors(401) },
+    },
     handler: async (req) => ({ User: await users.me(req.principal!.userId) }),
   });
 

@@ -21,7 +21,10 @@ export class UserService {
    * Changes Name, Phone and Client; fields absent from the patch stay as they are.
    * @throws {Unauthorized} when the user no longer exists.
    */
-  async updateProfile(userId: string, patch: { name?: string; phone?: string; client?: { token: string; type: number } }): Promise<UserBody> {
+  async updateProfile(
+    userId: string,
+    patch: { name?: string; phone?: string; client?: { token: string; type: number } },
+  ): Promise<UserBody> {
     const fields: Parameters<typeof store.updateProfile>[2] = {};
     if (patch.name !== undefined) fields.name = patch.name.trim();
     if (patch.phone !== undefined) fields.phone = patch.phone.trim();

@@ -17,7 +17,11 @@ export async function updateProfile(
   id: string,
   fields: Partial<Pick<UserRow, 'name' | 'phone' | 'clientToken' | 'clientType'>>,
 ): Promise<UserRow | null> {
-  const [row] = await db.update(users).set({ ...fields, updatedAt: sql`now()` }).where(eq(users.id, id)).returning();
+  const [row] = await db
+    .update(users)
+    .set({ ...fields, updatedAt: sql`now()` })
+    .where(eq(users.id, id))
+    .returning();
   return row ?? null;
 }
 
@@ -50,7 +54,12 @@ export const profileColumns = {
  * Builds a `UserProfile` from a row selected with `profileColumns` (PGlite parses JSON columns,
  * node-postgres parses them too, but a driver that answers text is handled).
  */
-export function toProfile(found: { row: UserRow; orgs: unknown; roles: unknown; apiKeySealed: string | null }): UserProfile {
+export function toProfile(found: {
+  row: UserRow;
+  orgs: unknown;
+  roles: unknown;
+  apiKeySealed: string | null;
+}): UserProfile {
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   return { row: found.row, orgs: json(found.orgs), roles: json(found.roles), apiKeySealed: found.apiKeySealed };
 }

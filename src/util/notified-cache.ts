@@ -52,7 +52,11 @@ export class NotifiedCache<V> {
   async attach(store: Store): Promise<void> {
     if (this.stopped) return;
     try {
-      this.unlisten = await store.listen(this.channel, (userId) => this.forgetUser(userId), () => this.lost(store));
+      this.unlisten = await store.listen(
+        this.channel,
+        (userId) => this.forgetUser(userId),
+        () => this.lost(store),
+      );
       this.listening = true;
     } catch {
       this.lost(store);
@@ -101,7 +105,10 @@ export class NotifiedCache<V> {
     this.entries.delete(key); // re-inserted last, so that the oldest stays first
     this.entries.set(key, { userId, value, until: Date.now() + this.ttlMs });
     let keys = this.byUser.get(userId);
-    if (!keys) this.byUser.set(userId, (keys = new Set()));
+    if (!keys) {
+      keys = new Set();
+      this.byUser.set(userId, keys);
+    }
     keys.add(key);
   }
 

@@ -10,10 +10,10 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Context, createContext } from '../../src/context.js';
-import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
 import { lockDataDir } from '../../src/db/lock.js';
-import { runImport } from '../../src/orgs/import.js';
+import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { runImport } from '../../src/orgs/import.js';
 import type { ImportResult } from '../../src/orgs/import-schema.js';
 import { buildApp } from '../../src/server.js';
 
@@ -57,11 +57,15 @@ export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
  * @param opts.migrated - copy the migrated template instead of creating an empty database.
  * @returns its URL and a function that drops it.
  */
-export async function freshPostgresDatabase(opts: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(
+  opts: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
   const name = `assent_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.query(opts.migrated ? `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}` : `CREATE DATABASE ${name}`);
+  await admin.query(
+    opts.migrated ? `CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}` : `CREATE DATABASE ${name}`,
+  );
   await admin.end();
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
@@ -99,9 +103,22 @@ export function demoImport() {
         location: 'Stockholm',
         type: 'Retail',
         purposes: [{ key: 'marketing', name: 'Marketing', attributes: [{ key: 'email', name: 'Email address' }] }],
-        admins: [{ username: 'owner@acme.example', password: 'owner-passphrase', name: 'Owner', roles: ['owner', 'admin', 'dpo', 'developer'] }],
+        admins: [
+          {
+            username: 'owner@acme.example',
+            password: 'owner-passphrase',
+            name: 'Owner',
+            roles: ['owner', 'admin', 'dpo', 'developer'],
+          },
+        ],
         individuals: [
-          { username: 'alice@acme.example', password: 'alice-passphrase', name: 'Alice', email: 'alice@acme.example', phone: '+46700000001' },
+          {
+            username: 'alice@acme.example',
+            password: 'alice-passphrase',
+            name: 'Alice',
+            email: 'alice@acme.example',
+            phone: '+46700000001',
+          },
           { username: 'bob@acme.example', password: 'bob-passphrase', name: 'Bob', email: 'bob@acme.example' },
         ],
       },

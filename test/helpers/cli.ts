@@ -34,10 +34,15 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Spawns `node bin/assent.cjs ...args`; throws a clear error when dist/ has not been built. */
 function spawnAssent(args: string[], env: Record<string, string>): ChildProcess {
-  if (!existsSync(path.join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
+  if (!existsSync(path.join(ROOT, 'dist/cli.js')))
+    throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
   // --liftoff-only, as vitest.config.ts gives the test workers: a test's `assent` lives seconds, too
   // short for V8's optimising compiler to pay back compiling PGlite's WebAssembly.
-  return spawn(process.execPath, ['--liftoff-only', BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--liftoff-only', BIN, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** How a one-shot command ended. */
@@ -92,7 +97,11 @@ export async function freshStore(opts: { embedded?: boolean; empty?: boolean } =
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-cli-'));
   const database = onPostgres && !opts.embedded ? await freshPostgresDatabase({ migrated: !opts.empty }) : undefined;
   if (!database && !opts.empty) copyPgliteTemplate(dataDir);
-  const env: Record<string, string> = { ASSENT_DATA_DIR: dataDir, ASSENT_IP_DELAY_AFTER: '1000', ASSENT_IP_LOCK_AFTER: '2000' };
+  const env: Record<string, string> = {
+    ASSENT_DATA_DIR: dataDir,
+    ASSENT_IP_DELAY_AFTER: '1000',
+    ASSENT_IP_LOCK_AFTER: '2000',
+  };
   if (database) Object.assign(env, { DATABASE_URL: database.url, ASSENT_SECRET: TEST_SECRET });
   return {
     kind: database ? 'postgres' : 'pglite',
@@ -111,7 +120,8 @@ export async function freshStore(opts: { embedded?: boolean; empty?: boolean } =
       const release = await lockDataDir(dataDir);
       const store = await openPglite(dataDir);
       try {
-        const client = (store.db as unknown as { $client: { query(t: string, p: unknown[]): Promise<{ rows: T[] }> } }).$client;
+        const client = (store.db as unknown as { $client: { query(t: string, p: unknown[]): Promise<{ rows: T[] }> } })
+          .$client;
         return (await client.query(text, params)).rows;
       } finally {
         await store.close();

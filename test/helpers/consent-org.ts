@@ -1,7 +1,7 @@
 /** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
 import { afterAll, beforeAll } from 'vitest';
-import { runImport } from '../../src/orgs/import.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { runImport } from '../../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
@@ -38,7 +38,15 @@ export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
           key: 'shop',
           name: 'Shop',
           purposes: [
-            { key: 'marketing', name: 'Marketing', lawfulUsage: false, attributes: [{ key: 'email', name: 'Email' }, { key: 'phone', name: 'Phone' }] },
+            {
+              key: 'marketing',
+              name: 'Marketing',
+              lawfulUsage: false,
+              attributes: [
+                { key: 'email', name: 'Email' },
+                { key: 'phone', name: 'Phone' },
+              ],
+            },
             { key: 'delivery', name: 'Delivery', lawfulUsage: true, attributes: [{ key: 'address', name: 'Address' }] },
             { key: 'empty', name: 'Empty', lawfulUsage: false },
           ],
@@ -53,7 +61,11 @@ export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
             { username: people.dave, password: pw, name: 'Dave' },
           ],
         },
-        { key: 'other', name: 'Other', admins: [{ username: people.mallory, password: pw, roles: ['owner', 'admin', 'developer'] }] },
+        {
+          key: 'other',
+          name: 'Other',
+          admins: [{ username: people.mallory, password: pw, roles: ['owner', 'admin', 'developer'] }],
+        },
       ],
     },
     t.config.argon2,
@@ -72,7 +84,11 @@ export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
   return {
     orgId: shop.id,
     otherOrgId: ids.organisations.other!.id,
-    marketing: { id: shop.purposes.marketing!.id, email: shop.purposes.marketing!.attributes.email!, phone: shop.purposes.marketing!.attributes.phone! },
+    marketing: {
+      id: shop.purposes.marketing!.id,
+      email: shop.purposes.marketing!.attributes.email!,
+      phone: shop.purposes.marketing!.attributes.phone!,
+    },
     delivery: { id: shop.purposes.delivery!.id, address: shop.purposes.delivery!.attributes.address! },
     empty: shop.purposes.empty!.id,
     users,

@@ -76,7 +76,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // On a PostgreSQL run the few embedded stores (test/cli.test.ts) start empty, as a server's first
   // start does: one PGlite initdb here would cost more than it saves.
   const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-  const [pgliteDir, postgresName] = await Promise.all([onPostgres ? '' : migratedPglite(), onPostgres ? migratedPostgres() : '']);
+  const [pgliteDir, postgresName] = await Promise.all([
+    onPostgres ? '' : migratedPglite(),
+    onPostgres ? migratedPostgres() : '',
+  ]);
   project.provide('pgliteTemplate', pgliteDir && path.join(pgliteDir, 'pgdata'));
   project.provide('postgresTemplate', postgresName);
   return async () => {

@@ -31,7 +31,12 @@ export function pngBomb(side: number): Buffer {
   ihdr[8] = 1; // bit depth 1, colour type 0 (greyscale), deflate, no filter, no interlace
   const rows = Buffer.alloc((1 + Math.ceil(side / 8)) * side); // filter byte + packed pixels, all zero
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', zlib.deflateSync(rows, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', zlib.deflateSync(rows, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** Pads a PNG to exactly `size` bytes with a private ancillary chunk before IEND. */
@@ -55,4 +60,3 @@ export function hasGps(exif: Buffer | undefined): boolean {
   }
   return false;
 }
-

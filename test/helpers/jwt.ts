@@ -3,7 +3,7 @@
  * running server's own signing key, so that a negative test can change exactly one property.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { call, type TestAssent } from './assent.js';
 
 /** The claims Assent puts in an access/refresh token. */
@@ -76,7 +76,10 @@ export async function fetchJwks(url: string): Promise<{ keys: Array<Record<strin
 /** The PEM (SPKI) of a public JWK. */
 export function jwkToPem(jwk: Record<string, string>): string {
   const { kty, crv, x, y } = jwk;
-  return createPublicKey({ key: { kty, crv, x, y } as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+  return createPublicKey({ key: { kty, crv, x, y } as never, format: 'jwk' }).export({
+    type: 'spki',
+    format: 'pem',
+  }) as string;
 }
 
 /** An unsigned (`alg: none`) token with the given header and claims; `signature` defaults to empty. */
@@ -85,6 +88,12 @@ export function unsigned(header: Record<string, unknown>, payload: Record<string
 }
 
 /** An HS256 token whose HMAC secret is `secret` (e.g. the server's public key as text). */
-export async function hs256(header: Record<string, unknown>, payload: Record<string, unknown>, secret: string): Promise<string> {
-  return new SignJWT(payload as JWTPayload).setProtectedHeader({ ...header, alg: 'HS256' } as { alg: string }).sign(new TextEncoder().encode(secret));
+export async function hs256(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  secret: string,
+): Promise<string> {
+  return new SignJWT(payload as JWTPayload)
+    .setProtectedHeader({ ...header, alg: 'HS256' } as { alg: string })
+    .sign(new TextEncoder().encode(secret));
 }

@@ -11,7 +11,11 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 import { call } from './assent.js';
 
-const html = (s: string) => s.replace(/&amp;/g, '&').replace(/&#x2F;/g, '/').replace(/&quot;/g, '"');
+const html = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&#x2F;/g, '/')
+    .replace(/&quot;/g, '"');
 
 /** A browser: a cookie jar (one host, 127.0.0.1: cookies ignore ports, RFC 6265 §8.5) and manual redirects. */
 export class Browser {
@@ -24,12 +28,19 @@ export class Browser {
     const headers: Record<string, string> = {};
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: 'manual' });
+    const res = await fetch(url, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+      redirect: 'manual',
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()));
+      const expired = attrs.some(
+        (a) => /^\s*max-age=0/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()),
+      );
       if (expired) this.cookies.delete(name);
       else this.cookies.set(name, pair!.slice(eq + 1).trim());
     }
@@ -55,7 +66,8 @@ export class Browser {
       const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(res.body);
       if (!form) return { location: null, sawLogin, last: res };
       const fields: Record<string, string> = {};
-      for (const m of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[m[1]!] = html(m[2]!);
+      for (const m of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+        fields[m[1]!] = html(m[2]!);
       if (/name="login"/.test(form[2]!)) {
         sawLogin = true;
         Object.assign(fields, login);
@@ -81,19 +93,33 @@ export interface TestProvider {
  * forms (any login and password sign in; the login becomes `sub`).
  * @param client - `client_id`, `client_secret` and the allowed redirect URIs.
  */
-export async function startProvider(client: { client_id: string; client_secret: string; redirect_uris: string[] }): Promise<TestProvider> {
+export async function startProvider(client: {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+}): Promise<TestProvider> {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{ ...client, post_logout_redirect_uris: [], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      { ...client, post_logout_redirect_uris: [], grant_types: ['authorization_code'], response_types: ['code'] },
+    ],
     cookies: { keys: ['test-cookie-key-of-the-provider'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     // Assent must send PKCE: the provider refuses an authorization request without it.
     pkce: { required: () => true },
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
-    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, email: id === 'alice' ? 'alice@acme.example' : `${id}@idp.example`, email_verified: true, name: `User ${id}` }) }),
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({
+        sub: id,
+        email: id === 'alice' ? 'alice@acme.example' : `${id}@idp.example`,
+        email_verified: true,
+        name: `User ${id}`,
+      }),
+    }),
   });
   provider.on('server_error', (_ctx: unknown, err: Error) => console.error('provider error', err));
   const endSessionRequests: URLSearchParams[] = [];
@@ -109,7 +135,10 @@ export async function startProvider(client: { client_id: string; client_secret: 
 export interface FakeIdp {
   url: string;
   /** Mints the ID token for one token request; `nonce` is the one of the pending sign-in. */
-  mint: (ctx: { nonce: string | undefined; sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Promise<string> }) => Promise<string>;
+  mint: (ctx: {
+    nonce: string | undefined;
+    sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Promise<string>;
+  }) => Promise<string>;
   /** The nonce to put in the next ID token (read by tests from the authorize redirect). */
   nonce: string | undefined;
   userinfoCalls: number;
@@ -124,13 +153,35 @@ export interface FakeIdp {
  * @param owner - an access token of the organisation's Owner.
  * @param scope - the configuration's `defaultScope`.
  */
-export async function configureFakeIdp(idpUrl: string, owner: string, fake: FakeIdp, appUri: string, scope = 'openid'): Promise<void> {
+export async function configureFakeIdp(
+  idpUrl: string,
+  owner: string,
+  fake: FakeIdp,
+  appUri: string,
+  scope = 'openid',
+): Promise<void> {
   const created = await call(idpUrl, {
     token: owner,
-    body: { issuer: fake.url, authorizationUrl: `${fake.url}/authorize`, tokenUrl: `${fake.url}/token`, jwksUrl: `${fake.url}/jwks`, userInfoUrl: `${fake.url}/userinfo`, logoutUrl: '', clientId: 'assent-client', clientSecret: 'fake-secret', disableUserInfo: false, defaultScope: scope },
+    body: {
+      issuer: fake.url,
+      authorizationUrl: `${fake.url}/authorize`,
+      tokenUrl: `${fake.url}/token`,
+      jwksUrl: `${fake.url}/jwks`,
+      userInfoUrl: `${fake.url}/userinfo`,
+      logoutUrl: '',
+      clientId: 'assent-client',
+      clientSecret: 'fake-secret',
+      disableUserInfo: false,
+      defaultScope: scope,
+    },
   });
-  if (created.status !== 201) throw new Error(`configuring the fake IdP failed: ${created.status} ${JSON.stringify(created.body)}`);
-  const registered = await call(`${idpUrl}/app-redirect-uris`, { method: 'PUT', token: owner, body: { RedirectURIs: [appUri] } });
+  if (created.status !== 201)
+    throw new Error(`configuring the fake IdP failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const registered = await call(`${idpUrl}/app-redirect-uris`, {
+    method: 'PUT',
+    token: owner,
+    body: { RedirectURIs: [appUri] },
+  });
   if (registered.status !== 200) throw new Error(`registering ${appUri} failed: ${registered.status}`);
 }
 
@@ -151,12 +202,21 @@ export async function startFakeIdp(clientId: string): Promise<FakeIdp> {
   };
   const sign = async (claims: Record<string, unknown>, header: Record<string, unknown> = {}) => {
     const now = Math.floor(Date.now() / 1000);
-    const body = { iss: url, aud: clientId, sub: 'fake-subject', iat: now, exp: now + 300, name: 'From ID Token', ...claims };
+    const body = {
+      iss: url,
+      aud: clientId,
+      sub: 'fake-subject',
+      iat: now,
+      exp: now + 300,
+      name: 'From ID Token',
+      ...claims,
+    };
     for (const [k, v] of Object.entries(body)) if (v === undefined) delete (body as Record<string, unknown>)[k];
     return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: 'k1', ...header }).sign(good.privateKey);
   };
   server.on('request', async (req, res) => {
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     for await (const _ of req);
     if (req.url === '/jwks') return send(200, { keys: [jwk] });
     if (req.url === '/userinfo') {
@@ -165,7 +225,12 @@ export async function startFakeIdp(clientId: string): Promise<FakeIdp> {
     }
     if (req.url === '/token') {
       fake.tokenCalls++;
-      return send(200, { access_token: 'fake-access-token', token_type: 'Bearer', expires_in: 60, id_token: await fake.mint({ nonce: fake.nonce, sign }) });
+      return send(200, {
+        access_token: 'fake-access-token',
+        token_type: 'Bearer',
+        expires_in: 60,
+        id_token: await fake.mint({ nonce: fake.nonce, sign }),
+      });
     }
     send(404, {});
   });
@@ -179,10 +244,11 @@ export async function startSilentServer(): Promise<{ url: string; close(): Promi
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    close: () => new Promise((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -208,9 +274,14 @@ export async function startDns(): Promise<{ server: string; queries: string[]; c
     header.writeUInt16BE(0x8180, 2); // response, recursion available, no error
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(qtype === 1 ? 1 : 0, 6);
-    const answer = qtype === 1 ? Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 1]) : Buffer.alloc(0);
+    const answer =
+      qtype === 1 ? Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 1]) : Buffer.alloc(0);
     socket.send(Buffer.concat([header, question, answer]), rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
-  return { server: `127.0.0.1:${socket.address().port}`, queries, close: () => new Promise((r) => socket.close(() => r())) };
+  return {
+    server: `127.0.0.1:${socket.address().port}`,
+    queries,
+    close: () => new Promise((r) => socket.close(() => r())),
+  };
 }

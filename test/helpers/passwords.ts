@@ -26,7 +26,11 @@ async function ownerToken(t: TestAssent): Promise<string> {
  * @param name - the local part; the username is `<name>@acme.example`.
  * @param opts.email - false for a user without an e-mail address.
  */
-export async function newUser(t: TestAssent, name: string, opts: { email?: boolean; password?: string } = {}): Promise<TestUser> {
+export async function newUser(
+  t: TestAssent,
+  name: string,
+  opts: { email?: boolean; password?: string } = {},
+): Promise<TestUser> {
   const username = `${name}@acme.example`;
   const email = opts.email === false ? '' : `${name}@mail.example`;
   const password = opts.password ?? `${name}-first-passphrase`;
@@ -43,7 +47,10 @@ export async function newUser(t: TestAssent, name: string, opts: { email?: boole
  * @param username - the new user's username.
  */
 export async function createWithPassword(t: TestAssent, username: string, password: string) {
-  return call(`${t.base}/organizations/${t.ids.organisations.acme!.id}/users`, { token: await ownerToken(t), body: { username, password } });
+  return call(`${t.base}/organizations/${t.ids.organisations.acme!.id}/users`, {
+    token: await ownerToken(t),
+    body: { username, password },
+  });
 }
 
 /** Logs in; resolves the status only. */
@@ -52,7 +59,12 @@ export async function loginStatus(t: TestAssent, username: string, password: str
 }
 
 /** `POST` (or `PUT`) `{base}/user/password/reset` with a bearer credential. */
-export function resetPassword(t: TestAssent, token: string | undefined, body: unknown, opts: { method?: string; scheme?: string } = {}) {
+export function resetPassword(
+  t: TestAssent,
+  token: string | undefined,
+  body: unknown,
+  opts: { method?: string; scheme?: string } = {},
+) {
   return call(`${t.base}/user/password/reset`, { method: opts.method ?? 'POST', body, token, scheme: opts.scheme });
 }
 

@@ -37,7 +37,9 @@ export interface PgCluster {
 /** The bin directory of the newest installed PostgreSQL; throws when there is none. */
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin/initdb'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin/initdb')))
+    : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) throw new Error(`no initdb under ${root}/*/bin: install the PostgreSQL server package to run this test`);
   return path.join(root, newest, 'bin');

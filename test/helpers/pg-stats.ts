@@ -38,7 +38,9 @@ async function flushPools(t: TestAssent): Promise<number> {
 /** Transactions committed and rolled back in the server's database, as reported so far (count). */
 async function reported(t: TestAssent): Promise<number> {
   // Its own snapshot: with stats_fetch_consistency = cache a snapshot lasts one transaction.
-  const { rows } = await poolOf(t.store.db).query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+  const { rows } = await poolOf(t.store.db).query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
   return Number(rows[0]!.n);
 }
 
@@ -95,7 +97,9 @@ export async function whileTableHeld<T>(t: TestAssent, table: string, work: () =
     const started = work();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+      const { rows } = await holder.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
       if (rows[0]!.n > 0) break;
       if (Date.now() > deadline) throw new Error(`no statement waited for the lock on ${table} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 20));

@@ -21,7 +21,11 @@ export interface RawAnswer {
  * @param url - origin, e.g. http://127.0.0.1:8080.
  * @param chunks - the raw request, in pieces.
  */
-export async function rawRequest(url: string, chunks: (string | Buffer)[], opts: { gapMs?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+export async function rawRequest(
+  url: string,
+  chunks: (string | Buffer)[],
+  opts: { gapMs?: number; waitMs?: number } = {},
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -80,5 +84,9 @@ function parse(data: Buffer): Omit<RawAnswer, 'closed' | 'ms'> {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const length = headers['content-length'] === undefined ? parts.rest.length : Number(headers['content-length']);
-  return { status: Number(statusLine?.split(' ')[1] ?? 0), headers, body: parts.rest.subarray(0, length).toString('utf8') };
+  return {
+    status: Number(statusLine?.split(' ')[1] ?? 0),
+    headers,
+    body: parts.rest.subarray(0, length).toString('utf8'),
+  };
 }

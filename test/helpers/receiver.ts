@@ -30,7 +30,10 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const r: Received = { headers: req.headers, raw, body: JSON.parse(raw) };
       receiver.received.push(r);
-      setTimeout(() => res.writeHead(receiver.answer(r)).end('{"secret":"remote body must never be echoed"}'), receiver.delayMs);
+      setTimeout(
+        () => res.writeHead(receiver.answer(r)).end('{"secret":"remote body must never be echoed"}'),
+        receiver.delayMs,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

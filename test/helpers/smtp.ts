@@ -33,7 +33,10 @@ export interface Smtp {
 
 /** Undoes quoted-printable (`=XX` and soft breaks) in a plain-text body. */
 function decodeQuotedPrintable(body: string): string {
-  return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 }
 
 function parse(to: string[], raw: string): SmtpMail {
@@ -55,7 +58,11 @@ export async function startSmtp(): Promise<Smtp> {
     refuseWith: null,
     delayMs: 0,
     mailsTo: (to) => smtp.mails.filter((m) => m.to.includes(to)),
-    waitForMails: (to, count) => waitFor(async () => smtp.mailsTo(to), (m) => m.length >= count),
+    waitForMails: (to, count) =>
+      waitFor(
+        async () => smtp.mailsTo(to),
+        (m) => m.length >= count,
+      ),
     close: async () => {},
   };
   const server = new SMTPServer({
@@ -66,7 +73,12 @@ export async function startSmtp(): Promise<Smtp> {
       let raw = '';
       stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
       stream.on('end', () => {
-        smtp.mails.push(parse(session.envelope.rcptTo.map((r) => r.address), raw));
+        smtp.mails.push(
+          parse(
+            session.envelope.rcptTo.map((r) => r.address),
+            raw,
+          ),
+        );
         const refuse = smtp.refuseWith;
         setTimeout(() => {
           if (refuse) callback(Object.assign(new Error('message refused by the test relay'), { responseCode: refuse }));
