@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Assent consent benchmark (issue #3, "Benchmark"): `node bench/consents.mjs` (or `npm run bench:consents`).
+ * Assent consent benchmark (docs/benchmarks.md): `node bench/consents.mjs` (or `npm run bench:consents`).
  *
  * One bounded run (a watchdog ends it at BENCH_DEADLINE_SECONDS, default 1200) against PostgreSQL
  * on this machine (BENCH_PG_URL):

@@ -1,5 +1,5 @@
 /**
- * Account deletion (GDPR Art. 17; issue #4): `POST {base}/users/unregister` by the signed-in user,
+ * Account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md): `POST {base}/users/unregister` by the signed-in user,
  * and `assent user delete ID` by an operator. Personal data and credentials go; the consent history
  * stays under the user's ID, and its chain still verifies.
  */

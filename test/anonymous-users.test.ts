@@ -1,5 +1,5 @@
 /**
- * Anonymous users (SPEC 4.4 "Add anonymous user"; NOTES.md "Anonymous user"): created by staff,
+ * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Responses"): created by staff,
  * subscribed with a consent record the organisation's API key can manage, rate-limited per
  * organisation, and upgradable to a full account without losing their consent history.
  */
@@ -27,7 +27,7 @@ describe('adding an anonymous user (SPEC 4.4)', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ Name: '', Email: '', Phone: '', Roles: [] });
     expect(res.body.ID).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.body.User).toBeUndefined(); // bare, not wrapped (NOTES.md)
+    expect(res.body.User).toBeUndefined(); // bare, not wrapped (docs/api.md "Responses")
     expect(res.body.APIKey).toBeUndefined();
     expect(res.body.Orgs.map((o: any) => o.OrgID)).toEqual([org.orgId]);
     // It has no password: no login can succeed for it.

@@ -1,5 +1,5 @@
 /**
- * `days` is optional on the single-attribute PATCH (SPEC 4.3; NOTES.md "Requests": "`days` is
+ * `days` is optional on the single-attribute PATCH (SPEC 4.3; docs/api.md "Requests": "`days` is
  * optional"): every body shape the deployed SDKs send is stored as meant, and what is read back
  * afterwards is what the SDK's UI then shows.
  */
@@ -24,7 +24,7 @@ async function patchAndRead(body: unknown) {
   return { res, status: attribute.Status, consented: read.body.Consents.Count.Consented as number };
 }
 
-describe('days optional on the single-attribute PATCH (NOTES.md)', () => {
+describe('days optional on the single-attribute PATCH (docs/api.md)', () => {
   it('{"consented": "Allow"} without days stores Allow with Days 0', async () => {
     const { res, status, consented } = await patchAndRead({ consented: 'Allow' });
     expect(res.status).toBe(200);

@@ -23,7 +23,7 @@ describe('reading a consent record (SPEC 4.3)', () => {
     expect(res.body.OrgID).toBe(org.orgId);
     expect(res.body.UserID).toBe(org.users.dave);
     const purposes = res.body.ConsentsAndPurposes;
-    // The purpose without attributes is left out (NOTES.md "Purpose listings").
+    // The purpose without attributes is left out (docs/api.md "Responses").
     expect(purposes.map((p: any) => p.Purpose.ID)).toEqual([org.marketing.id, org.delivery.id]);
     const [marketing, delivery] = purposes;
     expect(marketing.Count).toEqual({ Total: 2, Consented: 0 });

@@ -4,7 +4,7 @@
  * NUL and control characters, deep nesting, odd Unicode, bad percent-encoding, SQL/JSON
  * metacharacters, extreme numbers, empty and missing values, wrong Content-Type), sent as an
  * anonymous caller, an individual and an organisation Owner. Asserts: no answer ≥ 500, every
- * error is `{"Code", "Message"}` JSON (NOTES.md "Errors"), the anonymous caller changes
+ * error is `{"Code", "Message"}` JSON (docs/api.md "Responses"), the anonymous caller changes
  * nothing, and the individual changes nothing but their own data. Bounded (a few thousand requests), seeded (FUZZ_SEED
  * to replay; the seed is printed).
  */

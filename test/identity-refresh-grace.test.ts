@@ -1,5 +1,5 @@
 /**
- * Parallel refreshes (NOTES.md "Parallel refreshes"; docs/identity.md "Sessions"): within
+ * Parallel refreshes (docs/api.md "Parallel refreshes"; docs/identity.md "Sessions"): within
  * `ASSENT_REFRESH_REUSE_GRACE_SECONDS`, while the successor is unused, a rotated refresh token
  * presented again by the same client answers the same successor tokens; after it, or once the
  * successor was rotated, reuse revokes the whole session (RFC 9700 §4.14.2). With the period at 0

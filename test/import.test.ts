@@ -1,5 +1,5 @@
 /**
- * `assent import FILE` through the real CLI (issue #2, "Import: organisations as code"): the
+ * `assent import FILE` through the real CLI (docs/decisions/0004-organisations-as-code.md): the
  * printed key → ID document, idempotence, and that a bad file is refused whole, naming the JSON path.
  */
 import { readFileSync } from 'node:fs';

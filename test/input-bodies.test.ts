@@ -1,5 +1,5 @@
 /**
- * Request bodies as the deployed clients send them (NOTES.md "Bodies", "Requests") and as an
+ * Request bodies as the deployed clients send them (docs/api.md "Bodies", "Requests") and as an
  * attacker may: nesting deeper than MAX_INPUT_DEPTH is a 400 (never a 500), a caller without
  * credentials is refused with 401 before its body is validated, an empty body is an empty body
  * whatever its Content-Type, and the logins and token endpoints accept form-encoded bodies

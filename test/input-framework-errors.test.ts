@@ -1,7 +1,7 @@
 /**
  * Errors made before a route runs (by Node's HTTP parser, the router, the body parsers and the
  * request timeout) answer like every other error: `{"Code", "Message"}` JSON with
- * `Content-Type: application/json` (NOTES.md "Responses"), and slow, endless or malformed requests
+ * `Content-Type: application/json` (docs/api.md "Responses"), and slow, endless or malformed requests
  * end with a 4xx and a closed socket instead of holding a connection for ever (OWASP API4:2023 "Unrestricted Resource
  * Consumption").
  */
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-/** Asserts the error shape of NOTES.md "Responses" on a raw answer. */
+/** Asserts the error shape of docs/api.md "Responses" on a raw answer. */
 function expectErrorShape(res: RawAnswer, status: number): void {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

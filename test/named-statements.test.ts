@@ -18,7 +18,7 @@ const page = (token: string) =>
   });
 
 describe.skipIf(!onPostgres)(
-  'named statements run their generic plan, planned once per connection (issue #3 "Listings": a page costs O(limit))',
+  'named statements run their generic plan, planned once per connection (docs/decisions/0007-consent-read-and-write-path.md: a page costs O(limit))',
   () => {
     it('the named statements pool sets force_generic_plan; the other pool keeps auto', async () => {
       const { db } = suite.t.store;

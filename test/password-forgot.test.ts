@@ -1,5 +1,5 @@
 /**
- * The forgotten-password flow (SPEC 4.4; issue #4 "Forgotten password"), end to end: a real SMTP
+ * The forgotten-password flow (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md), end to end: a real SMTP
  * server on loopback receives the mail, the test follows its link with a real HTTP client, checks
  * the page, and completes the reset as the page's script does.
  */
@@ -13,7 +13,7 @@ import { waitFor } from './helpers/receiver.js';
 import { DEFAULT_CLIENT, me, refresh } from './helpers/session.js';
 import { type Smtp, type SmtpMail, startSmtp } from './helpers/smtp.js';
 
-/** The text the iOS SDK shows (NOTES.md "Forgotten password"). */
+/** The text the iOS SDK shows (docs/api.md "Responses"). */
 const FORGOT_MSG = 'If an account with this username has an e-mail address, a password-reset link has been sent to it.';
 
 let t: TestAssent;

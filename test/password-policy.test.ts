@@ -1,5 +1,5 @@
 /**
- * The password policy (issue #4; NIST SP 800-63B §5.1.1.2; ASVS 5.0 V6.2), through
+ * The password policy (docs/decisions/0011-passwords-and-reset.md; NIST SP 800-63B §5.1.1.2; ASVS 5.0 V6.2), through
  * `POST {base}/organizations/{organizationID}/users` with a password and through the import; NFKC
  * at login, and users whose hash predates it.
  */

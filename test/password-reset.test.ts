@@ -1,5 +1,5 @@
 /**
- * Password reset with the current session (SPEC 4.4; issue #4): `POST` and `PUT {base}/user/password/reset`,
+ * Password reset with the current session (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md): `POST` and `PUT {base}/user/password/reset`,
  * with a bearer access token only; the policy; other sessions ended; a notice by mail (a real SMTP
  * server on loopback).
  */
@@ -40,7 +40,7 @@ describe('password reset with the current session', () => {
     expect(await loginStatus(t, user.username, 'rhea-second-passphrase')).toBe(200);
   });
 
-  it('PUT is the same operation (NOTES.md path alias)', async () => {
+  it('PUT is the same operation (docs/api.md "Path aliases")', async () => {
     const user = await newUser(t, 'pia');
     const { Token } = await login(t, user.username, user.password);
     const res = await resetPassword(

@@ -21,7 +21,7 @@ export const consentOpts = {
 /** Depth of the deep consented-users page: past this fraction of the listing (900,000 of 1,000,000). */
 export const DEEP_FRACTION = 0.9;
 
-/** Goals of issue #3, "Benchmark". */
+/** The consent benchmark's goals (docs/benchmarks.md). */
 export const CONSENT_GOALS = {
   readPerSecond: 3000,
   readP99Ms: 20,

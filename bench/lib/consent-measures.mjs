@@ -76,7 +76,7 @@ export async function planRead(ctx) {
 
 const COUNTING = `c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 
-/** The listing's users (unordered), by the rules of issue #3 "Listings", in plain SQL. Parameters: $1 org, $2 purpose, $3 attributes. */
+/** The listing's users (unordered), by the listing rules of docs/decisions/0007-consent-read-and-write-path.md, in plain SQL. Parameters: $1 org, $2 purpose, $3 attributes. */
 function listedSql(lawful) {
   if (lawful) {
     // Everyone subscribed, unless every one of the attributes is stored as not counting (one pass, hash join).
