@@ -174,9 +174,14 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
           )
         ).rows[0].n > 0;
-      const lockDeadline = Date.now() + 10_000;
+      const lockDeadline = Date.now() + 30_000;
       while (!(await waiting())) {
-        if (Date.now() > lockDeadline) throw new Error('timed out waiting for the login to wait on the lock');
+        if (Date.now() > lockDeadline) {
+          const { rows } = await holder.query(
+            'SELECT state, wait_event_type, wait_event, left(query, 80) AS query FROM pg_stat_activity WHERE datname = current_database()',
+          );
+          throw new Error(`timed out waiting for the login to wait on the lock; sessions: ${JSON.stringify(rows)}`);
+        }
         await new Promise((r) => setTimeout(r, 20));
       }
       req.destroy();
