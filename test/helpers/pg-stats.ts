@@ -97,8 +97,11 @@ export async function whileTableHeld<T>(t: TestAssent, table: string, work: () =
     const started = work();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      // pg_locks, not pg_stat_activity: inside this transaction the latter answers the snapshot of
+      // the first poll, and would never show a statement that starts waiting after it.
       const { rows } = await holder.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass',
+        [table],
       );
       if (rows[0]!.n > 0) break;
       if (Date.now() > deadline) throw new Error(`no statement waited for the lock on ${table} within ${timeoutMs} ms`);
