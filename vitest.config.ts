@@ -6,6 +6,9 @@ export default defineConfig({
     // Migrates one PGlite directory and (on PostgreSQL) one template database per run; test files copy them.
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
+    // Test files of one worker share its module graph: src/ and its dependencies load once per
+    // worker instead of once per file. Each file still starts its own server on its own store.
+    isolate: false,
     // PGlite is PostgreSQL compiled to WebAssembly; a test process lives seconds, too short for V8's
     // optimising tier to pay back its compile time, so the baseline compiler alone is cheaper.
     poolOptions: { forks: { execArgv: ['--liftoff-only'] } },
