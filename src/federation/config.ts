@@ -63,6 +63,24 @@ export interface IdpSettings {
   defaultScope: string;
 }
 
+/** Every field of `IdpSettings`, in the order SPEC 4.2's IdP body lists them. */
+export const IDP_FIELDS = [
+  'authorizationUrl',
+  'tokenUrl',
+  'logoutUrl',
+  'clientId',
+  'clientSecret',
+  'jwksUrl',
+  'userInfoUrl',
+  'validateSignature',
+  'disableUserInfo',
+  'issuer',
+  'defaultScope',
+] as const satisfies readonly (keyof IdpSettings)[];
+
+/** The string fields of `IdpSettings`, each required in a complete configuration. */
+const STRING_FIELDS = IDP_FIELDS.filter((f) => f !== 'validateSignature' && f !== 'disableUserInfo');
+
 /** The fields that hold URLs, and whether "" is allowed for each. */
 const URL_FIELDS = [
   ['authorizationUrl', false],
@@ -107,17 +125,7 @@ export function mergeSettings(
   for (const [key, value] of Object.entries(input))
     if (value !== undefined) merged[key] = typeof value === 'string' ? value.trim() : value;
   const problems: string[] = [];
-  for (const key of [
-    'authorizationUrl',
-    'tokenUrl',
-    'logoutUrl',
-    'clientId',
-    'clientSecret',
-    'jwksUrl',
-    'userInfoUrl',
-    'issuer',
-    'defaultScope',
-  ]) {
+  for (const key of STRING_FIELDS) {
     if (typeof merged[key] !== 'string') problems.push(`${key}: required`);
   }
   for (const [key, emptyOk] of URL_FIELDS) {

@@ -11,27 +11,12 @@ import type { Principal } from '../http/auth.js';
 import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import type { OutboundPolicy } from '../net/outbound.js';
 import { recordAudit } from '../orgs/audit.js';
-import { type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
+import { IDP_FIELDS, type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import * as store from './store.js';
 
 /** Purpose label of the sealed client secret (AES-256-GCM under the master key; the envelope carries its version). */
 const SECRET_PURPOSE = 'idp-client-secret';
-
-/** Field names of the settings, for the audit entry's list of changed fields. */
-const FIELDS = [
-  'authorizationUrl',
-  'tokenUrl',
-  'logoutUrl',
-  'clientId',
-  'clientSecret',
-  'jwksUrl',
-  'userInfoUrl',
-  'validateSignature',
-  'disableUserInfo',
-  'issuer',
-  'defaultScope',
-] as const;
 
 /** Configures organisations' identity providers. */
 export class FederationConfigService {
@@ -80,7 +65,7 @@ export class FederationConfigService {
     await this.db.transaction(async (tx) => {
       if (!(await store.insertConfig(tx, this.row(orgId, settings))))
         throw new Conflict('An identity provider is already configured for this organisation');
-      await this.audit(tx, orgId, actor, 'idp.create', { fields: [...FIELDS] });
+      await this.audit(tx, orgId, actor, 'idp.create', { fields: [...IDP_FIELDS] });
     });
     return presentSettings(settings);
   }
@@ -95,7 +80,7 @@ export class FederationConfigService {
       const stored = await this.settings(orgId, tx);
       if (!stored) throw new NotFound('No identity provider is configured for this organisation');
       const settings = mergeSettings(input, stored, this.config.federationAllowHttpHosts);
-      const changed = FIELDS.filter((f) => settings[f] !== stored[f]);
+      const changed = IDP_FIELDS.filter((f) => settings[f] !== stored[f]);
       await store.updateConfig(tx, this.row(orgId, settings));
       // The audit names changed fields only; a new secret shows as the word `clientSecret`, never its value.
       await this.audit(tx, orgId, actor, 'idp.update', { fields: changed });

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { type MasterKey, SealError } from '../crypto/master-key.js';
+import type { MasterKey } from '../crypto/master-key.js';
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
@@ -12,6 +12,7 @@ import type { TokenBody, UserBody } from '../http/schemas.js';
 import { presentUser } from '../users/present.js';
 import type { UserProfile } from '../users/profile.js';
 import * as users from '../users/profile.js';
+import { ApiKeys } from './api-keys.js';
 import { ClientRegistry } from './clients.js';
 import type { LivenessCache } from './liveness.js';
 import { hashPassword, needsRehash, verifyNormalised } from './passwords.js';
@@ -20,7 +21,6 @@ import { openSuccessor, sealSuccessor } from './successor.js';
 import * as throttle from './throttle.js';
 import { hashJti, InvalidTokenError, type Tokens, TokenType } from './tokens.js';
 
-const API_KEY_PURPOSE = 'api-key';
 /** The one message of every credential failure, so that none tells which part was wrong. */
 const BAD_CREDENTIALS = 'Invalid user credentials';
 
@@ -51,11 +51,13 @@ export function normaliseUsername(username: string): string {
 export class IdentityService {
   private dummyHash: Promise<string>;
   private clients: ClientRegistry;
+  private apiKeys: ApiKeys;
   /** Group commit of refresh-token rotations (`Batcher`): under load one statement and one commit for many. */
   private rotations: Batcher<sessions.Rotation, string | null>;
 
   constructor(private readonly deps: IdentityDeps) {
     this.clients = new ClientRegistry(deps.db);
+    this.apiKeys = new ApiKeys(deps);
     // Keyed by the presented token: two rotations of one token never share a statement, so the
     // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
     this.rotations = new Batcher(
@@ -161,52 +163,11 @@ export class IdentityService {
   }
 
   /**
-   * The user's live API key, minted (360 days by default) when there is none or when this server
-   * would refuse the stored one (`acceptedApiKey`).
-   * @param userId - the user.
-   * @param liveSealed - the user's live key as stored (sealed), or null when there is none.
-   * @returns the compact JWT.
-   */
-  private async apiKeyFor(userId: string, liveSealed: string | null): Promise<string> {
-    const { db, config, tokens, master } = this.deps;
-    const stored = liveSealed ? await this.acceptedApiKey(liveSealed) : null;
-    if (stored) return stored;
-    const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
-    await sessions.insertApiKey(db, {
-      id: key.jti,
-      userId,
-      tokenSealed: master.seal(key.token, API_KEY_PURPOSE),
-      expiresAt: new Date(key.exp * 1000),
-    });
-    return key.token;
-  }
-
-  /**
-   * The stored API key when this server would accept it, else null: a key minted under another
-   * `ASSENT_PUBLIC_URL` (its `iss`/`aud`), signed by a key no longer published, or sealed under
-   * another master key is refused by the auth guard, so handing it out would give the user a key
-   * that answers 401 (docs/identity.md "Identity", API keys). Such a key is left as it is: a process still
-   * serving the old public URL accepts it until it expires or is revoked.
-   * @param sealed - the newest live key of the user, sealed under the master key.
-   */
-  private async acceptedApiKey(sealed: string): Promise<string | null> {
-    try {
-      const key = this.deps.master.open(sealed, API_KEY_PURPOSE);
-      await this.deps.tokens.verify(key, TokenType.apiKey);
-      return key;
-    } catch (err) {
-      if (err instanceof InvalidTokenError || err instanceof SealError) return null;
-      throw err;
-    }
-  }
-
-  /**
    * Revokes the user's API keys at once; the next login or `GET /user` hands out a new one.
    * @param userId - the signed-in user.
    */
-  async revokeApiKeys(userId: string): Promise<void> {
-    await sessions.revokeApiKeys(this.deps.db, userId);
-    this.deps.liveness.forgetUser(userId);
+  revokeApiKeys(userId: string): Promise<void> {
+    return this.apiKeys.revoke(userId);
   }
 
   /**
@@ -233,7 +194,7 @@ export class IdentityService {
   }
 
   private async presentProfile(profile: UserProfile, withApiKey: boolean): Promise<UserBody> {
-    const apiKey = withApiKey ? await this.apiKeyFor(profile.row.id, profile.apiKeySealed) : undefined;
+    const apiKey = withApiKey ? await this.apiKeys.forUser(profile.row.id, profile.apiKeySealed) : undefined;
     return presentUser(profile.row, profile.orgs, profile.roles, this.deps.config.publicUrl, apiKey);
   }
 

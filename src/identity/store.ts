@@ -121,6 +121,25 @@ export async function revokeFamily(db: Executor, familyId: string, reason: strin
     .where(and(eq(tokenFamilies.id, familyId), isNull(tokenFamilies.revokedAt)));
 }
 
+/**
+ * Revokes the user's live token families, but `keep` when given.
+ * @param keep - the family to keep, or null to revoke every one.
+ * @param reason - stored in `revoked_reason`.
+ * @returns how many families were revoked (count).
+ */
+export async function revokeUserFamilies(
+  db: Executor,
+  userId: string,
+  keep: string | null,
+  reason: string,
+): Promise<number> {
+  const result = await db.execute(sql`
+    UPDATE token_families SET revoked_at = now(), revoked_reason = ${reason}
+    WHERE user_id = ${userId} AND revoked_at IS NULL AND (${keep}::uuid IS NULL OR id <> ${keep}::uuid)
+    RETURNING id`);
+  return rowsOf<{ id: string }>(result).length;
+}
+
 /** One primary-key lookup: is the family live? */
 export async function isFamilyLive(db: Executor, familyId: string): Promise<boolean> {
   const [row] = await db

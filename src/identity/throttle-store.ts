@@ -29,12 +29,19 @@ export async function reset(db: Executor, key: string): Promise<void> {
   await db.execute(sql`DELETE FROM login_throttle WHERE key = ${key}`);
 }
 
-/** The end of the block in force on `key`, or null when none is. */
-export async function blockedUntil(db: Executor, key: string): Promise<Date | null> {
-  const rows = rowsOf<{ blocked_until: string | Date | null }>(
-    await db.execute(sql`SELECT blocked_until FROM login_throttle WHERE key = ${key} AND blocked_until > now()`),
+/**
+ * The latest end of the blocks in force on `keys`, or null when none is.
+ * @param keys - throttle keys, e.g. `u:<username>` and `ip:<address>`.
+ */
+export async function blockedUntil(db: Executor, keys: string[]): Promise<Date | null> {
+  const rows = rowsOf<{ until: string | Date | null }>(
+    await db.execute(sql`SELECT max(blocked_until) AS until FROM login_throttle
+      WHERE key IN (${sql.join(
+        keys.map((k) => sql`${k}`),
+        sql`, `,
+      )}) AND blocked_until > now()`),
   );
-  return rows[0]?.blocked_until ? new Date(rows[0].blocked_until) : null;
+  return rows[0]?.until ? new Date(rows[0].until) : null;
 }
 
 /**

@@ -79,7 +79,16 @@ export async function recordKeyFailure(db: Executor, key: string, policy: Thrott
  * @throws {TooManyRequests} with the seconds until the block ends.
  */
 export async function assertKeyNotBlocked(db: Executor, key: string): Promise<void> {
-  assertNotBlocked(await store.blockedUntil(db, key));
+  assertNotBlocked(await store.blockedUntil(db, [key]));
+}
+
+/**
+ * Refuses a credential check outside the login (the current password of a password change) while
+ * the account or the IP of the attempt is blocked, as the login itself would (ASVS 5.0 V6.3.1).
+ * @throws {TooManyRequests} with the seconds until the later block ends.
+ */
+export async function assertAttemptNotBlocked(db: Executor, keys: AttemptKeys): Promise<void> {
+  assertNotBlocked(await store.blockedUntil(db, [keys.account, keys.ip]));
 }
 
 /** Clears the account's failures after a successful login; the IP's count stays (it spans accounts). */

@@ -12,11 +12,17 @@ import type { Principal } from '../http/auth.js';
 import { BadRequest, Unauthorized } from '../http/errors.js';
 import type { LivenessCache } from '../identity/liveness.js';
 import { hashPassword, verifyNormalised } from '../identity/passwords.js';
+import { revokeUserSessions } from '../identity/revocation.js';
 import { normaliseUsername } from '../identity/service.js';
 import * as throttle from '../identity/throttle.js';
 import type { Mailer } from '../mail/mailer.js';
 import { enforce } from '../ratelimit/limit.js';
-import { setPasswordHash } from '../users/profile.js';
+import {
+  type CredentialAccount,
+  credentialAccountById,
+  credentialAccountByUsername,
+  setPasswordHash,
+} from '../users/profile.js';
 import type { BackgroundTasks } from './background.js';
 import { type ChangeKind, passwordChangedMail, RESET_LINK_MINUTES, resetLinkMail } from './mail.js';
 import { assertPasswordPolicy } from './policy.js';
@@ -87,7 +93,7 @@ export class PasswordService {
     log: FastifyBaseLogger,
   ): Promise<void> {
     const { db, config } = this.deps;
-    const account = await store.accountById(db, principal.userId);
+    const account = await credentialAccountById(db, principal.userId);
     if (!account) throw new Unauthorized();
     if (input.currentpassword !== undefined) await this.checkCurrent(account, input.currentpassword, ip);
     const password = assertPasswordPolicy(input.password, { username: account.username });
@@ -96,7 +102,7 @@ export class PasswordService {
     await db.transaction(async (tx) => {
       await setPasswordHash(tx, account.id, hash);
       // Whoever else holds a session (a stolen phone, a thief's refresh token) is signed out; the caller stays.
-      await store.revokeSessions(tx, account.id, principal.familyId ?? null, 'password changed');
+      await revokeUserSessions(tx, account.id, principal.familyId ?? null, 'password changed');
     });
     this.deps.liveness.forgetUser(account.id);
     this.notify(account, 'session', log);
@@ -106,10 +112,10 @@ export class PasswordService {
    * A wrong current password counts as a failed login of the account and the IP, so that a stolen
    * access token cannot be used to guess the password (ASVS 5.0 V6.3.1).
    */
-  private async checkCurrent(account: store.Account, current: string, ip: string): Promise<void> {
+  private async checkCurrent(account: CredentialAccount, current: string, ip: string): Promise<void> {
     const { db, config } = this.deps;
     const keys = throttle.attemptKeys(account.username, ip);
-    throttle.assertNotBlocked(await store.blockedUntil(db, [keys.account, keys.ip]));
+    await throttle.assertAttemptNotBlocked(db, keys);
     const match = account.passwordHash ? await verifyNormalised(account.passwordHash, current) : false;
     if (!match) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
@@ -147,7 +153,7 @@ export class PasswordService {
    */
   private async sendResetLink(username: string): Promise<void> {
     const { db, config, mailer } = this.deps;
-    const account = await store.accountByUsername(db, username);
+    const account = await credentialAccountByUsername(db, username);
     if (!account?.email) return;
     const token = randomBytes(RESET_TOKEN_BYTES).toString('base64url');
     await store.replaceResetToken(db, account.id, tokenHash(token), RESET_LINK_MINUTES * 60);
@@ -176,9 +182,10 @@ export class PasswordService {
     const hashOfToken = tokenHash(token);
     // The lookup is by the SHA-256 of what was sent: its timing says nothing about stored tokens.
     const found = await store.findResetToken(db, hashOfToken);
-    if (!found) throw new BadRequest(INVALID_RESET_LINK);
+    // A token whose account has since been deleted is as unknown as one never issued.
+    const account = found && (await credentialAccountById(db, found.userId));
+    if (!found || !account) throw new BadRequest(INVALID_RESET_LINK);
     if (!found.live) throw new BadRequest(EXPIRED_RESET_LINK);
-    const { account } = found;
     const normalised = assertPasswordPolicy(password, { username: account.username });
     const hash = await hashPassword(normalised, config.argon2);
     const changed = await db.transaction(async (tx) => {
@@ -186,7 +193,7 @@ export class PasswordService {
       if ((await store.consumeResetToken(tx, hashOfToken)) !== account.id) return false;
       await setPasswordHash(tx, account.id, hash);
       // Whoever knew the old password is signed out everywhere.
-      await store.revokeSessions(tx, account.id, null, 'password reset');
+      await revokeUserSessions(tx, account.id, null, 'password reset');
       // The owner proved control of the mailbox: a lock from earlier failed logins no longer applies.
       await throttle.recordSuccess(tx, throttle.attemptKeys(account.username, ip));
       return true;
@@ -197,7 +204,7 @@ export class PasswordService {
   }
 
   /** Mails the notice of a changed password after the answer, when the account has an address. */
-  private notify(account: store.Account, kind: ChangeKind, log: FastifyBaseLogger): void {
+  private notify(account: CredentialAccount, kind: ChangeKind, log: FastifyBaseLogger): void {
     if (!account.email) return;
     const at = new Date();
     this.deps.background.run(

@@ -8,6 +8,18 @@ export {
    * The columns of a `UserProfile` besides the row, as correlated subqueries on `"users"."id"`, for
    * a statement over `users` that reads a whole profile in the same round trip (the login lookup).
    */
+  /** What a password check or change needs to know about an account: ID, username, e-mail, password hash. */
+  type CredentialAccount,
+  /**
+   * A live (not deleted) account by ID, for a password check or change.
+   * @returns the account, or null.
+   */
+  credentialAccountById,
+  /**
+   * A live (not deleted) account by normalised username, for a password reset.
+   * @returns the account, or null.
+   */
+  credentialAccountByUsername,
   profileColumns,
   /**
    * Replaces the user's password hash (argon2id, docs/identity.md "Passwords"), inside the caller's

@@ -1,6 +1,6 @@
 /** SQL of users, their subscriptions and their roles. */
 import { eq, sql } from 'drizzle-orm';
-import { type Db, type Executor, perDb, statementHandle } from '../db/open.js';
+import { type Db, type Executor, perDb, rowsOf, statementHandle } from '../db/open.js';
 import { users } from '../db/schema.js';
 
 /** A stored user. */
@@ -79,4 +79,35 @@ const profileById = perDb((db) =>
 export async function userProfile(db: Db, userId: string): Promise<UserProfile | null> {
   const [found] = await profileById(db).execute({ userId });
   return found ? toProfile(found) : null;
+}
+
+/** What a password check or change needs to know about an account (passwords domain). */
+export interface CredentialAccount {
+  id: string;
+  /** Lower-case username. */
+  username: string;
+  /** E-mail address, or `''` when none. */
+  email: string;
+  /** PHC string, or null when the account has no password. */
+  passwordHash: string | null;
+}
+
+/**
+ * A live (not deleted) account by ID.
+ * @returns the account, or null.
+ */
+export async function credentialAccountById(db: Executor, userId: string): Promise<CredentialAccount | null> {
+  const result = await db.execute(sql`
+    SELECT id, username, email, password_hash AS "passwordHash" FROM users WHERE id = ${userId} AND deleted_at IS NULL`);
+  return rowsOf<CredentialAccount>(result)[0] ?? null;
+}
+
+/**
+ * A live (not deleted) account by normalised username.
+ * @returns the account, or null.
+ */
+export async function credentialAccountByUsername(db: Executor, username: string): Promise<CredentialAccount | null> {
+  const result = await db.execute(sql`
+    SELECT id, username, email, password_hash AS "passwordHash" FROM users WHERE username = ${username} AND deleted_at IS NULL`);
+  return rowsOf<CredentialAccount>(result)[0] ?? null;
 }
