@@ -1,8 +1,7 @@
 /**
- * One bounded autocannon measurement (an unmeasured warm-up, then the measured run, bracketed by CPU
- * snapshots and, for the Assent server, event-loop-probe marks and pg_stat_activity samples), and the same measurement
- * against
- * Assent and then against the bare-Fastify ceiling, with their ratio.
+ * One bounded autocannon measurement (an unmeasured warm-up, then the measured run, bracketed by CPU snapshots and,
+ * for the Assent server, event-loop-probe marks and pg_stat_activity samples), and the same measurement against Assent
+ * and then against the bare-Fastify ceiling, with their ratio.
  */
 
 import autocannon from 'autocannon';

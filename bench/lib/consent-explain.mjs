@@ -4,9 +4,9 @@
  * src/consent/listing-store.ts) runs each page against a Drizzle handle whose logger captures every
  * statement and its parameters, exactly as the server sends them. The server sends them as named
  * statements on connections with plan_cache_mode = force_generic_plan (src/db/open.ts,
- * statementHandle), so PostgreSQL runs their generic plans; so each is
- * explained the same way here: PREPAREd in a session with plan_cache_mode = force_generic_plan and
- * EXPLAIN ... EXECUTEd with the same parameters, as literals, without JIT like the server.
+ * statementHandle), so PostgreSQL runs their generic plans; so each is explained the same way here:
+ * PREPAREd in a session with plan_cache_mode = force_generic_plan and EXPLAIN ... EXECUTEd with the
+ * same parameters, as literals, without JIT like the server.
  *
  * A plan is judged O(limit) when it has a Limit, no Seq Scan on a big table, and its scans read at
  * most READ_FACTOR × (limit + 1) rows (rows returned plus rows removed by filters, times loops).

@@ -1,8 +1,7 @@
 /**
  * SQL of account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md "Account deletion"). The user row
- * stays as a
- * tombstone keyed by the user's random ID, which the consent history keeps as a pseudonym; every
- * piece of personal data and every credential is removed.
+ * stays as a tombstone keyed by the user's random ID, which the consent history keeps as a pseudonym; every piece
+ * of personal data and every credential is removed.
  */
 import { sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';

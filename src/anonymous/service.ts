@@ -1,9 +1,9 @@
 /**
  * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Anonymous user";
- * docs/decisions/0012-account-deletion.md): an app
- * records consents before the person has an account. The user is subscribed to the organisation
- * with a consent record at once; the organisation's API key acts for it (see `consent/access.ts`).
- * Later it can be upgraded in place to a full account, keeping its ID and so its consent history.
+ * docs/decisions/0012-account-deletion.md): an app records consents before the person has an
+ * account. The user is subscribed to the organisation with a consent record at once; the
+ * organisation's API key acts for it (see `consent/access.ts`). Later it can be upgraded in place
+ * to a full account, keeping its ID and so its consent history.
  */
 
 import { v7 as uuidv7 } from 'uuid';

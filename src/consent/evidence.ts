@@ -1,8 +1,7 @@
 /**
  * The consent history's tamper evidence (docs/decisions/0005-consent-evidence.md "Evidence"; GDPR Art. 7(1)): every
- * event is
- * hashed over its RFC 8785 canonical JSON, and the hashes are chained per organisation:
- * `link(n) = SHA-256(link(n-1) ‖ contentHash(n))`, from a link of 32 zero bytes.
+ * event is hashed over its RFC 8785 canonical JSON, and the hashes are chained per organisation: `link(n) =
+ * SHA-256(link(n-1) ‖ contentHash(n))`, from a link of 32 zero bytes.
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';

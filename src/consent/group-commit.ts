@@ -2,15 +2,13 @@
  * Group commit of optimistic consent changes: changes of different records that arrive while
  * earlier ones are being written share one statement, hence one transaction and one WAL flush.
  *
- * Why: a consent change is a small write whose cost on PostgreSQL is mostly its commit (the WAL
- * flush and the per-statement work around it), so under load one commit per change bounds the
- * write rate (docs/decisions/0007-consent-read-and-write-path.md, "Benchmark": attribute PATCH). Nothing waits for a
- * batch to fill: a change
- * that finds a free slot is written at once, alone, and only changes that arrive while all slots
- * are busy wait, for at most one statement's time (`Batcher`). Each change still commits with its
- * own events or not at all (GDPR Art. 7(1); docs/decisions/0005-consent-evidence.md "Evidence"), and the answer is
- * sent after its
- * commit. Two changes of one record never share a statement: the second waits for the first.
+ * Why: a consent change is a small write whose cost on PostgreSQL is mostly its commit (the WAL flush and the
+ * per-statement work around it), so under load one commit per change bounds the write rate
+ * (docs/decisions/0007-consent-read-and-write-path.md, "Benchmark": attribute PATCH). Nothing waits for a batch to
+ * fill: a change that finds a free slot is written at once, alone, and only changes that arrive while all slots are
+ * busy wait, for at most one statement's time (`Batcher`). Each change still commits with its own events or not at
+ * all (GDPR Art. 7(1); docs/decisions/0005-consent-evidence.md "Evidence"), and the answer is sent after its commit.
+ * Two changes of one record never share a statement: the second waits for the first.
  */
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';

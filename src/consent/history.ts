@@ -1,7 +1,6 @@
 /**
  * Reading the consent history (docs/decisions/0005-consent-evidence.md "Evidence"): an individual's events, newest
- * first; the
- * record as it was at an instant; and the verification of an organisation's chain.
+ * first; the record as it was at an instant; and the verification of an organisation's chain.
  */
 import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';

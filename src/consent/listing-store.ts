@@ -1,8 +1,7 @@
 /**
  * SQL of the consented-user pages (SPEC 4.3; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is
- * a keyset in user-ID
- * order over an index, so a page costs O(limit) at any depth: never an offset, never a query per user.
- * Only users subscribed now are listed.
+ * a keyset in user-ID order over an index, so a page costs O(limit) at any depth: never an offset, never a query per
+ * user. Only users subscribed now are listed.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';

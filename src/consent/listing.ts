@@ -1,7 +1,7 @@
 /**
  * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose
- * (docs/decisions/0008-consent-records-and-catalogue.md
- * "Listings"; docs/api.md "Consented-users pages").
+ * (docs/decisions/0008-consent-records-and-catalogue.md "Listings"; docs/api.md "Consented-users
+ * pages").
  */
 import type { Db } from '../db/open.js';
 import { Conflict, NotFound } from '../http/errors.js';

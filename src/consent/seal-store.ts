@@ -1,7 +1,6 @@
 /**
  * SQL of sealing: chaining an organisation's unsealed consent events after its chain head
- * (docs/decisions/0005-consent-evidence.md
- * "Tamper evidence"; src/consent/sealer.ts runs it).
+ * (docs/decisions/0005-consent-evidence.md "Tamper evidence"; src/consent/sealer.ts runs it).
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';

@@ -1,10 +1,9 @@
 /**
  * Seals consent events into their organisation's hash chain just after the change commits
- * (docs/decisions/0005-consent-evidence.md
- * "Tamper evidence"): a change writes its events unsealed in its own transaction (`appendEvents`),
- * and queues them, then wakes the sealer, which numbers and links every committed queued event of the
- * organisation in one transaction under the chain head's row lock, writing each event's seal as a
- * row of its own (the event row is never updated).
+ * (docs/decisions/0005-consent-evidence.md "Tamper evidence"): a change writes its events unsealed in
+ * its own transaction (`appendEvents`), and queues them, then wakes the sealer, which numbers and
+ * links every committed queued event of the organisation in one transaction under the chain head's
+ * row lock, writing each event's seal as a row of its own (the event row is never updated).
  *
  * Why after the commit: a chain link needs its predecessor, so whoever links holds the head's lock
  * until commit. Held by each change, it made every consent change of an organisation wait for the

@@ -1,8 +1,7 @@
 /**
  * The rules of consent records (SPEC 4.3, the seven operations on an individual's record;
- * docs/decisions/0008-consent-records-and-catalogue.md).
- * Every change is applied under the record's row lock and appends its evidence in the same
- * transaction (see `evidence.ts`).
+ * docs/decisions/0008-consent-records-and-catalogue.md). Every change is applied under the record's
+ * row lock and appends its evidence in the same transaction (see `evidence.ts`).
  */
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
@@ -161,15 +160,14 @@ export class ConsentService {
   }
 
   /**
-   * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST
-   * of a purpose status): reads and authorises as `read` does, then stores the new values together
-   * with one event per attribute (old and new value and days, actor, channel) in one statement that
-   * writes only if the record's version is still the one read (`store.writeChangeIfUnchanged`): two round trips.
-   * That write goes through the group commit (`GroupCommit`), so under load it shares one
-   * statement and one commit with other records' changes.
-   * When another change came in between, it takes the record's row lock in a transaction, re-reads
-   * the purpose's stored consents and writes from those. The events are sealed into the chain after
-   * the commit (`ChainSealer`).
+   * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST of a
+   * purpose status): reads and authorises as `read` does, then stores the new values together with one event per
+   * attribute (old and new value and days, actor, channel) in one statement that writes only if the record's
+   * version is still the one read (`store.writeChangeIfUnchanged`): two round trips. That write goes through the
+   * group commit (`GroupCommit`), so under load it shares one statement and one commit with other records'
+   * changes. When another change came in between, it takes the record's row lock in a transaction, re-reads the
+   * purpose's stored consents and writes from those. The events are sealed into the chain after the commit
+   * (`ChainSealer`).
    * @param changes - by attribute, or `{all}`: every attribute of the purpose to one value with Days 0.
    * @param wholeRecord - answer every purpose of the record (POST status), not only this one.
    * @returns the record as it is after the change (the purpose's consents as written against, changed).

@@ -58,11 +58,10 @@ export interface ConsentRow {
 }
 
 /**
- * Locks the consent record for the rest of the transaction, so that concurrent updates of one
- * record apply one after the other and none is lost (docs/decisions/0006-consent-concurrency.md "Concurrency"), and
- * bumps its
- * `version`, so that a change still relying on an earlier read (`writeChange` with a version) fails.
- * Call it only in a transaction that goes on to change the record's consents.
+ * Locks the consent record for the rest of the transaction, so that concurrent updates of one record apply one
+ * after the other and none is lost (docs/decisions/0006-consent-concurrency.md "Concurrency"), and bumps its
+ * `version`, so that a change still relying on an earlier read (`writeChange` with a version) fails. Call it only
+ * in a transaction that goes on to change the record's consents.
  * @returns false when the record does not exist.
  */
 export async function lockRecord(tx: Executor, recordId: string): Promise<boolean> {
@@ -85,12 +84,11 @@ export interface ConsentWrite {
 }
 
 /**
- * Locks the consent record for the rest of the transaction, then reads the stored consents of one
- * of its purposes, so that concurrent changes of one record apply one after the other and none is
- * lost (docs/decisions/0006-consent-concurrency.md "Concurrency"). Two statements on purpose: a statement that waited
- * for the lock
- * still reads the other tables as of its own start, so one statement would read the consents as
- * they were before the change it waited for (the concurrency test caught exactly that).
+ * Locks the consent record for the rest of the transaction, then reads the stored consents of one of its purposes, so
+ * that concurrent changes of one record apply one after the other and none is lost
+ * (docs/decisions/0006-consent-concurrency.md "Concurrency"). Two statements on purpose: a statement that waited for
+ * the lock still reads the other tables as of its own start, so one statement would read the consents as they were
+ * before the change it waited for (the concurrency test caught exactly that).
  * @returns the stored consents by attribute ID (undecided attributes are absent).
  */
 export async function lockAndReadConsents(

@@ -1,9 +1,8 @@
 /**
  * The AskMe expiry sweep (docs/decisions/0005-consent-evidence.md "Evidence"; docs/api.md "AskMe with days"): an AskMe
- * whose days
- * ran out already reads Disallow; the sweep makes that stored and recorded, with one `system` event
- * per expired attribute, so the history shows when the consent lapsed. Safe to run from several
- * processes at once: each record is re-checked under its lock.
+ * whose days ran out already reads Disallow; the sweep makes that stored and recorded, with one `system` event per
+ * expired attribute, so the history shows when the consent lapsed. Safe to run from several processes at once: each
+ * record is re-checked under its lock.
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
@@ -92,8 +91,8 @@ export async function sweepExpiredAskMe(db: Db, now = new Date()): Promise<{ lap
 
 /**
  * Runs the sweep every `seconds` until stopped (first run after one period). A failed round is logged (one line, no
- * query parameters) and the next one retries. The
- * sealer is woken for the organisations that got events, as after any change.
+ * query parameters) and the next one retries. The sealer is woken for the organisations that got events, as after
+ * any change.
  * @param seconds - the period (seconds).
  * @returns a function that stops it after the round under way.
  */

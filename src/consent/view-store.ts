@@ -1,12 +1,11 @@
 /**
- * SQL of the read side of a consent record: one prepared statement answers everything the four
- * read operations of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention
- * setting, the record's stored consents and the organisation's `catalogue_version`), so that a read
- * costs one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data
- * attributes themselves come from
- * the per-process `CatalogueCache`, checked against that version: a stale copy is reloaded, never
- * used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait for
- * a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
+ * SQL of the read side of a consent record: one prepared statement answers everything the four read operations
+ * of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention setting, the record's
+ * stored consents and the organisation's `catalogue_version`), so that a read costs one round trip
+ * (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data attributes
+ * themselves come from the per-process `CatalogueCache`, checked against that version: a stale copy is
+ * reloaded, never used. The head is MATERIALIZED so that its subqueries run once. Under load, reads that wait
+ * for a statement share one (`viewRows`, for `RecordViews` in src/consent/views.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';

@@ -1,10 +1,9 @@
 /**
- * Consent record reads through a `Batcher`: a read that finds a free slot runs the record's own
- * named statement at once; reads that arrive while every slot is busy share one statement
- * (`viewRows`), so that under load many reads cost one round trip (docs/decisions/0007-consent-read-and-write-path.md
- * "Benchmark": GET
- * consents and the read step of every change). Each read still sees one snapshot of its own row
- * and the caller's roles as of that statement, exactly as a lone read would.
+ * Consent record reads through a `Batcher`: a read that finds a free slot runs the record's own named statement at
+ * once; reads that arrive while every slot is busy share one statement (`viewRows`), so that under load many reads
+ * cost one round trip (docs/decisions/0007-consent-read-and-write-path.md "Benchmark": GET consents and the read step
+ * of every change). Each read still sees one snapshot of its own row and the caller's roles as of that statement,
+ * exactly as a lone read would.
  */
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';

@@ -1,7 +1,7 @@
 /**
  * Routes of data attributes (called templates in the API's paths and fields), under `{base}`:
- * `POST|GET /organizations/{organizationID}/templates`,
- * `PUT|DELETE /organizations/{organizationID}/templates/{templateID}`.
+ * `POST|GET /organizations/{organizationID}/templates`, `PUT|DELETE
+ * /organizations/{organizationID}/templates/{templateID}`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,7 +1,6 @@
 /**
  * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; SPEC 2
- * "User consents
- * record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
+ * "User consents record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
  */
 import { sql } from 'drizzle-orm';
 import {

@@ -1,10 +1,9 @@
 /**
  * The broker flow (docs/decisions/0013-federation-broker.md): the app sends the browser to `…/authorize`, Assent sends
- * it to the
- * provider (PKCE S256, state, nonce), the provider sends it back to `…/callback`, Assent exchanges
- * the code, validates the ID token, links the local user by (organisation, issuer, `sub`), and
- * sends the browser to the app's registered URI with a single-use Assent code (≤ 60 s) and the
- * app's `state`. The app redeems the code at `…/exchange` for the login response `{User, Token}`.
+ * it to the provider (PKCE S256, state, nonce), the provider sends it back to `…/callback`, Assent exchanges the code,
+ * validates the ID token, links the local user by (organisation, issuer, `sub`), and sends the browser to the app's
+ * registered URI with a single-use Assent code (≤ 60 s) and the app's `state`. The app redeems the code at
+ * `…/exchange` for the login response `{User, Token}`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';

@@ -1,9 +1,8 @@
 /**
  * The code exchange (SPEC 4.2 "Exchange auth code"; docs/decisions/0013-federation-broker.md): redeems a single-use
- * Assent code
- * (the `redirect_uri` must match the sign-in's; ≤ 60 s), or a code the app obtained straight from
- * the provider with its own registered `redirect_uri` (Assent then runs the same validation). It
- * needs no bearer token and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
+ * Assent code (the `redirect_uri` must match the sign-in's; ≤ 60 s), or a code the app obtained straight from the
+ * provider with its own registered `redirect_uri` (Assent then runs the same validation). It needs no bearer token
+ * and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';

@@ -1,8 +1,8 @@
 /**
  * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete;
- * docs/decisions/0013-federation-broker.md):
- * one configuration per organisation, the client secret sealed and write-only, the registered app
- * redirect URIs, and an audit entry for every change (actor and time, never the secret).
+ * docs/decisions/0013-federation-broker.md): one configuration per organisation, the client secret
+ * sealed and write-only, the registered app redirect URIs, and an audit entry for every change
+ * (actor and time, never the secret).
  */
 import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';

@@ -1,8 +1,7 @@
 /**
  * The nesting limit of request data (OWASP API Security Top 10 2023, API4 "Unrestricted Resource Consumption": stack
- * exhaustion by deeply nested input):
- * no operation of the API takes data nested deeper than a few levels, and every recursive
- * consumer (validation, key canonicalisation, serialisation, storage) is safe below this bound.
+ * exhaustion by deeply nested input): no operation of the API takes data nested deeper than a few levels, and every
+ * recursive consumer (validation, key canonicalisation, serialisation, storage) is safe below this bound.
  */
 
 /** Deepest nesting of arrays and objects accepted in a request body or query (levels; `{}` is 1). */

@@ -3,8 +3,7 @@
  * active one signing, and every key whose tokens may still be alive published in the JWKS.
  *
  * Rules: RFC 7515 §4.1.4 (`kid`), RFC 7517 (JWK Set), docs/decisions/0002-signing-key-rotation.md ("old keys stay in
- * the JWKS until
- * their tokens expire").
+ * the JWKS until their tokens expire").
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';

@@ -1,8 +1,7 @@
 /**
- * Whether a session (token family) or an API key is still live, with a short in-process cache of
- * positive answers that every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md "Logout":
- * "one indexed lookup, or
- * a short in-process cache with invalidation").
+ * Whether a session (token family) or an API key is still live, with a short in-process cache of positive answers that
+ * every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md "Logout": "one indexed lookup,
+ * or a short in-process cache with invalidation").
  *
  * Invalidation, per user:
  * - in this process, the service that revoked calls `forgetUser` after its commit, before it answers,

@@ -45,10 +45,10 @@ export type PasswordMatch = 'nfkc' | 'asTyped' | false;
 /**
  * Verifies a candidate in its NFKC form (NIST SP 800-63B §5.1.1.2; `passwords/policy.ts`), and,
  * when that form differs from what was typed, also as typed: hashes stored before
- * docs/decisions/0011-passwords-and-reset.md (by
- * `assent import`) hold the password as it was written, so those users still sign in, and the
- * caller then re-hashes the NFKC form. Whether the second verification runs depends only on the
- * candidate, never on the account, so an unknown username still costs the same (ASVS 5.0 V6.3.8).
+ * docs/decisions/0011-passwords-and-reset.md (by `assent import`) hold the password as it was
+ * written, so those users still sign in, and the caller then re-hashes the NFKC form. Whether the
+ * second verification runs depends only on the candidate, never on the account, so an unknown
+ * username still costs the same (ASVS 5.0 V6.3.8).
  * @param phc - a stored hash.
  * @param password - the candidate as sent.
  * @returns which form matched, or false.

@@ -1,8 +1,7 @@
 /**
  * Profile-image decoding (docs/decisions/0010-profile-images.md "Profile images"): the format is sniffed from the
- * bytes, the
- * dimensions are read from the header before any decoder runs, and only then is the image
- * decoded by sharp and re-encoded as a baseline JPEG without any metadata.
+ * bytes, the dimensions are read from the header before any decoder runs, and only then is the image decoded by
+ * sharp and re-encoded as a baseline JPEG without any metadata.
  *
  * Everything here treats its input as hostile (ASVS 5.0 V5.2.1 size limits, V5.2.2 content
  * checked against the expected type, V5.4.x files handed to users).

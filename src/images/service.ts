@@ -1,7 +1,6 @@
 /**
  * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md
- * "Profile
- * images"; docs/api.md "Image upload" and "Identifiers").
+ * "Profile images"; docs/api.md "Image upload" and "Identifiers").
  *
  * - Upload and removal: the user themself only. A caller who may see the user's image (Owner,
  *   Admin or Dpo of an organisation the user is subscribed to) gets a 403; anyone else a 404, the

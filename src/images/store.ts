@@ -1,7 +1,6 @@
 /**
  * SQL of profile images: the table `user_images` and the pointer `users.image_id`
- * (docs/decisions/0010-profile-images.md;
- * schema in `db/schema-users.ts`, migration 0003).
+ * (docs/decisions/0010-profile-images.md; schema in `db/schema-users.ts`, migration 0003).
  */
 import { and, eq, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/open.js';

@@ -1,7 +1,6 @@
 /**
  * The rules of an organisation's individuals (docs/decisions/0008-consent-records-and-catalogue.md "Individuals"):
- * listing, counting,
- * creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
+ * listing, counting, creating or subscribing, unsubscribing. Subscribing gives the individual the organisation's
  * consent record; unsubscribing keeps it, with its history (evidence outlives the relation).
  *
  * An existing user joins an organisation only by their own act (GDPR Art. 7: consent is the

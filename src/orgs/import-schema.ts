@@ -1,7 +1,6 @@
 /**
  * The import file format (docs/decisions/0004-organisations-as-code.md, "Import: organisations as code"). This format
- * is a contract:
- * unknown fields are errors, and other tools depend on the exact shape.
+ * is a contract: unknown fields are errors, and other tools depend on the exact shape.
  */
 import { type Static, Type } from 'typebox';
 import { MAX_PASSWORD_INPUT } from '../passwords/policy.js';

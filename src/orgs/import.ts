@@ -186,9 +186,9 @@ async function importOrganisation(
 /**
  * Replaces an organisation's app redirect URIs with the file's, when they differ, and records the
  * change in the organisation audit log like the admin API's `PUT …/app-redirect-uris`
- * (docs/decisions/0013-federation-broker.md),
- * with no user as its actor and `source: "import"` (ASVS 5.0 V16.2.1: every change of a security
- * setting is logged). An unchanged list writes nothing, so a repeated import adds no entry.
+ * (docs/decisions/0013-federation-broker.md), with no user as its actor and `source: "import"`
+ * (ASVS 5.0 V16.2.1: every change of a security setting is logged). An unchanged list writes
+ * nothing, so a repeated import adds no entry.
  * @param uris - as the file lists them (already validated); duplicates are dropped.
  * @param redirectUris - federation's store of them.
  */

@@ -121,9 +121,9 @@ export async function setRoles(db: Executor, userId: string, orgId: string, role
 
 /**
  * Subscribes a user to an organisation and gives them its consent record
- * (docs/decisions/0008-consent-records-and-catalogue.md: one record per
- * organisation and individual). Both are no-ops when they exist; a record kept from an earlier
- * subscription is reused, with its history.
+ * (docs/decisions/0008-consent-records-and-catalogue.md: one record per organisation and
+ * individual). Both are no-ops when they exist; a record kept from an earlier subscription is
+ * reused, with its history.
  * @returns whether the user was newly subscribed, and the consent record's ID.
  */
 export async function subscribe(

@@ -1,10 +1,9 @@
 /**
  * The page of a reset link, `GET {ASSENT_PUBLIC_URL}/password/reset#token=…`
- * (docs/decisions/0011-passwords-and-reset.md "The link"):
- * a form for the new password that posts `{token, password}` to
- * `POST {base}/user/password/forgot/complete` and shows the server's answer, whose `Message` names
- * the broken rule of the password policy (the policy is checked by the server only, so that the
- * page and the API can never disagree).
+ * (docs/decisions/0011-passwords-and-reset.md "The link"): a form for the new password that posts
+ * `{token, password}` to `POST {base}/user/password/forgot/complete` and shows the server's answer,
+ * whose `Message` names the broken rule of the password policy (the policy is checked by the server
+ * only, so that the page and the API can never disagree).
  *
  * The token is in the URL fragment, which browsers never send to a server: it stays out of access
  * logs, proxies and `Referer`. The page's script reads it, then removes it from the address bar and

@@ -1,7 +1,6 @@
 /**
  * The rules of setting a password (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md "Password reset with the
- * current session"
- * and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
+ * current session" and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
  * (request, mailed single-use link, completion). Every new password passes `policy.ts`.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
- * Routes of an organisation's purposes, under `{base}`:
- * `POST|GET /organizations/{organizationID}/purposes`,
- * `GET|PUT|DELETE /organizations/{organizationID}/purposes/{purposeID}`.
+ * Routes of an organisation's purposes, under `{base}`: `POST|GET
+ * /organizations/{organizationID}/purposes`, `GET|PUT|DELETE
+ * /organizations/{organizationID}/purposes/{purposeID}`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

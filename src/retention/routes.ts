@@ -1,8 +1,8 @@
 /**
- * Routes of an organisation's data retention, under `{base}`:
- * `POST /organizations/{organizationID}/data-retention/enable`, `.../disable`,
- * `POST /organizations/{organizationID}/data-retention` (`{"RetentionPeriod": <seconds>}`),
- * `GET /organizations/{organizationID}/data-retention`.
+ * Routes of an organisation's data retention, under `{base}`: `POST
+ * /organizations/{organizationID}/data-retention/enable`, `.../disable`, `POST
+ * /organizations/{organizationID}/data-retention` (`{"RetentionPeriod": <seconds>}`), `GET
+ * /organizations/{organizationID}/data-retention`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
