@@ -48,9 +48,31 @@ describe('POST {base}/users/unregister', () => {
       sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id) VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`,
     );
 
+    // What the other domains hold about carol: a reset token, an unused federation code, an admin
+    // role, and a failed login counted against her username.
+    await t.store.db.execute(
+      sql`INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES (${carol}, '\\x01', now() + interval '1 hour')`,
+    );
+    await t.store.db.execute(
+      sql`INSERT INTO federation_codes (code_hash, org_id, user_id, app_redirect_uri, expires_at) VALUES ('\\x02', ${org.orgId}, ${carol}, 'https://app.example/cb', now() + interval '1 minute')`,
+    );
+    await t.store.db.execute(sql`INSERT INTO user_roles (user_id, org_id, role_id) VALUES (${carol}, ${org.orgId}, 3)`);
+    expect(
+      (
+        await call(`${t.base}/v1.1/users/login`, {
+          body: { username: 'carol@shop.example', password: 'wrong-password' },
+        })
+      ).status,
+    ).toBe(401);
+
     const res = await call(`${t.base}/users/unregister`, { method: 'POST', token: session.Token.access_token });
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
+    // Her failed-login counter went with the account (the failed login below counts anew).
+    const throttled = rowsOf<{ n: number }>(
+      await t.store.db.execute(sql`SELECT count(*)::int AS n FROM login_throttle WHERE key = 'u:carol@shop.example'`),
+    )[0]!;
+    expect(throttled.n).toBe(0);
 
     // The credentials are gone: the password, every access token, the API key, the refresh token.
     expect(
@@ -83,7 +105,11 @@ describe('POST {base}/users/unregister', () => {
       await t.store.db.execute(sql`
       SELECT (SELECT count(*) FROM user_images WHERE user_id = ${carol}) + (SELECT count(*) FROM api_keys WHERE user_id = ${carol})
         + (SELECT count(*) FROM token_families WHERE user_id = ${carol}) + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol})
-        + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol}) AS n`),
+        + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol})
+        + (SELECT count(*) FROM password_reset_tokens WHERE user_id = ${carol})
+        + (SELECT count(*) FROM federation_codes WHERE user_id = ${carol})
+        + (SELECT count(*) FROM user_roles WHERE user_id = ${carol})
+        + (SELECT count(*) FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE f.user_id = ${carol}) AS n`),
     )[0]!;
     expect(Number(left.n)).toBe(0);
 

@@ -7,10 +7,15 @@
  * to a person any more. The history's hash chain is untouched, so its verification still passes.
  */
 import type { Db } from '../db/open.js';
+import { eraseFederatedIdentities } from '../federation/erasure.js';
 import { NotFound } from '../http/errors.js';
+import { eraseCredentials } from '../identity/erasure.js';
 import type { LivenessCache } from '../identity/liveness.js';
+import { eraseImages } from '../images/erasure.js';
+import { eraseMemberships } from '../orgs/erasure.js';
+import { eraseResetToken } from '../passwords/erasure.js';
+import { scrubAccount } from '../users/erasure.js';
 import { isId } from '../util/ids.js';
-import * as store from './store.js';
 
 /** Deletes accounts. */
 export class AccountService {
@@ -31,9 +36,15 @@ export class AccountService {
   async delete(userId: string): Promise<void> {
     if (!isId(userId)) throw new NotFound('User not found');
     await this.db.transaction(async (tx) => {
-      const oldUsername = await store.scrubUser(tx, userId);
+      // The row lock of the scrub comes first: a concurrent deletion of the same user waits, then finds none.
+      const oldUsername = await scrubAccount(tx, userId);
       if (oldUsername === null) throw new NotFound('User not found');
-      await store.deleteUserData(tx, userId, oldUsername);
+      // Each domain erases what it holds; the consent records and their history stay (GDPR Art. 17(3)(e)).
+      await eraseImages(tx, userId);
+      await eraseResetToken(tx, userId);
+      await eraseFederatedIdentities(tx, userId);
+      await eraseCredentials(tx, userId, oldUsername);
+      await eraseMemberships(tx, userId);
     });
     this.liveness.forgetUser(userId);
   }

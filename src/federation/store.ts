@@ -164,3 +164,9 @@ export async function takeSession(
     .returning({ orgId: federationSessions.orgId, idTokenSealed: federationSessions.idTokenSealed });
   return row ?? null;
 }
+
+/** Deletes the user's links to external identities and their pending federation codes (account deletion). */
+export async function deleteUserLinks(tx: Executor, userId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM federated_identities WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM federation_codes WHERE user_id = ${userId}`);
+}

@@ -266,3 +266,17 @@ export async function openSession(
   const row = rowsOf<{ last_visit_at: string | Date }>(result)[0];
   return row ? new Date(row.last_visit_at) : new Date();
 }
+
+/**
+ * Deletes the user's credentials: sessions (refresh tokens and their families, so every access token of them is
+ * refused; their sealed ID tokens go with them by cascade), API keys, and the failed-login counter of `username`.
+ * @param username - the account's username before it was scrubbed (its throttle key is `u:<username>`).
+ */
+export async function deleteUserCredentials(tx: Executor, userId: string, username: string): Promise<void> {
+  await tx.execute(
+    sql`DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM token_families WHERE user_id = ${userId})`,
+  );
+  await tx.execute(sql`DELETE FROM token_families WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM api_keys WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM login_throttle WHERE key = ${`u:${username}`}`);
+}

@@ -174,3 +174,9 @@ export async function rolesInOrganisation(db: Db, orgId: string, userId: string)
   const [row] = rowsOf<{ roles: Array<number | string> }>(await rolesStatement(db).execute({ orgId, userId }));
   return row ? row.roles.map(Number) : null;
 }
+
+/** Deletes the user's admin roles and subscriptions in every organisation (account deletion). */
+export async function leaveAll(tx: Executor, userId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM user_roles WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM subscriptions WHERE user_id = ${userId}`);
+}

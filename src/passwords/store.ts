@@ -49,3 +49,8 @@ export async function consumeResetToken(db: Executor, tokenHash: Buffer): Promis
     DELETE FROM password_reset_tokens WHERE token_hash = ${tokenHash} AND expires_at > now() RETURNING user_id`);
   return rowsOf<{ user_id: string }>(result)[0]?.user_id ?? null;
 }
+
+/** Deletes the user's reset token, if any (account deletion). */
+export async function deleteResetToken(tx: Executor, userId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM password_reset_tokens WHERE user_id = ${userId}`);
+}

@@ -111,3 +111,17 @@ export async function credentialAccountByUsername(db: Executor, username: string
     SELECT id, username, email, password_hash AS "passwordHash" FROM users WHERE username = ${username} AND deleted_at IS NULL`);
   return rowsOf<CredentialAccount>(result)[0] ?? null;
 }
+
+/**
+ * Scrubs the user: name, e-mail, phone, username (replaced by `deleted:<ID>`), password hash,
+ * device token and image reference; marks it deleted.
+ * @returns the old username (to clear its throttle state), or null when there is no live user of that ID.
+ */
+export async function scrubUser(tx: Executor, userId: string): Promise<string | null> {
+  const result = await tx.execute(sql`
+    UPDATE users u SET username = 'deleted:' || u.id::text, name = '', email = '', phone = '', password_hash = NULL,
+      client_token = '', client_type = 0, image_id = '', anonymous = false, deleted_at = now(), updated_at = now()
+    FROM (SELECT id, username FROM users WHERE id = ${userId} AND deleted_at IS NULL FOR UPDATE) old
+    WHERE u.id = old.id RETURNING old.username`);
+  return rowsOf<{ username: string }>(result)[0]?.username ?? null;
+}
