@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Db, type PreparedRaw, perDb, prepareRaw, rowsOf } from '../db/open.js';
-import type { IndividualRow } from '../individuals/store.js';
+import type { IndividualRow } from '../individuals/service.js';
 
 /** What a page asks for. */
 export interface ListingQuery {

@@ -1,5 +1,5 @@
 /** Builds the consent bodies of SPEC 2 from stored rows (docs/api.md "Responses"). */
-import type { RetentionRow } from '../retention/store.js';
+import type { RetentionRow } from '../retention/service.js';
 import type { ConsentsAndPurposeBody } from './schemas.js';
 import type { ConsentRow } from './store.js';
 import {

@@ -7,7 +7,7 @@ import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
-import type { RetentionRow } from '../retention/store.js';
+import type { RetentionRow } from '../retention/service.js';
 import { isId } from '../util/ids.js';
 import { type Access, authorise, decideAccess } from './access.js';
 import type { Actor, Channel, EventDraft } from './evidence.js';

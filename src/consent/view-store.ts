@@ -11,7 +11,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Db, perDb, prepareRaw, rowsOf } from '../db/open.js';
 import { rolesSql } from '../orgs/membership.js';
-import type { RetentionRow } from '../retention/store.js';
+import type { RetentionRow } from '../retention/service.js';
 import type { CatalogueCache } from './catalogue.js';
 import type { Catalogue } from './catalogue-store.js';
 import type { PurposeState } from './present.js';

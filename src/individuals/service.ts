@@ -189,3 +189,6 @@ export class IndividualService {
       throw new NotFound('User not subscribed to this organisation');
   }
 }
+
+/** An individual as the listings show them (`id`, `name`, `email`, `phone`), for other domains' listings. */
+export type { IndividualRow } from './store.js';

@@ -40,3 +40,6 @@ export class RetentionService {
     return present(await store.writeRetention(this.db, orgId, { periodSeconds }));
   }
 }
+
+/** The stored retention setting (`enabled`, `periodSeconds` in seconds), as other domains read it with their own statements. */
+export type { RetentionRow } from './store.js';
