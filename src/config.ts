@@ -86,8 +86,8 @@ export interface Config {
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
   /**
-   * How long an invitation to an organisation stays usable (seconds; `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md
-   * "Invitations").
+   * How long an invitation to an organisation stays usable (seconds;
+   * `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations").
    */
   invitationTtlSeconds: number;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
@@ -103,8 +103,8 @@ export interface Config {
   /** Hosts a webhook may reach over plain http and at private or loopback addresses (development, tests). */
   webhookAllowHttpHosts: string[];
   /**
-   * Hosts an organisation's IdP URLs may name over plain http and at private or loopback addresses (development,
-   * tests).
+   * Hosts an organisation's IdP URLs may name over plain http
+   * and at private or loopback addresses (development, tests).
    */
   federationAllowHttpHosts: string[];
   /**
@@ -160,8 +160,8 @@ function smtpUrl(raw: string | undefined): string | undefined {
 }
 
 /**
- * `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null` would open the API to any page (Fetch standard, CORS
- * protocol).
+ * `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null`
+ * would open the API to any page (Fetch standard, CORS protocol).
  */
 function corsOrigins(raw: string | undefined): string[] {
   const list = (raw ?? '')

@@ -39,8 +39,8 @@ export const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c
 const ph = sql.placeholder;
 
 /**
- * The shapes of the page statement: lawful basis or consent (one attribute, or the purpose's), first page or after a
- * user.
+ * The shapes of the page statement: lawful basis or consent (one attribute,
+ * or the purpose's), first page or after a user.
  */
 interface Shape {
   lawful: boolean;

@@ -26,8 +26,8 @@ export interface RecordView {
   record: RecordRow | null;
   retention: RetentionRow;
   /**
-   * The record's purposes in creation order, each with its attributes' consents (defaults applied); empty without a
-   * record.
+   * The record's purposes in creation order, each with its
+   * attributes' consents (defaults applied); empty without a record.
    */
   states: PurposeState[];
 }
@@ -53,8 +53,8 @@ function viewSql(onePurpose: boolean) {
 }
 
 /**
- * The head of one key: the organisation's retention and catalogue version, the caller's roles, the record, the
- * subscription.
+ * The head of one key: the organisation's retention and catalogue version,
+ * the caller's roles, the record, the subscription.
  */
 function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
   return sql`

@@ -77,8 +77,8 @@ export async function rotateRefresh(db: Executor, rotation: Rotation, graceSecon
 export interface ConsumedToken {
   familyId: string;
   /**
-   * Its rotation's sealed answer while the grace period runs, the successor is unused and the family is live; else
-   * null.
+   * Its rotation's sealed answer while the grace period runs,
+   * the successor is unused and the family is live; else null.
    */
   successorSealed: string | null;
 }

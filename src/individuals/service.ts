@@ -66,8 +66,8 @@ export async function createFederatedUser(
 }
 
 /**
- * Roles that may create individuals and re-read those they manage (docs/access-policy.md "Access policy",
- * `individuals.add`).
+ * Roles that may create individuals and re-read those they manage
+ * (docs/access-policy.md "Access policy", `individuals.add`).
  */
 const MANAGERS: readonly number[] = [Role.Owner, Role.Admin];
 

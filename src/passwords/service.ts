@@ -28,8 +28,8 @@ import { assertPasswordPolicy } from './policy.js';
 import * as store from './store.js';
 
 /**
- * Bytes of randomness in a reset token: 256 bits (docs/decisions/0011-passwords-and-reset.md asks for at least 128;
- * ASVS 5.0 V6.4.1).
+ * Bytes of randomness in a reset token:
+ * 256 bits (docs/decisions/0011-passwords-and-reset.md asks for at least 128; ASVS 5.0 V6.4.1).
  */
 const RESET_TOKEN_BYTES = 32;
 
