@@ -58,7 +58,8 @@ async function main() {
   const startedAt = new Date().toISOString();
   const machine = machineFacts();
   log(
-    `Assent consent benchmark: ${consentOpts.individuals} individuals; ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
+    `Assent consent benchmark: ${consentOpts.individuals} individuals; ${machine.cpuModel}, ` +
+      `${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
   );
   build();
 

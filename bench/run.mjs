@@ -95,7 +95,8 @@ async function main() {
     loadAvgStart: load(),
   };
   log(
-    `Assent benchmark: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
+    `Assent benchmark: ${machine.cpuModel}, ${machine.cores} cores, ` +
+      `Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
   );
   build();
   const { loadConfig } = await import('../dist/config.js');

@@ -38,7 +38,9 @@ async function runAdmin(config: Config, command: string, payload: unknown): Prom
   if (await embeddedStoreBusy(config)) {
     outcome = await callAdminSocket(config.dataDir, command, payload).catch((err: NodeJS.ErrnoException) => ({
       ok: false as const,
-      message: `the data directory ${config.dataDir} is held by a running server that does not answer on its admin socket (${err.code ?? err.message}); retry once it is up`,
+      message:
+        `the data directory ${config.dataDir} is held by a running server that does ` +
+        `not answer on its admin socket (${err.code ?? err.message}); retry once it is up`,
       exitCode: 1,
     }));
   } else {

@@ -38,35 +38,41 @@ export const SETTINGS: readonly Setting[] = [
     default: '10',
     unit: 'connections',
     meaning:
-      "most PostgreSQL connections each of the process's two pools opens (named statements, everything else; the one LISTEN connection comes on top); requests beyond it wait in the pool's queue",
+      "most PostgreSQL connections each of the process's two pools opens (named statements, " +
+      "everything else; the one LISTEN connection comes on top); requests beyond it wait in the pool's queue",
   },
   {
     env: 'ASSENT_DB_WRITE_SLOTS',
     default: '2',
     unit: 'statements',
     meaning:
-      'consent changes, and refresh-token rotations, in flight at once on PostgreSQL; more wait and then share one statement and one commit (see [consents.md](consents.md) "Group commit" and [identity.md](identity.md) "Sessions")',
+      'consent changes, and refresh-token rotations, in flight at once on PostgreSQL; ' +
+      'more wait and then share one statement and one commit (see [consents.md](consents.md) ' +
+      '"Group commit" and [identity.md](identity.md) "Sessions")',
   },
   {
     env: 'ASSENT_DB_READ_SLOTS',
     default: '2',
     unit: 'statements',
     meaning:
-      'consent record reads in flight at once on PostgreSQL; reads beyond them wait and then share one statement (see [consents.md](consents.md) "Batched reads")',
+      'consent record reads in flight at once on PostgreSQL; ' +
+      'reads beyond them wait and then share one statement (see [consents.md](consents.md) "Batched reads")',
   },
   {
     env: 'ASSENT_DATA_DIR',
     default: './data',
     unit: 'path',
     meaning:
-      'embedded store directory: PGlite files, the lock `assent.lock`, the admin socket `assent.sock`, and the generated key file `master.key`',
+      'embedded store directory: PGlite files, the lock `assent.lock`, ' +
+      'the admin socket `assent.sock`, and the generated key file `master.key`',
   },
   {
     env: 'ASSENT_SECRET',
     default: 'unset',
     unit: '',
     meaning:
-      'master key material (≥ 32 characters). Without it the embedded store generates `master.key` (mode 0600); with `DATABASE_URL` it is required',
+      'master key material (≥ 32 characters). Without it the embedded store ' +
+      'generates `master.key` (mode 0600); with `DATABASE_URL` it is required',
   },
   { env: 'ASSENT_ACCESS_TOKEN_TTL', default: '900', unit: 'seconds', meaning: 'access-token lifetime' },
   { env: 'ASSENT_REFRESH_TOKEN_TTL', default: '36000', unit: 'seconds', meaning: 'refresh-token lifetime' },
@@ -75,7 +81,9 @@ export const SETTINGS: readonly Setting[] = [
     default: '5',
     unit: 'seconds',
     meaning:
-      'refresh-token reuse grace period (0: none): a rotated refresh token presented again by its client within it, while its successor is unused, answers the same successor tokens instead of revoking the session (see [identity.md](identity.md) "Sessions")',
+      'refresh-token reuse grace period (0: none): a rotated refresh token presented again ' +
+      'by its client within it, while its successor is unused, answers the same successor ' +
+      'tokens instead of revoking the session (see [identity.md](identity.md) "Sessions")',
   },
   { env: 'ASSENT_API_KEY_TTL_DAYS', default: '360', unit: 'days', meaning: 'API-key lifetime' },
   {
@@ -131,21 +139,24 @@ export const SETTINGS: readonly Setting[] = [
     default: '60',
     unit: 'seconds',
     meaning:
-      'how often AskMe consents whose days ran out are stored as Disallow, with a history event; a round still running when the next is due makes that one skip (so does the purge below)',
+      'how often AskMe consents whose days ran out are stored as Disallow, with a history event; ' +
+      'a round still running when the next is due makes that one skip (so does the purge below)',
   },
   {
     env: 'ASSENT_PURGE_SECONDS',
     default: '300',
     unit: 'seconds',
     meaning:
-      'how often login-throttle counters and rate-limit windows that no longer decide anything (past their window, no block in force) are deleted, and refresh answers kept past their reuse grace period erased',
+      'how often login-throttle counters and rate-limit windows that no longer decide anything (past their window, ' +
+      'no block in force) are deleted, and refresh answers kept past their reuse grace period erased',
   },
   {
     env: 'SMTP_URL',
     default: 'unset',
     unit: 'URL',
     meaning:
-      '`smtp://` or `smtps://` relay (user and password in the URL) for mail; unset writes each mail as a `.eml` file into `ASSENT_DATA_DIR/outbox` (mode 0600)',
+      '`smtp://` or `smtps://` relay (user and password in the URL) for mail; ' +
+      'unset writes each mail as a `.eml` file into `ASSENT_DATA_DIR/outbox` (mode 0600)',
   },
   { env: 'ASSENT_MAIL_FROM', default: 'Assent <no-reply@PUBLIC_HOST>', unit: '', meaning: '`From` of every mail' },
   {
@@ -153,28 +164,34 @@ export const SETTINGS: readonly Setting[] = [
     default: 'unset',
     unit: 'host list',
     meaning:
-      'comma-separated hosts a webhook may reach over plain `http` and at loopback or private addresses (development and tests, e.g. `127.0.0.1`); every other webhook must be `https` to a public address',
+      'comma-separated hosts a webhook may reach over plain `http` and at loopback or private addresses ' +
+      '(development and tests, e.g. `127.0.0.1`); every other webhook must be `https` to a public address',
   },
   {
     env: 'ASSENT_FEDERATION_ALLOW_HTTP_HOSTS',
     default: 'unset',
     unit: 'host list',
     meaning:
-      "comma-separated hosts an organisation's IdP URLs (and app redirect URIs) may name over plain `http`, and reach at loopback or private addresses (development and tests, e.g. `127.0.0.1`); every other IdP URL must be `https` to a public address",
+      "comma-separated hosts an organisation's IdP URLs (and app redirect URIs) " +
+      'may name over plain `http`, and reach at loopback or private addresses (development and tests, ' +
+      'e.g. `127.0.0.1`); every other IdP URL must be `https` to a public address',
   },
   {
     env: 'ASSENT_CORS_ORIGINS',
     default: 'unset',
     unit: 'origin list',
     meaning:
-      'comma-separated exact origins (`https://dashboard.example.org`: scheme, host, port if not the default; no path, no `*`) of browser apps allowed to call the API from another origin, besides the origins of the organisations\' app redirect URIs (see [api.md](api.md) "CORS and security headers")',
+      'comma-separated exact origins (`https://dashboard.example.org`: scheme, host, port if not the default; ' +
+      'no path, no `*`) of browser apps allowed to call the API from another origin, besides the ' +
+      'origins of the organisations\' app redirect URIs (see [api.md](api.md) "CORS and security headers")',
   },
   {
     env: 'ASSENT_DNS_SERVERS',
     default: 'unset',
     unit: 'server list',
     meaning:
-      'comma-separated `IP[:PORT]` DNS servers that federation requests resolve host names with (`dns.promises.Resolver`); unset means the system resolver (`dns.lookup`)',
+      'comma-separated `IP[:PORT]` DNS servers that federation requests resolve host names ' +
+      'with (`dns.promises.Resolver`); unset means the system resolver (`dns.lookup`)',
   },
   {
     env: 'ASSENT_NOTIFY_BATCH_SIZE',
@@ -218,7 +235,8 @@ export const SETTINGS: readonly Setting[] = [
     default: '60',
     unit: 'seconds',
     meaning:
-      'longest time a client may take to send one request, headers and body; past it the answer is a 408 `{"Code", "Message"}` and the socket is closed (checked every quarter of it, at most every 30 s)',
+      'longest time a client may take to send one request, headers and body; past it the answer is a 408 `{"Code", ' +
+      '"Message"}` and the socket is closed (checked every quarter of it, at most every 30 s)',
   },
   {
     env: 'ASSENT_TRUST_PROXY',
@@ -232,6 +250,11 @@ export const SETTINGS: readonly Setting[] = [
     default: 'one per core, at least 2',
     unit: 'threads',
     meaning:
-      "Node's libuv thread pool, where argon2id hashing and verification run (as do file reads and `dns.lookup`). The `assent` command (bin/thread-pool.cjs) sets it before anything loads when it is unset: libuv's own default of 4 would cap password checks at 4 cores on a bigger machine and, on a smaller one, time-slice more 19 MiB verifications than there are cores (in A/B login storms on 2 cores, a pool of 2 gave 3.5-9 % more logins/s than 4 in four of five runs, and 5 % fewer in one). At least 2, so that a slow DNS lookup, which libuv lets take at most half the pool, never holds all of it",
+      "Node's libuv thread pool, where argon2id hashing and verification run (as do file reads and `dns.lookup`). " +
+      "The `assent` command (bin/thread-pool.cjs) sets it before anything loads when it is unset: libuv's own " +
+      'default of 4 would cap password checks at 4 cores on a bigger machine and, on a smaller one, time-slice more ' +
+      '19 MiB verifications than there are cores (in A/B login storms on 2 cores, a pool of 2 gave 3.5-9 % more ' +
+      'logins/s than 4 in four of five runs, and 5 % fewer in one). At least 2, so that a slow DNS lookup, which ' +
+      'libuv lets take at most half the pool, never holds all of it',
   },
 ];

@@ -79,11 +79,16 @@ export interface Config {
   throttleAccount: ThrottlePolicy;
   /** Brute-force policy per client IP address. */
   throttleIp: ThrottlePolicy;
-  /** Forgotten-password requests allowed per normalised username and window (SPEC 4.4; ASVS 5.0 V2.4.1: mail bombing). */
+  /**
+   * Forgotten-password requests allowed per normalised username and window (SPEC 4.4; ASVS 5.0 V2.4.1: mail bombing).
+   */
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
-  /** How long an invitation to an organisation stays usable (seconds; `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations"). */
+  /**
+   * How long an invitation to an organisation stays usable (seconds;
+   * `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations").
+   */
   invitationTtlSeconds: number;
   /** How often expired AskMe consents are turned into Disallow events (seconds). */
   askMeSweepSeconds: number;
@@ -97,7 +102,10 @@ export interface Config {
   mailFrom: string;
   /** Hosts a webhook may reach over plain http and at private or loopback addresses (development, tests). */
   webhookAllowHttpHosts: string[];
-  /** Hosts an organisation's IdP URLs may name over plain http and at private or loopback addresses (development, tests). */
+  /**
+   * Hosts an organisation's IdP URLs may name over plain http
+   * and at private or loopback addresses (development, tests).
+   */
   federationAllowHttpHosts: string[];
   /**
    * Exact origins (`scheme://host[:port]`) of browser apps allowed to call the API cross-origin
@@ -151,7 +159,10 @@ function smtpUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
-/** `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null` would open the API to any page (Fetch standard, CORS protocol). */
+/**
+ * `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null`
+ * would open the API to any page (Fetch standard, CORS protocol).
+ */
 function corsOrigins(raw: string | undefined): string[] {
   const list = (raw ?? '')
     .split(',')
@@ -166,7 +177,8 @@ function corsOrigins(raw: string | undefined): string[] {
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
       throw new ConfigError(
-        `ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, no trailing slash, no *), got "${origin}"`,
+        'ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, ' +
+          `no trailing slash, no *), got "${origin}"`,
       );
     }
   }
@@ -213,7 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const secret = env.ASSENT_SECRET || undefined;
   if (databaseUrl && !secret) {
     throw new ConfigError(
-      'ASSENT_SECRET is required with DATABASE_URL: the master key encrypts signing keys and must be held by the operator, not generated per machine',
+      'ASSENT_SECRET is required with DATABASE_URL: ' +
+        'the master key encrypts signing keys and must be held by the operator, not generated per machine',
     );
   }
   if (secret !== undefined && secret.length < 32) {

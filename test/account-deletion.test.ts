@@ -1,7 +1,7 @@
 /**
- * Account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md): `POST {base}/users/unregister` by the signed-in user,
- * and `assent user delete ID` by an operator. Personal data and credentials go; the consent history
- * stays under the user's ID, and its chain still verifies.
+ * Account deletion (GDPR Art. 17; docs/decisions/0012-account-deletion.md): `POST {base}/users/unregister`
+ * by the signed-in user, and `assent user delete ID` by an operator. Personal data and credentials go;
+ * the consent history stays under the user's ID, and its chain still verifies.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -39,22 +39,27 @@ describe('POST {base}/users/unregister', () => {
     const session = await login(t, 'carol@shop.example', PW);
     const imageId = randomUUID();
     await t.store.db.execute(
-      sql`INSERT INTO user_images (id, user_id, data, etag, width, height) VALUES (${imageId}, ${carol}, '\\x00', 'e', 1, 1)`,
+      sql`INSERT INTO user_images (id, user_id, data, etag, width, height)
+        VALUES (${imageId}, ${carol}, '\\x00', 'e', 1, 1)`,
     );
     await t.store.db.execute(
-      sql`UPDATE users SET email = 'carol@shop.example', phone = '+46700000009', image_id = ${imageId} WHERE id = ${carol}`,
+      sql`UPDATE users SET email = 'carol@shop.example', phone = '+46700000009', image_id = ${imageId}
+        WHERE id = ${carol}`,
     );
     await t.store.db.execute(
-      sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id) VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`,
+      sql`INSERT INTO federated_identities (org_id, issuer, subject, user_id)
+        VALUES (${org.orgId}, 'https://idp.example', 'carol-sub', ${carol})`,
     );
 
     // What the other domains hold about carol: a reset token, an unused federation code, an admin
     // role, and a failed login counted against her username.
     await t.store.db.execute(
-      sql`INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES (${carol}, '\\x01', now() + interval '1 hour')`,
+      sql`INSERT INTO password_reset_tokens (user_id, token_hash, expires_at)
+        VALUES (${carol}, '\\x01', now() + interval '1 hour')`,
     );
     await t.store.db.execute(
-      sql`INSERT INTO federation_codes (code_hash, org_id, user_id, app_redirect_uri, expires_at) VALUES ('\\x02', ${org.orgId}, ${carol}, 'https://app.example/cb', now() + interval '1 minute')`,
+      sql`INSERT INTO federation_codes (code_hash, org_id, user_id, app_redirect_uri, expires_at)
+        VALUES ('\\x02', ${org.orgId}, ${carol}, 'https://app.example/cb', now() + interval '1 minute')`,
     );
     await t.store.db.execute(sql`INSERT INTO user_roles (user_id, org_id, role_id) VALUES (${carol}, ${org.orgId}, 3)`);
     expect(
@@ -103,13 +108,16 @@ describe('POST {base}/users/unregister', () => {
     expect(row.deleted_at).not.toBeNull();
     const left = rowsOf<{ n: number }>(
       await t.store.db.execute(sql`
-      SELECT (SELECT count(*) FROM user_images WHERE user_id = ${carol}) + (SELECT count(*) FROM api_keys WHERE user_id = ${carol})
-        + (SELECT count(*) FROM token_families WHERE user_id = ${carol}) + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol})
+      SELECT (SELECT count(*) FROM user_images WHERE user_id = ${carol})
+        + (SELECT count(*) FROM api_keys WHERE user_id = ${carol})
+        + (SELECT count(*) FROM token_families WHERE user_id = ${carol})
+        + (SELECT count(*) FROM subscriptions WHERE user_id = ${carol})
         + (SELECT count(*) FROM federated_identities WHERE user_id = ${carol})
         + (SELECT count(*) FROM password_reset_tokens WHERE user_id = ${carol})
         + (SELECT count(*) FROM federation_codes WHERE user_id = ${carol})
         + (SELECT count(*) FROM user_roles WHERE user_id = ${carol})
-        + (SELECT count(*) FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE f.user_id = ${carol}) AS n`),
+        + (SELECT count(*) FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id
+          WHERE f.user_id = ${carol}) AS n`),
     )[0]!;
     expect(Number(left.n)).toBe(0);
 

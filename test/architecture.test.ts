@@ -170,7 +170,8 @@ describe('architecture', () => {
   it('reads value imports and skips type-only ones', () => {
     expect(
       valueImports(
-        "import { a } from './a.js';\nimport type { B } from '../b/x.js';\nimport { type C } from '../c.js';\nimport {\n  type D,\n  e,\n} from '../d.js';\nexport * from './f.js';\n",
+        "import { a } from './a.js';\nimport type { B } from '../b/x.js';\nimport { type C } from '../c.js';\n" +
+          "import {\n  type D,\n  e,\n} from '../d.js';\nexport * from './f.js';\n",
       ),
     ).toEqual(['./a.js', '../d.js', './f.js']);
   });

@@ -194,7 +194,8 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       expect(exit.code).toBe(0);
       expect(again.stdout()).not.toContain('"level":50');
       const [stored] = await fresh.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM token_families f JOIN users u ON u.id = f.user_id WHERE u.username = 'alice@acme.example'",
+        `SELECT count(*)::int AS n FROM token_families f JOIN users u ON u.id = f.user_id
+         WHERE u.username = 'alice@acme.example'`,
       );
       expect(stored!.n).toBe(1);
     } finally {

@@ -36,7 +36,8 @@ describe('AskMe with days', () => {
       ).status,
     ).toBe(200);
     // Three days pass for the e-mail consent: its decision is moved back in the database.
-    await t.store.db.execute(sql`UPDATE attribute_consents SET decided_at = decided_at - interval '3 days', expires_at = expires_at - interval '3 days'
+    await t.store.db.execute(sql`UPDATE attribute_consents
+      SET decided_at = decided_at - interval '3 days', expires_at = expires_at - interval '3 days'
       WHERE record_id = ${record} AND attribute_id = ${org.marketing.email}`);
     const read = await call(purpose, { token: org.tokens.carol });
     const [email, phone] = read.body.Consents.Consents;
@@ -85,11 +86,13 @@ describe.skipIf(!onPostgres)('AskMe sweep rounds (src/jobs/periodic.ts)', () => 
     await db.transaction(async (tx) => {
       // Hold dave's record, as a long consent change would, then let the 1 s sweep tick three times.
       await tx.execute(sql`UPDATE consent_records SET version = version WHERE id = ${record}`);
-      await db.execute(sql`UPDATE attribute_consents SET decided_at = decided_at - interval '3 days', expires_at = expires_at - interval '3 days'
+      await db.execute(sql`UPDATE attribute_consents
+        SET decided_at = decided_at - interval '3 days', expires_at = expires_at - interval '3 days'
         WHERE record_id = ${record} AND attribute_id = ${org.marketing.email}`);
       await new Promise((r) => setTimeout(r, 3500));
       const waiting = await db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE consent_records SET version = version + 1%'`);
+        WHERE datname = current_database() AND wait_event_type = 'Lock'
+          AND query LIKE 'UPDATE consent_records SET version = version + 1%'`);
       expect(rowsOf<{ n: number }>(waiting)[0]?.n).toBe(1);
       // Requests are still served meanwhile.
       expect((await call(purpose, { token: org.tokens.dave })).status).toBe(200);

@@ -52,7 +52,8 @@ describe('the cached consent catalogue follows changes made by any process', () 
   it('a purpose created elsewhere has its consented-users page at once, and a purpose deleted elsewhere is gone at once', async () => {
     expect((await call(pageUrl(s.org.delivery.id), { token: s.org.tokens.owner })).status).toBe(200); // cache warm
     const { rows } = await sql(
-      "INSERT INTO purposes (id, org_id, name, lawful_usage) VALUES (gen_random_uuid(), $1, 'Warranty', true) RETURNING id",
+      `INSERT INTO purposes (id, org_id, name, lawful_usage)
+       VALUES (gen_random_uuid(), $1, 'Warranty', true) RETURNING id`,
       [s.org.orgId],
     );
     const warranty = (rows[0] as { id: string }).id;

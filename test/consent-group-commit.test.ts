@@ -25,9 +25,14 @@ async function addIndividuals(prefix: string, count: number): Promise<{ userId: 
   return added;
 }
 
-/** PATCHes one attribute of marketing for an individual, through the developer's API key (acting for them), with a request ID. */
+/**
+ * PATCHes one attribute of marketing for an individual,
+ * through the developer's API key (acting for them), with a request ID.
+ */
 function patch(who: { userId: string; consentId: string }, attribute: string, consented: string, requestId: string) {
-  const url = `${suite.t.base}/organizations/${suite.org.orgId}/users/${who.userId}/consents/${who.consentId}/purposes/${suite.org.marketing.id}/attributes/${attribute}`;
+  const url =
+    `${suite.t.base}/organizations/${suite.org.orgId}/users/${who.userId}/consents/${who.consentId}` +
+    `/purposes/${suite.org.marketing.id}/attributes/${attribute}`;
   return call(url, {
     method: 'PATCH',
     token: suite.org.apiKeys.developer,
@@ -37,10 +42,14 @@ function patch(who: { userId: string; consentId: string }, attribute: string, co
   });
 }
 
-/** The transactions (xmin) that wrote the events with these request IDs: fewer than the events when changes shared commits. */
+/**
+ * The transactions (xmin) that wrote the events with these request IDs:
+ * fewer than the events when changes shared commits.
+ */
 async function eventsAndTransactions(prefix: string): Promise<{ events: number; transactions: number }> {
   const { rows } = await suite.t.store.raw(
-    `SELECT count(*)::int AS events, count(DISTINCT xmin::text)::int AS transactions FROM consent_events WHERE request_id LIKE $1`,
+    `SELECT count(*)::int AS events, count(DISTINCT xmin::text)::int AS transactions
+     FROM consent_events WHERE request_id LIKE $1`,
     [`${prefix}-%`],
   );
   return rows[0] as { events: number; transactions: number };
@@ -101,7 +110,8 @@ describe(`group commit of consent changes (${onPostgres ? 'PostgreSQL' : 'PGlite
       `CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'poisoned change'; END $$`,
     );
     await suite.t.store.raw(
-      `CREATE TRIGGER test_poison BEFORE INSERT ON consent_events FOR EACH ROW WHEN (NEW.request_id = 'poison-7') EXECUTE FUNCTION test_poison()`,
+      `CREATE TRIGGER test_poison BEFORE INSERT ON consent_events
+       FOR EACH ROW WHEN (NEW.request_id = 'poison-7') EXECUTE FUNCTION test_poison()`,
     );
     try {
       const answers = await Promise.all(
@@ -112,7 +122,8 @@ describe(`group commit of consent changes (${onPostgres ? 'PostgreSQL' : 'PGlite
       // The others of its statement were retried alone, each in its own transaction.
       expect(written.events).toBe(INDIVIDUALS - 1);
       const poisoned = await call(
-        `${suite.t.base}/organizations/${suite.org.orgId}/users/${people[7]!.userId}/consents/${people[7]!.consentId}/purposes/${suite.org.marketing.id}`,
+        `${suite.t.base}/organizations/${suite.org.orgId}/users/${people[7]!.userId}/consents/${people[7]!.consentId}` +
+          `/purposes/${suite.org.marketing.id}`,
         { token: suite.org.apiKeys.developer, scheme: 'ApiKey' },
       );
       // Nothing of the failed change was stored: its consent is still the default.

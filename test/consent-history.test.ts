@@ -217,7 +217,8 @@ describe('tamper evidence', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ Valid: true, Events: 4, FirstBrokenSeq: null, Reason: '' });
     await tamper(
-      sql`UPDATE consent_events SET new_value = 'Allow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
+      sql`UPDATE consent_events SET new_value = 'Allow'
+        WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
     );
     const broken = await call(verifyUrl(), { token: org.tokens.owner });
     expect(broken.body).toMatchObject({
@@ -226,14 +227,16 @@ describe('tamper evidence', () => {
       Reason: 'the event content does not match its hash',
     });
     await tamper(
-      sql`UPDATE consent_events SET new_value = 'Disallow' WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
+      sql`UPDATE consent_events SET new_value = 'Disallow'
+        WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 3)`,
     );
     expect((await call(verifyUrl(), { token: org.tokens.dpo })).body.Valid).toBe(true);
   });
 
   it('a deleted last event is found through the chain head', async () => {
     await tamper(
-      sql`DELETE FROM consent_events WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 4)`,
+      sql`DELETE FROM consent_events
+        WHERE id = (SELECT event_id FROM consent_event_seals WHERE org_id = ${org.orgId} AND seq = 4)`,
     );
     const res = await call(verifyUrl(), { token: org.tokens.dpo });
     expect(res.body).toMatchObject({ Valid: false, FirstBrokenSeq: 4 });

@@ -13,7 +13,10 @@ import { type Received, type Receiver, startReceiver, waitFor } from './helpers/
 const ADDED = 400;
 /** carol and dave decided nothing on the marketing purpose either. */
 const EXPECTED = ADDED + 2;
-/** Seconds from the receiver's recovery by which every retry must have arrived (the first retry is due 1 s after its failure). */
+/**
+ * Seconds from the receiver's recovery by which every retry must
+ * have arrived (the first retry is due 1 s after its failure).
+ */
 const BOUND_SECONDS = 12;
 
 let t: TestAssent;

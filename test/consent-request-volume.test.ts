@@ -65,7 +65,8 @@ it('one batch of several hundred individuals: each is notified, counted and logg
   const [counts] = rowsOf<{ attempts: number; pending: number }>(
     await t.store.db.execute(sql`
     SELECT (SELECT count(*)::int FROM webhook_attempts WHERE job_id = ${job.body.ID}) AS attempts,
-           (SELECT count(*)::int FROM consent_request_deliveries WHERE job_id = ${job.body.ID} AND state <> 'sent') AS pending`),
+           (SELECT count(*)::int FROM consent_request_deliveries
+             WHERE job_id = ${job.body.ID} AND state <> 'sent') AS pending`),
   );
   expect(counts).toEqual({ attempts: expected, pending: 0 });
 }, 120_000);

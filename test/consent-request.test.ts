@@ -223,7 +223,8 @@ describe('special consent request (SPEC 4.3)', () => {
     const res = await call(requestUrl(org.marketing.id), { method: 'POST', body: {}, token: org.tokens.owner });
     expect(res.status).toBe(202);
     const job = await finished(res.headers.get('location')!);
-    expect(job).toMatchObject({ State: 'completed', Notified: 0, Skipped: 4, Failed: 0, Error: '' }); // dave, erin, frank, grace
+    // Skipped: dave, erin, frank, grace.
+    expect(job).toMatchObject({ State: 'completed', Notified: 0, Skipped: 4, Failed: 0, Error: '' });
     expect(job.SkippedReason).toMatch(/no notification transport/);
     expect(hook.received).toHaveLength(0);
     secret = (await transports({ webhook: { url: hook.url } })).body.Webhook.Secret;
@@ -314,7 +315,8 @@ describe('recipients of a lawful-basis purpose (the scan walks stored refusals, 
     // One day is too long to wait: move grace's AskMe expiry into the past (the sweep may also turn it into Disallow
     // first; both count).
     await t.store.db.execute(
-      sql`UPDATE attribute_consents SET expires_at = now() - interval '1 second' WHERE user_id = ${extra.grace!} AND purpose_id = ${org.delivery.id}`,
+      sql`UPDATE attribute_consents SET expires_at = now() - interval '1 second'
+        WHERE user_id = ${extra.grace!} AND purpose_id = ${org.delivery.id}`,
     );
     expect(
       (await call(`${orgUrl()}/users/${extra.frank!}`, { method: 'DELETE', token: org.tokens.owner })).status,

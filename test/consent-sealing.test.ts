@@ -57,13 +57,16 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
     const id = randomUUID();
     const recordId = await consentIdOf(suite.t, suite.org, 'dave');
     await suite.t.store.raw(
-      `INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}', '{"endpoint":"test","userAgent":""}', 'test-orphan')`,
+      `INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value,
+         old_days, new_days, occurred_at, actor, channel, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}',
+         '{"endpoint":"test","userAgent":""}', 'test-orphan')`,
       [id, suite.org.orgId, recordId, suite.org.users.dave, suite.org.marketing.id, suite.org.marketing.email],
     );
     // What the change's statement also wrote: the event's place in the sealer's queue.
     await suite.t.store.raw(
-      'INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM consent_events WHERE id = $1',
+      `INSERT INTO consent_event_queue (org_id, written, event_id)
+       SELECT org_id, written, id FROM consent_events WHERE id = $1`,
       [id],
     );
     const sealedSeq = async () =>
@@ -82,8 +85,10 @@ describe('sealing consent events into the chain (GDPR Art. 7(1) evidence)', () =
     // them (the same columns and queue row that a change's statement writes).
     await suite.t.store.raw(
       `WITH events AS (
-         INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, occurred_at, actor, channel, request_id)
-         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}', '{"endpoint":"test","userAgent":""}', 'backlog-' || n
+         INSERT INTO consent_events (id, org_id, record_id, user_id, purpose_id, attribute_id, old_value, new_value,
+           old_days, new_days, occurred_at, actor, channel, request_id)
+         SELECT gen_random_uuid(), $1, $2, $3, $4, $5, 'Disallow', 'Allow', 0, 0, now(), '{"type":"individual"}',
+           '{"endpoint":"test","userAgent":""}', 'backlog-' || n
          FROM generate_series(1, 2500) AS n ORDER BY n RETURNING org_id, written, id)
        INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`,
       [suite.org.orgId, recordId, suite.org.users.carol, suite.org.marketing.id, suite.org.marketing.email],

@@ -118,7 +118,8 @@ describe('consented users (SPEC 4.3)', () => {
   it('of a lawful-basis purpose: an AskMe that ran out does not count, one still running does', async () => {
     const grace = await set('Grace', org.delivery.id, org.delivery.address, 'AskMe', 1);
     await t.store.db.execute(
-      sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute' WHERE record_id = ${grace} AND purpose_id = ${org.delivery.id}`,
+      sql`UPDATE attribute_consents SET expires_at = now() - interval '1 minute'
+        WHERE record_id = ${grace} AND purpose_id = ${org.delivery.id}`,
     );
     await set('Carol', org.delivery.id, org.delivery.address, 'AskMe', 30);
     expect(names(await call(purposeUsers(org.delivery.id), { token: org.tokens.owner }))).toEqual(

@@ -94,7 +94,14 @@ describe('ID token validation at the callback', () => {
       const now = Math.floor(Date.now() / 1000);
       const params = await signIn(
         async ({ nonce }) =>
-          `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: fake.url, aud: 'assent-client', sub: 'fake-subject', iat: now, exp: now + 300, nonce })}.`,
+          `${b64({ alg: 'none', typ: 'JWT' })}.${b64({
+            iss: fake.url,
+            aud: 'assent-client',
+            sub: 'fake-subject',
+            iat: now,
+            exp: now + 300,
+            nonce,
+          })}.`,
       );
       expectRefused(params, /algorithm/);
     } finally {

@@ -1,7 +1,8 @@
 /**
- * SSRF rules of every request to an admin-configured IdP URL (docs/federation.md, docs/decisions/0013-federation-broker.md): a
- * jwksUrl at 169.254.169.254 or 10.0.0.1, and a host name that a test DNS responder (on
- * 127.0.0.1) maps to 10.0.0.1, are refused before any connection is attempted. A spy on
+ * SSRF rules of every request to an admin-configured IdP URL (docs/federation.md,
+ * docs/decisions/0013-federation-broker.md): a jwksUrl at 169.254.169.254 or 10.0.0.1, and a host
+ * name that a test DNS responder (on 127.0.0.1) maps to 10.0.0.1, are refused before any
+ * connection is attempted. A spy on
  * net.Socket#connect in this process (where Assent runs) proves no connection was even tried,
  * and destroys any non-loopback attempt so no packet could leave.
  */

@@ -34,7 +34,8 @@ const ANONYMOUS_MAY_CHANGE = new Set(['login_throttle', 'rate_limits', 'password
 async function digest(): Promise<Record<string, string>> {
   const tables = rowsOf<{ name: string }>(
     await t.store.db.execute(
-      sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+      sql`SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
     ),
   )
     .map((r) => r.name)
@@ -44,7 +45,8 @@ async function digest(): Promise<Record<string, string>> {
     const [row] = rowsOf<{ d: string | null; n: number }>(
       await t.store.db.execute(
         sql.raw(
-          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x`,
+          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n
+           FROM "${name}" x`,
         ),
       ),
     );
@@ -73,7 +75,8 @@ const INDIVIDUAL_MAY_CHANGE = new Set([
  */
 async function othersDigest(userId: string): Promise<Record<string, string>> {
   const columns = rowsOf<{ t: string; c: string }>(
-    await t.store.db.execute(sql`SELECT c.table_name AS t, c.column_name AS c FROM information_schema.columns c JOIN information_schema.tables x USING (table_schema, table_name)
+    await t.store.db.execute(sql`SELECT c.table_name AS t, c.column_name AS c
+      FROM information_schema.columns c JOIN information_schema.tables x USING (table_schema, table_name)
       WHERE c.table_schema = 'public' AND x.table_type = 'BASE TABLE' ORDER BY 1, 2`),
   );
   const tables = [...new Set(columns.map((r) => r.t))].filter((name) => !INDIVIDUAL_MAY_CHANGE.has(name));
@@ -85,7 +88,8 @@ async function othersDigest(userId: string): Promise<Record<string, string>> {
     const [row] = rowsOf<{ d: string | null; n: number }>(
       await t.store.db.execute(
         sql.raw(
-          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n FROM "${name}" x${where}`,
+          `SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS d, count(*)::int AS n
+           FROM "${name}" x${where}`,
         ),
       ),
     );
@@ -147,7 +151,9 @@ async function send(
   stats.requests++;
   const cls = `${Math.floor(res.status / 100)}xx`;
   stats.byClass[cls] = (stats.byClass[cls] ?? 0) + 1;
-  const where = `${caller} ${method} ${url.slice(0, 200)} ${JSON.stringify((body ?? '').slice(0, 120))} (${contentType ?? '-'})`;
+  const where =
+    `${caller} ${method} ${url.slice(0, 200)} ` +
+    `${JSON.stringify((body ?? '').slice(0, 120))} (${contentType ?? '-'})`;
   if (res.status >= 500) stats.failures.push(`${res.status} ${where}: ${text.slice(0, 200)}`);
   if (res.status >= 400) {
     let parsed: any;
@@ -245,7 +251,8 @@ it('fuzzes every operation of /openapi.json: no 5xx, every error {Code, Message}
     }
   }
   console.log(
-    `fuzz summary: ${stats.requests} requests over ${ops.length} operations; answers by class ${JSON.stringify(stats.byClass)}; failures ${stats.failures.length}`,
+    `fuzz summary: ${stats.requests} requests over ${ops.length} operations; ` +
+      `answers by class ${JSON.stringify(stats.byClass)}; failures ${stats.failures.length}`,
   );
   for (const failure of stats.failures.slice(0, 20)) console.log(`fuzz failure: ${failure}`);
   expect(stats.failures.slice(0, 20), `seed ${seed}`).toEqual([]);

@@ -34,7 +34,8 @@ describe(`refresh-token rotations that share one statement each rotate their own
     // than rotations on PostgreSQL: one transaction per rotation would be 24.
     const [written] = (
       await t.store.raw(
-        'SELECT count(*)::int AS n, count(DISTINCT xmin::text)::int AS transactions FROM refresh_tokens WHERE predecessor_hash IS NOT NULL',
+        `SELECT count(*)::int AS n, count(DISTINCT xmin::text)::int AS transactions
+         FROM refresh_tokens WHERE predecessor_hash IS NOT NULL`,
       )
     ).rows as { n: number; transactions: number }[];
     expect(written!.n).toBe(24);

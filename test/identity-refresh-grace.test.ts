@@ -19,7 +19,10 @@ import {
   type TokenBody,
 } from './helpers/session.js';
 
-/** The grace period of this file's server (seconds): long enough for a burst on a busy machine, short enough to wait out. */
+/**
+ * The grace period of this file's server (seconds):
+ * long enough for a burst on a busy machine, short enough to wait out.
+ */
 const GRACE_SECONDS = 3;
 
 let t: TestAssent;
@@ -90,7 +93,8 @@ describe(`refresh-token reuse grace period (${onPostgres ? 'PostgreSQL' : 'PGlit
     const held = async () =>
       (
         await t.store.raw(
-          'SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1 AND (successor_sealed IS NOT NULL OR grace_until IS NOT NULL)',
+          `SELECT count(*)::int AS n FROM refresh_tokens
+           WHERE family_id = $1 AND (successor_sealed IS NOT NULL OR grace_until IS NOT NULL)`,
           [decode(Token.access_token).payload.sid],
         )
       ).rows.map((r: any) => Number(r.n))[0];

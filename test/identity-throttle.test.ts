@@ -32,11 +32,16 @@ const attempt = (username: string, password: string, server = t) =>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Writes the throttle state of `username` on `t`: `failures` counted, blocked for `blockedSeconds` from now (negative: a block that has run out). */
+/**
+ * Writes the throttle state of `username` on `t`: `failures` counted, blocked for `blockedSeconds`
+ * from now (negative: a block that has run out).
+ */
 async function throttleState(username: string, failures: number, blockedSeconds: number): Promise<void> {
   await t.store.raw(
-    `INSERT INTO login_throttle (key, failures, last_failure_at, blocked_until) VALUES ($1, $2, now(), now() + make_interval(secs => $3))
-     ON CONFLICT (key) DO UPDATE SET failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, blocked_until = EXCLUDED.blocked_until`,
+    `INSERT INTO login_throttle (key, failures, last_failure_at, blocked_until)
+     VALUES ($1, $2, now(), now() + make_interval(secs => $3))
+     ON CONFLICT (key) DO UPDATE
+     SET failures = EXCLUDED.failures, last_failure_at = EXCLUDED.last_failure_at, blocked_until = EXCLUDED.blocked_until`,
     [`u:${username}`, failures, blockedSeconds],
   );
 }

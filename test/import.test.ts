@@ -14,12 +14,14 @@ const demo = () => JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
 const SNAPSHOT = `select json_build_object(
   'clients', (select json_agg(c order by c.client_id) from clients c),
   'types', (select json_agg(t order by t.name) from organisation_types t),
-  'organisations', (select json_agg(json_build_object('id', o.id, 'key', o.key, 'name', o.name, 'location', o.location, 'description', o.description,
-     'policy', o.policy_url, 'type', o.type_id, 'retention', o.retention_enabled, 'period', o.retention_period_seconds, 'created', o.created_at) order by o.key) from organisations o),
+  'organisations', (select json_agg(json_build_object('id', o.id, 'key', o.key, 'name', o.name,
+     'location', o.location, 'description', o.description, 'policy', o.policy_url, 'type', o.type_id,
+     'retention', o.retention_enabled, 'period', o.retention_period_seconds, 'created', o.created_at)
+     order by o.key) from organisations o),
   'purposes', (select json_agg(p order by p.id) from purposes p),
   'attributes', (select json_agg(a order by a.id) from data_attributes a),
-  'users', (select json_agg(json_build_object('id', u.id, 'username', u.username, 'name', u.name, 'email', u.email, 'phone', u.phone,
-     'hash', u.password_hash, 'created', u.created_at) order by u.username) from users u),
+  'users', (select json_agg(json_build_object('id', u.id, 'username', u.username, 'name', u.name,
+     'email', u.email, 'phone', u.phone, 'hash', u.password_hash, 'created', u.created_at) order by u.username) from users u),
   'roles', (select json_agg(r order by r.user_id, r.org_id, r.role_id) from user_roles r),
   'subscriptions', (select json_agg(s order by s.user_id, s.org_id) from subscriptions s)
 ) as snapshot`;

@@ -70,14 +70,16 @@ describe('errors made before a route runs have the {Code, Message} shape', () =>
   it('a body over the size limit is a 413', async () => {
     const body = JSON.stringify({ username: 'x'.repeat(1_100_000), password: 'p' });
     const res = await rawRequest(t.url, [
-      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     ]);
     expectErrorShape(res, 413);
   });
 
   it('a body of an unsupported media type is a 415', async () => {
     const res = await rawRequest(t.url, [
-      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/xml\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`,
+      `POST /v1/v1.1/users/login HTTP/1.1\r\n${host()}Content-Type: application/xml\r\n` +
+        'Content-Length: 5\r\nConnection: close\r\n\r\nhello',
     ]);
     expectErrorShape(res, 415);
   });

@@ -19,7 +19,8 @@ const page = (token: string) =>
 /** The backends of the test database whose last statement was a LISTEN: the listener connections. */
 async function listeners(): Promise<number[]> {
   const { rows } = await suite.t.store.raw(
-    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'",
+    `SELECT pid FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'`,
   );
   return (rows as Array<{ pid: number }>).map((r) => r.pid);
 }

@@ -46,7 +46,8 @@ describe.skipIf(!onPostgres)(
     it('the pages run on the named statements pool (application_name assent-named-statements)', async () => {
       expect((await page(suite.org.tokens.owner)).status).toBe(200);
       const { rows } = await suite.t.store.raw(
-        "SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%JOIN subscriptions s ON s.org_id%'",
+        `SELECT application_name FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%JOIN subscriptions s ON s.org_id%'`,
       );
       const names = new Set((rows as Array<{ application_name: string }>).map((r) => r.application_name));
       expect([...names]).toEqual(['assent-named-statements']);

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-/** Absolute http(s) URLs that HTML, CSS or JS text would load: src/href attributes and assignments, CSS url() and @import. */
+/**
+ * Absolute http(s) URLs that HTML, CSS or JS text would load:
+ * src/href attributes and assignments, CSS url() and @import.
+ */
 function loadedUrls(text: string): string[] {
   const patterns = [
     /\b(?:src|href)\s*[=:]\s*["'`]?((?:https?:)?\/\/[^"'`\s)>]+)/gi,

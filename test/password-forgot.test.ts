@@ -55,7 +55,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 /** The reset-token row of a user, if any. */
 async function tokenRow(userId: string) {
   const { rows } = await t.store.raw(
-    `SELECT encode(token_hash, 'hex') AS hash, extract(epoch FROM expires_at - now())::float8 AS ttl FROM password_reset_tokens WHERE user_id = $1`,
+    `SELECT encode(token_hash, 'hex') AS hash, extract(epoch FROM expires_at - now())::float8 AS ttl
+     FROM password_reset_tokens WHERE user_id = $1`,
     [userId],
   );
   return rows[0] as { hash: string; ttl: number } | undefined;

@@ -84,7 +84,8 @@ describe('password policy', () => {
       const res = await attempt(password);
       expect(res.status, password).toBe(400);
       expect(res.message, password).toBe(
-        'Password policy (common passwords): this password is in a list of common or breached passwords; choose another',
+        'Password policy (common passwords): ' +
+          'this password is in a list of common or breached passwords; choose another',
       );
     }
   });
@@ -135,7 +136,8 @@ describe('password policy', () => {
     const err = await runImport(t.store.db, file, t.config.argon2, redirectUriImport).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportValidationError);
     expect((err as ImportValidationError).problems).toEqual([
-      '$.organisations[0].individuals[1].password: Password policy (common passwords): this password is in a list of common or breached passwords; choose another',
+      '$.organisations[0].individuals[1].password: Password policy (common passwords): ' +
+        'this password is in a list of common or breached passwords; choose another',
     ]);
     const { rows } = await t.store.raw(`SELECT count(*)::int AS n FROM users WHERE username LIKE '%@policy.example'`);
     expect((rows[0] as { n: number }).n).toBe(0);
@@ -168,7 +170,8 @@ describe('password policy', () => {
       await hashPassword(typed, t.config.argon2),
       user.id,
     ]);
-    expect(await loginStatus(t, user.username, 'legacy-passphrase')).toBe(401); // the old hash knows only the typed form
+    // The old hash knows only the typed form.
+    expect(await loginStatus(t, user.username, 'legacy-passphrase')).toBe(401);
     expect(await loginStatus(t, user.username, typed)).toBe(200);
     const upgraded = await storedHash(t, user.id);
     expect(await verifyPassword(upgraded!, 'legacy-passphrase')).toBe(true);

@@ -1,7 +1,7 @@
 /**
- * Password reset with the current session (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md): `POST` and `PUT {base}/user/password/reset`,
- * with a bearer access token only; the policy; other sessions ended; a notice by mail (a real SMTP
- * server on loopback).
+ * Password reset with the current session (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md):
+ * `POST` and `PUT {base}/user/password/reset`, with a bearer access token only; the policy; other
+ * sessions ended; a notice by mail (a real SMTP server on loopback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';

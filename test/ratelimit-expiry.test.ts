@@ -39,7 +39,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The counter of `key`: its count, and its end as seconds after its window began; null when there is none. */
 async function counter(key: string): Promise<{ count: number; seconds: number; expiresAt: string } | null> {
   const { rows } = await t.store.raw(
-    `SELECT count, extract(epoch FROM expires_at - window_start)::int AS seconds, expires_at::text AS "expiresAt" FROM rate_limits WHERE key = $1`,
+    `SELECT count, extract(epoch FROM expires_at - window_start)::int AS seconds, expires_at::text AS "expiresAt"
+     FROM rate_limits WHERE key = $1`,
     [key],
   );
   return (rows[0] as { count: number; seconds: number; expiresAt: string } | undefined) ?? null;
@@ -133,12 +134,14 @@ describe('migration 0016 gives the counters stored before it an end from their r
     const { store, close } = await storeBefore0016();
     try {
       await store.raw(`INSERT INTO rate_limits (key, window_start, count) VALUES
-        ('fed-authorize:ip:203.0.113.9', now() - interval '10 seconds', 3), ('forgot:u:ghost@acme.example', now() - interval '10 minutes', 2),
+        ('fed-authorize:ip:203.0.113.9', now() - interval '10 seconds', 3),
+        ('forgot:u:ghost@acme.example', now() - interval '10 minutes', 2),
         ('anon:00000000-0000-4000-8000-000000000000', now() - interval '50 minutes', 9), ('other:key', now(), 1)`);
       if (store.kind === 'pglite') await migratePglite(store.db as never, { migrationsFolder: folder });
       else await migratePg(store.db as never, { migrationsFolder: folder });
       const { rows } = await store.raw(
-        `SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds FROM rate_limits ORDER BY key`,
+        `SELECT key, count, extract(epoch FROM expires_at - window_start)::int AS seconds
+         FROM rate_limits ORDER BY key`,
       );
       expect(rows).toEqual([
         { key: 'anon:00000000-0000-4000-8000-000000000000', count: 9, seconds: 86400 },

@@ -133,7 +133,8 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
       })
       .withIccProfile('p3')
       .withXmp(
-        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF ' +
+          'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>',
       )
       .toBuffer();
     const before = await sharp(input).metadata();

@@ -76,14 +76,16 @@ function gaplessRate(phc) {
 export function verifyAfterStorm(verify) {
   const after = gaplessRate(verify.phc);
   log(
-    `argon2id verify again after the login storm, concurrency ${after.concurrency}, thread pool ${after.pool}: ${after.perSecond} verifies/s`,
+    `argon2id verify again after the login storm, concurrency ${after.concurrency}, ` +
+      `thread pool ${after.pool}: ${after.perSecond} verifies/s`,
   );
   verify.after = after;
 }
 
 export async function benchVerify(argon2) {
   log(
-    `argon2id verify: m=${argon2.memoryCost} KiB, t=${argon2.timeCost}, p=${argon2.parallelism}; UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
+    `argon2id verify: m=${argon2.memoryCost} KiB, t=${argon2.timeCost}, p=${argon2.parallelism}; ` +
+      `UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
   );
   const phc = await argonHash(USER.password, { algorithm: Algorithm.Argon2id, ...argon2 });
   await verifyRate(phc, 4, 1); // warm-up: thread pool and allocator
@@ -95,7 +97,8 @@ export async function benchVerify(argon2) {
   }
   const child = gaplessRate(phc);
   log(
-    `  concurrency ${child.concurrency}, thread pool ${child.pool}: ${child.perSecond} verifies/s (${child.verifies} in ${child.seconds}s)`,
+    `  concurrency ${child.concurrency}, thread pool ${child.pool}: ` +
+      `${child.perSecond} verifies/s (${child.verifies} in ${child.seconds}s)`,
   );
   runs.push(child);
   const perCore = runs.map((r) => (r.cpuCores?.bench ? r.perSecond / r.cpuCores.bench : null)).filter((x) => x != null);

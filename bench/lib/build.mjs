@@ -16,6 +16,7 @@ export function build() {
   const res = spawnSync('npx', ['tsc', '-p', '.'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
   if (res.status !== 0)
     throw new Error(
-      `npx tsc -p . failed (fix the build, or set BENCH_SKIP_BUILD=1 to bench the existing dist/):\n${res.stdout}${res.stderr}`,
+      'npx tsc -p . failed (fix the build, ' +
+        `or set BENCH_SKIP_BUILD=1 to bench the existing dist/):\n${res.stdout}${res.stderr}`,
     );
 }

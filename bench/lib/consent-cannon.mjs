@@ -53,7 +53,8 @@ export async function measureOne(target, spec) {
   const postgresWaits = sampler ? await sampler.stop() : null;
   const eventLoopDelayMs = target.eld ? await eldMark(target) : null;
   log(
-    `  ${target.label.padEnd(7)} ${spec.name}: ${summary.okPerSecond} req/s, p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms, ` +
+    `  ${target.label.padEnd(7)} ${spec.name}: ${summary.okPerSecond} req/s, ` +
+      `p50 ${summary.latencyMs.p50} ms, p99 ${summary.latencyMs.p99} ms, ` +
       `non-2xx ${summary.non2xx}, errors ${summary.errors}` +
       (eventLoopDelayMs ? `, event-loop p99 ${eventLoopDelayMs.p99} ms` : ''),
   );
@@ -73,7 +74,8 @@ export async function measureOne(target, spec) {
  */
 export async function versusCeiling(assent, ceiling, spec) {
   log(
-    `measure: ${spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s, ${spec.connections} connections)`,
+    `measure: ${spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s, ` +
+      `${spec.connections} connections)`,
   );
   const a = await measureOne(assent, spec);
   const c = await measureOne(ceiling, spec);

@@ -80,7 +80,8 @@ const MIX = `
   WITH c AS (
     SELECT p.i, p.user_id, p.record_id, p.created_at, a.pidx, a.aidx, a.purpose_id, a.attribute_id,
            ${draw('p.i', 1)} AS ru, ${draw('p.i * 8 + a.pidx', 2)} AS rt, ${draw('g.k', 3)} AS rr,
-           ${draw('g.k', 4)} AS x, ${draw('g.k', 5)} AS y, ${draw('g.k', 6)} AS z, floor(${draw('p.i', 7)} * 4) AS special_aidx
+           ${draw('g.k', 4)} AS x, ${draw('g.k', 5)} AS y, ${draw('g.k', 6)} AS z,
+           floor(${draw('p.i', 7)} * 4) AS special_aidx
     -- The lateral series keeps the individuals as the outer side: rows are written in user order.
     FROM bench_people p CROSS JOIN LATERAL generate_series(p.i * 32, p.i * 32 + 19) AS g(k)
     JOIN bench_attrs a ON a.pidx * 4 + a.aidx = g.k - p.i * 32
@@ -89,7 +90,8 @@ const MIX = `
       CASE WHEN pidx <= 2 THEN CASE WHEN x < 0.5 THEN 'Allow' WHEN x < 0.85 THEN 'Disallow' ELSE 'AskMe' END
            WHEN pidx = 3 THEN CASE WHEN x < 0.85 THEN 'Allow' ELSE 'Disallow' END
            WHEN ru < 0.5 THEN 'Disallow' ELSE 'Allow' END AS value,
-      CASE WHEN pidx <= 2 AND x >= 0.85 AND y >= 0.4 THEN (ARRAY[30, 90, 180, 365])[1 + floor((y - 0.4) / 0.15)::int] ELSE 0 END AS days
+      CASE WHEN pidx <= 2 AND x >= 0.85 AND y >= 0.4 THEN (ARRAY[30, 90, 180, 365])[1 + floor((y - 0.4) / 0.15)::int]
+           ELSE 0 END AS days
     FROM c
     WHERE ru >= 0.4 AND CASE WHEN pidx <= 2 THEN rt < 0.75 AND rr < 0.8
                              WHEN pidx = 3 THEN rt < 0.2 AND rr < 0.8
@@ -132,7 +134,8 @@ async function addPurposes(client, orgId) {
         [orgId, rows[0].id, `a${aidx}`, name, order],
       );
       await client.query(
-        `INSERT INTO purpose_attributes (purpose_id, attribute_id, created_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
+        `INSERT INTO purpose_attributes (purpose_id, attribute_id, created_at)
+         VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
         [rows[0].id, attr[0].id, order],
       );
       await client.query('INSERT INTO bench_attrs VALUES ($1, $2, $3, $4, $5)', [
@@ -145,7 +148,8 @@ async function addPurposes(client, orgId) {
     }
   }
   const { rows } = await client.query(
-    'SELECT pidx, aidx, purpose_id AS "purposeId", attribute_id AS "attributeId", lawful FROM bench_attrs ORDER BY pidx, aidx',
+    `SELECT pidx, aidx, purpose_id AS "purposeId", attribute_id AS "attributeId", lawful
+     FROM bench_attrs ORDER BY pidx, aidx`,
   );
   return PURPOSES.map((p, pidx) => ({
     ...p,
@@ -159,7 +163,8 @@ async function secondaryObjects(client) {
   const { rows: indexes } = await client.query(
     `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-     WHERE n.nspname = 'public' AND t.relname = ANY($1) AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+     WHERE n.nspname = 'public' AND t.relname = ANY($1)
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
      ORDER BY 1`,
     [BULK_TABLES],
   );
@@ -182,13 +187,15 @@ async function secondaryObjects(client) {
 async function vacuumUntilAllVisible(client) {
   for (let extra = 0; ; extra++) {
     const { rows } = await client.query(
-      "SELECT relname, relpages, relallvisible FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname = ANY($1) AND relallvisible < relpages",
+      `SELECT relname, relpages, relallvisible FROM pg_class
+       WHERE relnamespace = 'public'::regnamespace AND relname = ANY($1) AND relallvisible < relpages`,
       [BULK_TABLES],
     );
     if (rows.length === 0) return extra;
     if (extra === 5) {
       log(
-        `dataset: WARNING: not all-visible after 5 extra vacuums: ${rows.map((r) => `${r.relname} ${r.relallvisible}/${r.relpages}`).join(', ')}`,
+        'dataset: WARNING: not all-visible after 5 extra vacuums: ' +
+          rows.map((r) => `${r.relname} ${r.relallvisible}/${r.relpages}`).join(', '),
       );
       return extra;
     }
@@ -204,13 +211,19 @@ async function statistics(client, purposes) {
   const {
     rows: [s],
   } = await client.query(
-    `SELECT (SELECT count(*) FROM bench_people p WHERE NOT EXISTS (SELECT 1 FROM attribute_consents c WHERE c.user_id = p.user_id))::int AS "neverDecided",
-            (SELECT count(*) FROM attribute_consents WHERE value = 'AskMe' AND expires_at IS NOT NULL)::int AS "askMeWithDays",
+    `SELECT (SELECT count(*) FROM bench_people p
+              WHERE NOT EXISTS (SELECT 1 FROM attribute_consents c WHERE c.user_id = p.user_id))::int AS "neverDecided",
+            (SELECT count(*) FROM attribute_consents
+              WHERE value = 'AskMe' AND expires_at IS NOT NULL)::int AS "askMeWithDays",
             (SELECT count(*) FROM attribute_consents WHERE value = 'AskMe' AND expires_at <= now())::int AS "askMeExpired",
-            (SELECT count(DISTINCT user_id) FROM attribute_consents WHERE purpose_id = $1 AND value = 'Disallow')::int AS "specialDisallowUsers",
-            (SELECT round(sum(relallvisible)::numeric / sum(relpages), 3) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname = ANY($2)) AS "allVisibleFraction",
-            (SELECT correlation FROM pg_stats WHERE tablename = 'attribute_consents' AND attname = 'user_id') AS "userOrderCorrelation",
-            (SELECT pg_total_relation_size('attribute_consents') + pg_total_relation_size('users') + pg_total_relation_size('subscriptions') + pg_total_relation_size('consent_records'))::bigint AS bytes`,
+            (SELECT count(DISTINCT user_id) FROM attribute_consents
+              WHERE purpose_id = $1 AND value = 'Disallow')::int AS "specialDisallowUsers",
+            (SELECT round(sum(relallvisible)::numeric / sum(relpages), 3) FROM pg_class
+              WHERE relnamespace = 'public'::regnamespace AND relname = ANY($2)) AS "allVisibleFraction",
+            (SELECT correlation FROM pg_stats
+              WHERE tablename = 'attribute_consents' AND attname = 'user_id') AS "userOrderCorrelation",
+            (SELECT pg_total_relation_size('attribute_consents') + pg_total_relation_size('users')
+              + pg_total_relation_size('subscriptions') + pg_total_relation_size('consent_records'))::bigint AS bytes`,
     [purposes[SPECIAL_PURPOSE].id, BULK_TABLES],
   );
   return {
@@ -243,7 +256,8 @@ export async function generateDataset(url, orgId, individuals) {
       throw new Error('alice@acme.example has no password hash: was examples/demo.json imported?');
     const secondary = await secondaryObjects(client);
     log(
-      `dataset: ${individuals} individuals into organisation ${orgId}; dropping ${secondary.indexes.length} secondary indexes and ${secondary.foreignKeys.length} foreign keys during the load`,
+      `dataset: ${individuals} individuals into organisation ${orgId}; dropping ${secondary.indexes.length} ` +
+        `secondary indexes and ${secondary.foreignKeys.length} foreign keys during the load`,
     );
     for (const fk of secondary.foreignKeys)
       await client.query(
@@ -260,7 +274,8 @@ export async function generateDataset(url, orgId, individuals) {
       `
       CREATE TEMP TABLE bench_people AS
       SELECT i, ${v7('t', "'u' || i")} AS user_id, ${v7('t', "'r' || i")} AS record_id, t AS created_at
-      FROM (SELECT i, now() - interval '1095 days' + interval '1095 days' * ((i - 0.5) / $1::int) AS t FROM generate_series(1, $1::int) i) s`,
+      FROM (SELECT i, now() - interval '1095 days' + interval '1095 days' * ((i - 0.5) / $1::int) AS t
+            FROM generate_series(1, $1::int) i) s`,
       [individuals],
     );
     await run(
@@ -276,13 +291,15 @@ export async function generateDataset(url, orgId, individuals) {
     await run(
       'subscriptions',
       'subscriptions',
-      'INSERT INTO subscriptions (user_id, org_id, eula_accepted, created_at) SELECT user_id, $1, true, created_at FROM bench_people ORDER BY i',
+      `INSERT INTO subscriptions (user_id, org_id, eula_accepted, created_at)
+       SELECT user_id, $1, true, created_at FROM bench_people ORDER BY i`,
       [orgId],
     );
     await run(
       'consentRecords',
       'consent_records',
-      'INSERT INTO consent_records (id, org_id, user_id, created_at) SELECT record_id, $1, user_id, created_at FROM bench_people ORDER BY i',
+      `INSERT INTO consent_records (id, org_id, user_id, created_at)
+       SELECT record_id, $1, user_id, created_at FROM bench_people ORDER BY i`,
       [orgId],
     );
     await client.query('ANALYZE bench_people; ANALYZE bench_attrs'); // so that the plan keeps the individuals outer

@@ -49,7 +49,8 @@ export async function planRead(ctx) {
   const purposes = json.ConsentsAndPurposes.length;
   const attributes = json.ConsentsAndPurposes.reduce((sum, p) => sum + p.Consents.length, 0);
   log(
-    `read: ${pick.username} (${pick.n} stored consents; the record shows ${purposes} purposes, ${attributes} attributes, ${text.length} bytes)`,
+    `read: ${pick.username} (${pick.n} stored consents; the record shows ${purposes} purposes, ${attributes} ` +
+      `attributes, ${text.length} bytes)`,
   );
   return {
     individual: {
@@ -76,16 +77,21 @@ export async function planRead(ctx) {
 
 const COUNTING = `c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 
-/** The listing's users (unordered), by the listing rules of docs/decisions/0007-consent-read-and-write-path.md, in plain SQL. Parameters: $1 org, $2 purpose, $3 attributes. */
+/**
+ * The listing's users (unordered), by the listing rules of docs/decisions/0007-consent-read-and-write-path.md, in plain
+ * SQL. Parameters: $1 org, $2 purpose, $3 attributes.
+ */
 function listedSql(lawful) {
   if (lawful) {
     // Everyone subscribed, unless every one of the attributes is stored as not counting (one pass, hash join).
     return `SELECT s.user_id FROM subscriptions s LEFT JOIN (
         SELECT c.user_id, count(*) AS n FROM attribute_consents c
-        WHERE c.purpose_id = $2 AND c.attribute_id = ANY($3::uuid[]) AND NOT (${COUNTING}) GROUP BY c.user_id) x ON x.user_id = s.user_id
+        WHERE c.purpose_id = $2 AND c.attribute_id = ANY($3::uuid[]) AND NOT (${COUNTING})
+        GROUP BY c.user_id) x ON x.user_id = s.user_id
       WHERE s.org_id = $1 AND coalesce(x.n, 0) < cardinality($3::uuid[])`;
   }
-  return `SELECT DISTINCT c.user_id FROM attribute_consents c JOIN subscriptions s ON s.org_id = $1 AND s.user_id = c.user_id
+  return `SELECT DISTINCT c.user_id FROM attribute_consents c
+    JOIN subscriptions s ON s.org_id = $1 AND s.user_id = c.user_id
     WHERE c.purpose_id = $2 AND c.attribute_id = ANY($3::uuid[]) AND ${COUNTING}`;
 }
 
@@ -130,7 +136,8 @@ async function expectedPages(ctx, listing, limit) {
   if (fallback) position = Math.floor(DEEP_FRACTION * n);
   // The listing is materialised and numbered once, in one pass.
   const { rows } = await ctx.sql.query(
-    `WITH listed AS MATERIALIZED (${listed}), numbered AS (SELECT user_id, row_number() OVER (ORDER BY user_id) AS rn FROM listed)
+    `WITH listed AS MATERIALIZED (${listed}),
+     numbered AS (SELECT user_id, row_number() OVER (ORDER BY user_id) AS rn FROM listed)
      SELECT user_id, rn::int FROM numbered WHERE rn <= $4 OR rn BETWEEN $5 AND $5 + $4 ORDER BY rn`,
     [...values, limit, position],
   );
@@ -160,9 +167,13 @@ export async function planPages(ctx) {
       '/v1/organizations/:organizationID/purposes/:purposeID' +
       (listing.attributeId ? '/attributes/:attributeID' : '') +
       '/consented/users';
+    const fallback = expected.fallback
+      ? ` (fewer than ${Math.floor(DEEP_FRACTION * ctx.dataset.individuals)} + ${limit} listed: ` +
+        `${DEEP_FRACTION * 100} % of the listing instead)`
+      : '';
     log(
       `pages: ${listing.label}: ${expected.listed} listed users; deep page after listed user #${expected.position}` +
-        `${expected.fallback ? ` (fewer than ${Math.floor(DEEP_FRACTION * ctx.dataset.individuals)} + ${limit} listed: ${DEEP_FRACTION * 100} % of the listing instead)` : ''}; SQL ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        `${fallback}; SQL ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     for (const depth of ['first', 'deep']) {
       const path = `${prefix}/consented/users?limit=${limit}${depth === 'deep' ? `&startid=${expected.startId}` : ''}`;
@@ -172,7 +183,8 @@ export async function planPages(ctx) {
       const matches = JSON.stringify(got) === JSON.stringify(want);
       if (!matches)
         log(
-          `pages: WARNING: ${listing.label}, ${depth} page: Assent's ${got.length} users differ from the SQL listing's ${want.length}`,
+          `pages: WARNING: ${listing.label}, ${depth} page: Assent's ${got.length} users differ from the SQL ` +
+            `listing's ${want.length}`,
         );
       plans.push({
         listing: listing.key,

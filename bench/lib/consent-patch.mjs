@@ -51,7 +51,8 @@ export async function planPatch(ctx) {
     (_, j) => `bench-${1 + Math.floor(((j + 0.5) * n) / connections)}@acme.example`,
   );
   const { rows } = await ctx.sql.query(
-    'SELECT u.username, u.id AS "userId", r.id AS "recordId" FROM users u JOIN consent_records r ON r.user_id = u.id AND r.org_id = $1 WHERE u.username = ANY($2)',
+    `SELECT u.username, u.id AS "userId", r.id AS "recordId"
+     FROM users u JOIN consent_records r ON r.user_id = u.id AND r.org_id = $1 WHERE u.username = ANY($2)`,
     [ctx.orgId, usernames],
   );
   const t0 = performance.now();
@@ -62,7 +63,9 @@ export async function planPatch(ctx) {
     const row = rows.find((r) => r.username === username);
     const purpose = consentPurposes[j % consentPurposes.length];
     const attributeId = purpose.attributeIds[Math.floor(j / consentPurposes.length) % purpose.attributeIds.length];
-    const path = `/v1/organizations/${ctx.orgId}/users/${row.userId}/consents/${row.recordId}/purposes/${purpose.id}/attributes/${attributeId}`;
+    const path =
+      `/v1/organizations/${ctx.orgId}/users/${row.userId}/consents/${row.recordId}` +
+      `/purposes/${purpose.id}/attributes/${attributeId}`;
     return { j, path, token: sessions[j].access };
   });
   const probe = await call(ctx.base, 'PATCH', conns[0].path, {
@@ -144,8 +147,10 @@ export async function planPatch(ctx) {
       verdict: ok ? 'OK' : 'FAILED',
     };
     log(
-      `patch: consent_events grew by ${growth}; 2xx answers ${run.okIds.length}; 2xx without an event ${okWithoutEvent}; ` +
-        `events of requests still in flight when the run stopped ${eventsWithoutAnswer} (at most ${connections}): ${result.verdict}`,
+      `patch: consent_events grew by ${growth}; 2xx answers ${run.okIds.length}; ` +
+        `2xx without an event ${okWithoutEvent}; ` +
+        'events of requests still in flight when the run stopped ' +
+        `${eventsWithoutAnswer} (at most ${connections}): ${result.verdict}`,
     );
     return result;
   }

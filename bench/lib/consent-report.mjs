@@ -40,11 +40,14 @@ export function report(results) {
   const lines = [];
   const out = (s = '') => lines.push(s);
   const run = (m) =>
-    `${fmt(m.okPerSecond)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, non-2xx ${m.non2xx}, errors ${m.errors}, timeouts ${m.timeouts}`;
+    `${fmt(m.okPerSecond)} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +
+    `non-2xx ${m.non2xx}, errors ${m.errors}, timeouts ${m.timeouts}`;
   const cpu = (c) =>
     c
-      ? `CPU (cores of ${cores}): server main ${fmt(c.serverMainThread, 2)}, server other threads ${fmt(c.serverOtherThreads, 2)}, postgres ${fmt(c.postgres, 2)}, ` +
-        `load generator ${fmt(c.loadGenerator, 2)}, other processes ${fmt(c.otherProcesses, 2)} (steal ${fmt(c.steal, 2)})`
+      ? `CPU (cores of ${cores}): server main ${fmt(c.serverMainThread, 2)}, ` +
+        `server other threads ${fmt(c.serverOtherThreads, 2)}, postgres ${fmt(c.postgres, 2)}, ` +
+        `load generator ${fmt(c.loadGenerator, 2)}, ` +
+        `other processes ${fmt(c.otherProcesses, 2)} (steal ${fmt(c.steal, 2)})`
       : 'CPU accounting unavailable';
   const pair = (m, indent = '   ') => {
     out(`${indent}Assent:  ${run(m.assent)}`);
@@ -59,16 +62,20 @@ export function report(results) {
 
   out('=== Assent consent benchmark summary ===');
   out(
-    `Machine: ${machine.cpuModel}, ${cores} cores, Node ${machine.node}; load average at start ${machine.loadAvgStart.join(' / ')}`,
+    `Machine: ${machine.cpuModel}, ${cores} cores, Node ${machine.node}; ` +
+      `load average at start ${machine.loadAvgStart.join(' / ')}`,
   );
   out(`Database: ${results.database}; started ${results.startedAt}, took ${results.totalSeconds} s`);
   out(
-    `Settings: ${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s per run; ${consentOpts.readConnections} connections for reads, ${consentOpts.patchConnections} for PATCH; autocannon in the bench process, on the same cores`,
+    `Settings: ${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s per run; ` +
+      `${consentOpts.readConnections} connections for reads, ` +
+      `${consentOpts.patchConnections} for PATCH; autocannon in the bench process, on the same cores`,
   );
   out();
   const s = dataset.stats;
   out(
-    `Dataset: ${dataset.individuals} individuals, 5 purposes x 4 attributes in organisation acme (plus the demo's 2 purposes), generated in ${fmt(dataset.seconds)} s`,
+    `Dataset: ${dataset.individuals} individuals, 5 purposes x 4 attributes in ` +
+      `organisation acme (plus the demo's 2 purposes), generated in ${fmt(dataset.seconds)} s`,
   );
   out(
     `   steps (s): ${Object.entries(dataset.steps)
@@ -79,39 +86,49 @@ export function report(results) {
     `   attribute_consents: ${Object.entries(s.attributeConsents)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}; never decided ${s.neverDecided}; ` +
-      `AskMe with days ${s.askMeWithDays} (expired, not swept ${s.askMeExpired}); Disallow on "${dataset.purposes[4].name}" ${s.specialDisallowUsers}; ${fmt(s.sizeMiB)} MiB`,
+      `AskMe with days ${s.askMeWithDays} (expired, not swept ${s.askMeExpired}); ` +
+      `Disallow on "${dataset.purposes[4].name}" ${s.specialDisallowUsers}; ${fmt(s.sizeMiB)} MiB`,
   );
   out();
   out(
-    `(a) GET consents of one individual (${read.individual.username}: ${read.individual.purposes} purposes, ${read.individual.attributes} attributes, ${read.individual.bodyBytes} bytes)`,
+    `(a) GET consents of one individual (${read.individual.username}: ${read.individual.purposes} purposes, ` +
+      `${read.individual.attributes} attributes, ${read.individual.bodyBytes} bytes)`,
   );
   pair(read);
   out(
-    `   goal >= ${CONSENT_GOALS.readPerSecond}/s: ${verdict(read.assent.okPerSecond >= CONSENT_GOALS.readPerSecond)}; p99 <= ${CONSENT_GOALS.readP99Ms} ms: ${verdict(read.assent.latencyMs.p99 <= CONSENT_GOALS.readP99Ms)}`,
+    `   goal >= ${CONSENT_GOALS.readPerSecond}/s: ` +
+      `${verdict(read.assent.okPerSecond >= CONSENT_GOALS.readPerSecond)}; ` +
+      `p99 <= ${CONSENT_GOALS.readP99Ms} ms: ${verdict(read.assent.latencyMs.p99 <= CONSENT_GOALS.readP99Ms)}`,
   );
   out();
   out(`(b) PATCH one attribute, Allow/Disallow alternating, one individual per connection (${patch.individuals})`);
   pair(patch);
   const e = patch.events;
   out(
-    `   consent_events grew by ${e.growth}; 2xx ${e.ok2xx}; 2xx without event ${e.okWithoutEvent}; events of requests in flight at the stop ${e.eventsWithoutAnswer}: ${e.verdict}`,
+    `   consent_events grew by ${e.growth}; 2xx ${e.ok2xx}; 2xx without event ${e.okWithoutEvent}; ` +
+      `events of requests in flight at the stop ${e.eventsWithoutAnswer}: ${e.verdict}`,
   );
   out(
-    `   goal >= ${CONSENT_GOALS.patchPerSecond}/s: ${verdict(patch.assent.okPerSecond >= CONSENT_GOALS.patchPerSecond)}; non-2xx = 0: ${patch.assent.non2xx === 0 && patch.assent.errors === 0 ? 'OK' : 'FAILED'}`,
+    `   goal >= ${CONSENT_GOALS.patchPerSecond}/s: ` +
+      `${verdict(patch.assent.okPerSecond >= CONSENT_GOALS.patchPerSecond)}; non-2xx = 0: ` +
+      `${patch.assent.non2xx === 0 && patch.assent.errors === 0 ? 'OK' : 'FAILED'}`,
   );
   out();
   out(`(c) consented-users pages of ${consentOpts.pageLimit}, Owner token`);
   for (const p of pages) {
     const c = p.check;
-    out(
-      `   ${p.label}${p.depth === 'deep' ? ` (after listed user #${c.position} of ${c.listed}${c.positionFallback ? ', 90 % of the listing' : ''})` : ` (${c.listed} listed)`}; matches SQL: ${c.matchesSql ? 'yes' : 'NO'}`,
-    );
+    const where =
+      p.depth === 'deep'
+        ? ` (after listed user #${c.position} of ${c.listed}${c.positionFallback ? ', 90 % of the listing' : ''})`
+        : ` (${c.listed} listed)`;
+    out(`   ${p.label}${where}; matches SQL: ${c.matchesSql ? 'yes' : 'NO'}`);
     pair(p, '      ');
     out(`      p99 <= ${CONSENT_GOALS.pageP99Ms} ms: ${verdict(p.assent.latencyMs.p99 <= CONSENT_GOALS.pageP99Ms)}`);
   }
   for (const [listing, d] of Object.entries(results.derived.deepVersusFirst)) {
     out(
-      `   ${listing}: deep/first p99 ${fmt(d.p99Ratio, 2)}, first/deep req/s ${fmt(d.rateRatio, 2)}: within ${CONSENT_GOALS.deepToFirstMax}x ${verdict(d.withinGoal)}`,
+      `   ${listing}: deep/first p99 ${fmt(d.p99Ratio, 2)}, first/deep req/s ${fmt(d.rateRatio, 2)}: ` +
+        `within ${CONSENT_GOALS.deepToFirstMax}x ${verdict(d.withinGoal)}`,
     );
   }
   out();
@@ -124,27 +141,34 @@ export function report(results) {
     }
     const m = st.summary;
     out(
-      `   ${page.label}: ${m.verdict}: rows read ${m.rowsRead} (bound ${m.rowsReadBound}), Limit ${m.hasLimit ? 'yes' : 'NO'}, ` +
-        `Seq Scan on big tables ${m.seqScansOnBigTables.length ? m.seqScansOnBigTables.join(', ') : 'none'}, buffers hit ${m.sharedHitBlocks} read ${m.sharedReadBlocks}, ${fmt(m.executionMs, 2)} ms`,
+      `   ${page.label}: ${m.verdict}: rows read ${m.rowsRead} (bound ${m.rowsReadBound}), ` +
+        `Limit ${m.hasLimit ? 'yes' : 'NO'}, ` +
+        `Seq Scan on big tables ${m.seqScansOnBigTables.length ? m.seqScansOnBigTables.join(', ') : 'none'}, ` +
+        `buffers hit ${m.sharedHitBlocks} read ${m.sharedReadBlocks}, ${fmt(m.executionMs, 2)} ms`,
     );
     for (const scan of m.scans)
       out(
-        `      ${scan.node}${scan.index ? ` using ${scan.index}` : ''} on ${scan.relation}: ${scan.rows} rows in ${scan.loops} loops, ${scan.removedByFilter} removed by filter`,
+        `      ${scan.node}${scan.index ? ` using ${scan.index}` : ''} on ${scan.relation}: ` +
+          `${scan.rows} rows in ${scan.loops} loops, ${scan.removedByFilter} removed by filter`,
       );
   }
   out();
   out(
-    `(f) special consent request through the webhook transport (goal >= ${CONSENT_GOALS.notificationsPerSecond} notifications/s)`,
+    '(f) special consent request through the webhook transport (goal ' +
+      `>= ${CONSENT_GOALS.notificationsPerSecond} notifications/s)`,
   );
   if (special.status === 'measured' || special.status === 'FAILED') {
     out(
       `   ${special.status}${special.reason ? ` (${special.reason})` : ''}: ${fmt(special.notificationsPerSecond)} notifications/s ` +
-        `(Notified ${special.job?.Notified} of ${special.expectedIndividuals} expected, in ${special.secondsFrom202ToFinished} s); receiver: ${special.receiver?.posts} POSTs, ` +
-        `${special.receiver?.distinctIdempotencyKeys} distinct keys; receiver ceiling ${fmt(special.receiverCeilingPerSecond)} POST/s, ratio ${fmt(special.ratioToReceiverCeiling, 2)}`,
+        `(Notified ${special.job?.Notified} of ${special.expectedIndividuals} expected, ` +
+        `in ${special.secondsFrom202ToFinished} s); receiver: ${special.receiver?.posts} POSTs, ` +
+        `${special.receiver?.distinctIdempotencyKeys} distinct keys; receiver ceiling ` +
+        `${fmt(special.receiverCeilingPerSecond)} POST/s, ratio ${fmt(special.ratioToReceiverCeiling, 2)}`,
     );
     if (special.serverSideSeconds)
       out(
-        `   the job's own CreatedAt -> FinishedAt: ${special.serverSideSeconds} s = ${fmt(special.job.Notified / special.serverSideSeconds)} notifications/s`,
+        `   the job's own CreatedAt -> FinishedAt: ${special.serverSideSeconds} s ` +
+          `= ${fmt(special.job.Notified / special.serverSideSeconds)} notifications/s`,
       );
     if (special.checks)
       out(
@@ -162,7 +186,8 @@ export function report(results) {
   if (worst >= 0.2) {
     out();
     out(
-      `WARNING: other processes (or steal) took up to ${fmt(worst, 2)} of ${cores} cores during a measurement; the figures are depressed by that much. Re-run on a quiet machine.`,
+      `WARNING: other processes (or steal) took up to ${fmt(worst, 2)} of ${cores} cores during a measurement; ` +
+        'the figures are depressed by that much. Re-run on a quiet machine.',
     );
   }
   return lines.join('\n');

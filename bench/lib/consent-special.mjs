@@ -100,7 +100,8 @@ export async function specialRequestMeasure(server, ctx) {
   const {
     rows: [{ n: expected }],
   } = await ctx.sql.query(
-    `SELECT count(DISTINCT c.user_id)::int AS n FROM attribute_consents c JOIN subscriptions s ON s.org_id = $1 AND s.user_id = c.user_id
+    `SELECT count(DISTINCT c.user_id)::int AS n FROM attribute_consents c
+     JOIN subscriptions s ON s.org_id = $1 AND s.user_id = c.user_id
      WHERE c.purpose_id = $2 AND (c.value = 'Disallow' OR (c.value = 'AskMe' AND c.expires_at <= now()))`,
     [ctx.orgId, purpose.id],
   );
@@ -119,7 +120,8 @@ export async function specialRequestMeasure(server, ctx) {
         reason: `PUT notification-transports answered ${put.status} ${put.text.slice(0, 300)}`,
       };
     log(
-      `special: webhook transport set to ${receiver.url}; purpose "${purpose.name}": ${expected} individuals with a Disallow expected to be notified`,
+      `special: webhook transport set to ${receiver.url}; purpose "${purpose.name}": ${expected} individuals with a ` +
+        'Disallow expected to be notified',
     );
 
     const post = await call(server.base, 'POST', `${org}/purposes/${purpose.id}/attributes/consent`, {
@@ -191,8 +193,10 @@ export async function specialRequestMeasure(server, ctx) {
         ? Math.round((perSecond / result.receiverCeilingPerSecond) * 100) / 100
         : null;
     log(
-      `special: ${result.status}: Notified ${job?.Notified}, Skipped ${job?.Skipped}, Failed ${job?.Failed} in ${result.secondsFrom202ToFinished} s = ${perSecond} notifications/s; ` +
-        `receiver got ${result.receiver.posts} POSTs, ${result.receiver.distinctIdempotencyKeys} distinct Idempotency-Keys; receiver ceiling ${result.receiverCeilingPerSecond} POST/s`,
+      `special: ${result.status}: Notified ${job?.Notified}, Skipped ${job?.Skipped}, Failed ${job?.Failed} in ` +
+        `${result.secondsFrom202ToFinished} s = ${perSecond} notifications/s; ` +
+        `receiver got ${result.receiver.posts} POSTs, ${result.receiver.distinctIdempotencyKeys} distinct ` +
+        `Idempotency-Keys; receiver ceiling ${result.receiverCeilingPerSecond} POST/s`,
     );
     return result;
   } finally {

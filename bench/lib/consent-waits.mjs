@@ -9,8 +9,10 @@ import { opts } from './config.mjs';
 import { r2 } from './util.mjs';
 
 const SAMPLE = `SELECT coalesce(wait_event_type || ':' || wait_event, 'running') AS w,
-    CASE WHEN wait_event_type = 'Lock' THEN left(regexp_replace(query, '\\s+', ' ', 'g'), 70) END AS q, count(*)::int AS n
-  FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() GROUP BY 1, 2`;
+    CASE WHEN wait_event_type = 'Lock' THEN left(regexp_replace(query, '\\s+', ' ', 'g'), 70) END AS q,
+    count(*)::int AS n
+  FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()
+  GROUP BY 1, 2`;
 
 /**
  * Starts sampling the backends of database `dbName`.

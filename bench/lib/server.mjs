@@ -189,7 +189,8 @@ export async function stopServer(server) {
   const records = eldRecords(server);
   const exitRecord = records.length > before ? records[records.length - 1] : null;
   log(
-    `${server.label}: server stopped (code ${code}, signal ${signal}); exit record ${exitRecord?.reason === 'exit' ? 'written' : 'MISSING'}`,
+    `${server.label}: server stopped (code ${code}, signal ${signal}); ` +
+      `exit record ${exitRecord?.reason === 'exit' ? 'written' : 'MISSING'}`,
   );
   return { exitCode: code, signal, eldExitRecordWritten: exitRecord?.reason === 'exit' };
 }

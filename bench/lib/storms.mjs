@@ -56,7 +56,8 @@ export async function loginStorm(server, connections) {
   const cpu = cpuWindow(cpu0, cpuSnapshot(server.child.pid, server.dbName));
   const eld = await eldMark(server);
   log(
-    `${server.label}:   ${result.okPerSecond} logins/s, p99 ${result.latencyMs.p99} ms, non-2xx ${result.non2xx}, event-loop p99 ${eld.p99} ms`,
+    `${server.label}:   ${result.okPerSecond} logins/s, p99 ${result.latencyMs.p99} ms, ` +
+      `non-2xx ${result.non2xx}, event-loop p99 ${eld.p99} ms`,
   );
   return { ...result, eventLoopDelayMs: eld, cpuCores: cpu, loadAvgBefore: loadBefore, loadAvgAfter: load() };
 }
@@ -139,7 +140,8 @@ export async function refreshStorm(server, connections) {
   const failed = chains.filter((c) => c.failures > 0);
   const rotations = chains.map((c) => c.rotations);
   log(
-    `${server.label}:   ${summary.okPerSecond} refreshes/s, p99 ${summary.latencyMs.p99} ms, non-2xx ${summary.non2xx}, event-loop p99 ${eld.p99} ms`,
+    `${server.label}:   ${summary.okPerSecond} refreshes/s, p99 ${summary.latencyMs.p99} ms, ` +
+      `non-2xx ${summary.non2xx}, event-loop p99 ${eld.p99} ms`,
   );
   return {
     ...summary,

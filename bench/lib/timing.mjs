@@ -30,7 +30,8 @@ function assertThrottleRaised(server, requests) {
     const value = Number(server.env[name]);
     if (!(value > failures)) {
       throw new Error(
-        `${server.label}: the login timing measurement fails ${failures} logins, but the server runs with ${name}=${server.env[name] ?? '(default)'}; it would be throttled`,
+        `${server.label}: the login timing measurement fails ${failures} logins, ` +
+          `but the server runs with ${name}=${server.env[name] ?? '(default)'}; it would be throttled`,
       );
     }
   }
@@ -108,8 +109,10 @@ export async function loginTiming(server) {
     samplesMs: { unknownUsername: a.map(round), wrongPassword: b.map(round) },
   };
   log(
-    `${server.label}:   medians: unknown username ${da.median.toFixed(2)} ms, wrong password ${db.median.toFixed(2)} ms ` +
-      `(${diffMs >= 0 ? '+' : ''}${diffPercent.toFixed(1)}%), Mann-Whitney p ${test.p.toPrecision(3)}: ${result.verdict}` +
+    `${server.label}:   medians: unknown username ${da.median.toFixed(2)} ms, ` +
+      `wrong password ${db.median.toFixed(2)} ms ` +
+      `(${diffMs >= 0 ? '+' : ''}${diffPercent.toFixed(1)}%), ` +
+      `Mann-Whitney p ${test.p.toPrecision(3)}: ${result.verdict}` +
       (allUnauthorized ? '' : '; NOT every answer was 401'),
   );
   return result;

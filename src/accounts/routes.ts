@@ -1,4 +1,7 @@
-/** Route of account deletion, under `{base}`: `POST /users/unregister` (docs/decisions/0012-account-deletion.md; GDPR Art. 17). */
+/**
+ * Route of account deletion, under `{base}`: `POST /users/unregister`
+ * (docs/decisions/0012-account-deletion.md; GDPR Art. 17).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../http/auth.js';
@@ -13,7 +16,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountService
       tags: ['users'],
       security: [{ bearer: [] }],
       summary:
-        'Delete the signed-in user’s account: personal data, image, password, sessions and API keys; the consent history is kept under a pseudonym',
+        'Delete the signed-in user’s account: personal data, image, password, sessions and API keys; the consent ' +
+        'history is kept under a pseudonym',
       response: { 204: Type.Null(), ...errors(401, 404) },
     },
     handler: async (req, reply) => {

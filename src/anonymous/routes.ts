@@ -38,7 +38,8 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
       tags,
       security,
       summary:
-        'Add an anonymous user: no password, no e-mail; subscribed, with a consent record the organisation’s API key can manage',
+        'Add an anonymous user: no password, no e-mail; subscribed, ' +
+        'with a consent record the organisation’s API key can manage',
       params: Type.Object({ organizationID: Type.String() }),
       body: Type.Object({}),
       response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 404, 429) },

@@ -57,7 +57,8 @@ export function valuesSource(rows: SQL, only: SQL = sql``): SQL {
 export function recordsetSource(events: string, only: SQL): SQL {
   const columns = sql.raw(EVENT_FIELDS.map(([column]) => `e.${column}`).join(', '));
   const types = sql.raw(EVENT_FIELDS.map(([column, type]) => `${column} ${type}`).join(', '));
-  return sql`SELECT ${columns} FROM json_to_recordset(${events}::json) AS e(n int, change int, ${types}) WHERE ${only} ORDER BY e.n`;
+  return sql`SELECT ${columns} FROM json_to_recordset(${events}::json) AS e(n int, change int, ${types})
+    WHERE ${only} ORDER BY e.n`;
 }
 
 /**
@@ -271,10 +272,13 @@ export async function stateAt(db: Executor, recordId: string, at: Date) {
 export async function configurationAt(db: Executor, orgId: string, at: Date) {
   const result = await db.execute(sql`
     SELECT p.id AS "purposeId", p.name AS "purposeName", p.description AS "purposeDescription",
-           p.lawful_usage AS "lawfulUsage", p.policy_url AS "policyUrl", a.id AS "attributeId", a.name AS "attributeName"
+           p.lawful_usage AS "lawfulUsage", p.policy_url AS "policyUrl",
+           a.id AS "attributeId", a.name AS "attributeName"
     FROM purposes p
-    JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.created_at <= ${at} AND (pa.unlinked_at IS NULL OR pa.unlinked_at > ${at})
-    JOIN data_attributes a ON a.id = pa.attribute_id AND a.created_at <= ${at} AND (a.deleted_at IS NULL OR a.deleted_at > ${at})
+    JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.created_at <= ${at}
+      AND (pa.unlinked_at IS NULL OR pa.unlinked_at > ${at})
+    JOIN data_attributes a ON a.id = pa.attribute_id AND a.created_at <= ${at}
+      AND (a.deleted_at IS NULL OR a.deleted_at > ${at})
     WHERE p.org_id = ${orgId} AND p.created_at <= ${at} AND (p.deleted_at IS NULL OR p.deleted_at > ${at})
     ORDER BY p.created_at, p.id, pa.created_at, a.id`);
   return rowsOf<Omit<ConsentRow, 'value' | 'days' | 'decidedAt'> & { attributeId: string; attributeName: string }>(

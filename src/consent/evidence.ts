@@ -12,7 +12,9 @@ export const GENESIS_LINK = Buffer.alloc(32);
 
 /** Who made a change. */
 export interface Actor {
-  /** `individual` (own credential), `apiKey` (an organisation's admin or developer API key), `system` (expiry sweep). */
+  /**
+   * `individual` (own credential), `apiKey` (an organisation's admin or developer API key), `system` (expiry sweep).
+   */
   type: 'individual' | 'apiKey' | 'system';
   /** The user whose credential acted (absent for `system`). */
   userId?: string;

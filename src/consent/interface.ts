@@ -5,7 +5,9 @@
  * `consent/*-store.ts` (docs/development.md, code layout).
  */
 export {
-  /** An organisation's catalogue as of one `catalogue_version`: its live purposes, each with its live data attributes. */
+  /**
+   * An organisation's catalogue as of one `catalogue_version`: its live purposes, each with its live data attributes.
+   */
   type Catalogue,
   /** A live purpose with its live data attributes, in link order. */
   type CataloguePurpose,

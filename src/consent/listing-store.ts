@@ -32,12 +32,16 @@ export interface ListingQuery {
  */
 const NOT_COUNTING_COUNT = sql`(SELECT count(*) FROM attribute_consents c
     WHERE c.purpose_id = ${sql.placeholder('purposeId')}::uuid AND c.user_id = s.user_id AND c.value <> 'Allow'
-      AND (c.value = 'Disallow' OR c.expires_at <= now()) AND c.attribute_id = ANY(${sql.placeholder('attributeIds')}::uuid[]))`;
+      AND (c.value = 'Disallow' OR c.expires_at <= now())
+      AND c.attribute_id = ANY(${sql.placeholder('attributeIds')}::uuid[]))`;
 /** A stored consent `c` that counts at `now()`: Allow, or an AskMe that has not run out (docs/api.md "Count"). */
 export const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 const ph = sql.placeholder;
 
-/** The shapes of the page statement: lawful basis or consent (one attribute, or the purpose's), first page or after a user. */
+/**
+ * The shapes of the page statement: lawful basis or consent (one attribute,
+ * or the purpose's), first page or after a user.
+ */
 interface Shape {
   lawful: boolean;
   single: boolean;
@@ -56,6 +60,9 @@ function pageSql({ lawful, single, after }: Shape): SQL {
   // filter on the organisation's row); the caller then reloads it and asks again.
   const current = sql`o.catalogue_version = ${ph('version')}::bigint`;
   const afterS = after ? sql`AND s.user_id > ${ph('after')}::uuid` : sql``;
+  const attributes = single
+    ? sql`c.attribute_id = ${ph('attributeId')}::uuid`
+    : sql`c.attribute_id = ANY(${ph('attributeIds')}::uuid[])`;
   const ids = lawful
     ? sql`SELECT s.user_id FROM subscriptions s
         WHERE ${current} AND s.org_id = ${ph('orgId')}::uuid ${afterS}
@@ -67,7 +74,7 @@ function pageSql({ lawful, single, after }: Shape): SQL {
       sql`SELECT DISTINCT c.user_id FROM attribute_consents c
         JOIN subscriptions s ON s.org_id = ${ph('orgId')}::uuid AND s.user_id = c.user_id ${afterS}
         WHERE ${current} AND c.purpose_id = ${ph('purposeId')}::uuid
-          AND ${single ? sql`c.attribute_id = ${ph('attributeId')}::uuid` : sql`c.attribute_id = ANY(${ph('attributeIds')}::uuid[])`}
+          AND ${attributes}
           AND ${COUNTING} ${after ? sql`AND c.user_id > ${ph('after')}::uuid` : sql``}
         ORDER BY c.user_id LIMIT ${ph('limit')}::int`;
   // LATERAL: one primary-key probe per listed user. A named statement's generic plan does not know the
@@ -88,7 +95,8 @@ function pageSql({ lawful, single, after }: Shape): SQL {
 const pageStatements = perDb(() => new Map<string, PreparedRaw>());
 
 function pageStatement(db: Db, shape: Shape): PreparedRaw {
-  const name = `consented_users_${shape.lawful ? 'lawful' : shape.single ? 'attribute' : 'purpose'}${shape.after ? '_after' : ''}`;
+  const kind = shape.lawful ? 'lawful' : shape.single ? 'attribute' : 'purpose';
+  const name = `consented_users_${kind}${shape.after ? '_after' : ''}`;
   const statements = pageStatements(db);
   let statement = statements.get(name);
   if (!statement) {

@@ -44,7 +44,8 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
       security,
       summary: 'Special consent request: notify every subscribed individual who disallows any of the attributes',
       description:
-        'Answers 202 with a Location header naming the job; the notifications are sent in the background, once per individual. Without any transport the job counts everyone as skipped, with the reason.',
+        'Answers 202 with a Location header naming the job; the notifications are sent in the background, ' +
+        'once per individual. Without any transport the job counts everyone as skipped, with the reason.',
       params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
       body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },

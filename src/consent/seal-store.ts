@@ -59,7 +59,8 @@ export async function storeSeals(tx: Executor, orgId: string, events: SealedEven
     })),
   );
   await tx.execute(sql`
-    WITH v AS (SELECT * FROM json_to_recordset(${seals}::json) AS v(seq bigint, w bigint, id uuid, h text, p text, l text)),
+    WITH v AS (SELECT * FROM json_to_recordset(${seals}::json)
+      AS v(seq bigint, w bigint, id uuid, h text, p text, l text)),
     sealed AS (
       INSERT INTO consent_event_seals (org_id, seq, event_id, content_hash, prev_link, link)
       SELECT ${orgId}::uuid, seq, id, decode(h, 'hex'), decode(p, 'hex'), decode(l, 'hex') FROM v

@@ -140,7 +140,10 @@ export class ConsentService {
     return { ID: record.id, OrgID: record.orgId, UserID: record.userId, ConsentsAndPurposes: purposes };
   }
 
-  /** The purpose consents record (SPEC 2; `ID` is the purpose's, docs/api.md). @param read - from `read`, with a purpose. */
+  /**
+   * The purpose consents record (SPEC 2; `ID` is the purpose's, docs/api.md).
+   * @param read - from `read`, with a purpose.
+   */
   purposeBody({ record, states, retention }: RecordRead) {
     const state = states[0]!;
     const { DataRetention, ...consents } = presentPurpose(state, new Date(), retention);
@@ -154,7 +157,10 @@ export class ConsentService {
     };
   }
 
-  /** `Allow` when at least one attribute of the purpose counts as consented, else `Disallow`. @param read - from `read`, with a purpose. */
+  /**
+   * `Allow` when at least one attribute of the purpose counts as consented, else `Disallow`.
+   * @param read - from `read`, with a purpose.
+   */
   status({ states }: RecordRead): { Consented: ConsentValue } {
     return { Consented: purposeStatus(states[0]!, new Date()) };
   }

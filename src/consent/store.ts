@@ -35,7 +35,8 @@ export async function findRecord(db: Executor, orgId: string, userId: string): P
       createdAt: consentRecords.createdAt,
       version: consentRecords.version,
       // Spelled out: Drizzle renders a lone table's columns unqualified, which the subquery would capture.
-      subscribed: sql<boolean>`EXISTS (SELECT 1 FROM subscriptions s WHERE s.org_id = "consent_records"."org_id" AND s.user_id = "consent_records"."user_id")`,
+      subscribed: sql<boolean>`EXISTS (SELECT 1 FROM subscriptions s
+        WHERE s.org_id = "consent_records"."org_id" AND s.user_id = "consent_records"."user_id")`,
     })
     .from(consentRecords)
     .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));
@@ -98,7 +99,8 @@ export async function lockAndReadConsents(
 ): Promise<Map<string, StoredConsent>> {
   await lockRecord(tx, recordId);
   const result = await tx.execute(sql`
-    SELECT attribute_id, value, days, decided_at FROM attribute_consents WHERE record_id = ${recordId} AND purpose_id = ${purposeId}`);
+    SELECT attribute_id, value, days, decided_at FROM attribute_consents
+    WHERE record_id = ${recordId} AND purpose_id = ${purposeId}`);
   const stored = new Map<string, StoredConsent>();
   for (const row of rowsOf<{ attribute_id: string; value: ConsentValue; days: number; decided_at: string | Date }>(
     result,
@@ -114,7 +116,8 @@ export async function lockAndReadConsents(
 }
 
 const ph = sql.placeholder;
-const UPSERT_CONSENT = sql`INSERT INTO attribute_consents (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at)`;
+const UPSERT_CONSENT = sql`INSERT INTO attribute_consents
+  (record_id, purpose_id, attribute_id, user_id, value, days, decided_at, expires_at)`;
 const ON_CONFLICT = sql`ON CONFLICT (record_id, purpose_id, attribute_id) DO UPDATE
   SET value = excluded.value, days = excluded.days, decided_at = excluded.decided_at, expires_at = excluded.expires_at`;
 
@@ -124,15 +127,17 @@ const oneChange = perDb((db) =>
   prepareRaw(
     db,
     'consent_change_one',
-    sql`WITH bumped AS (UPDATE consent_records SET version = version + 1 WHERE id = ${ph('recordId')}::uuid AND version = ${ph('version')}::bigint RETURNING id),
+    sql`WITH bumped AS (UPDATE consent_records SET version = version + 1
+        WHERE id = ${ph('recordId')}::uuid AND version = ${ph('version')}::bigint RETURNING id),
       stored AS (
         ${UPSERT_CONSENT}
-        SELECT ${ph('recordId')}::uuid, ${ph('purposeId')}::uuid, ${ph('attributeId')}::uuid, ${ph('userId')}::uuid, ${ph('value')}::text, ${ph('days')}::int,
-          ${ph('decidedAt')}::timestamptz, ${ph('expiresAt')}::timestamptz
+        SELECT ${ph('recordId')}::uuid, ${ph('purposeId')}::uuid, ${ph('attributeId')}::uuid, ${ph('userId')}::uuid,
+          ${ph('value')}::text, ${ph('days')}::int, ${ph('decidedAt')}::timestamptz, ${ph('expiresAt')}::timestamptz
         WHERE EXISTS (SELECT 1 FROM bumped)
         ${ON_CONFLICT}
       ),
-      ${queuedEventsSql(valuesSource(EVENT_PLACEHOLDERS, sql`WHERE EXISTS (SELECT 1 FROM bumped)`))} RETURNING 1 AS written`,
+      ${queuedEventsSql(valuesSource(EVENT_PLACEHOLDERS, sql`WHERE EXISTS (SELECT 1 FROM bumped)`))}
+      RETURNING 1 AS written`,
   ),
 );
 
@@ -164,13 +169,16 @@ export async function writeChange(
   const consents = sql.join(
     rows.map(
       (r) =>
-        sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value}, ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz, ${r.expiresAt?.toISOString() ?? null}::timestamptz)`,
+        sql`(${r.recordId}::uuid, ${r.purposeId}::uuid, ${r.attributeId}::uuid, ${r.userId}::uuid, ${r.value},
+          ${r.days}::int, ${r.decidedAt.toISOString()}::timestamptz,
+          ${r.expiresAt?.toISOString() ?? null}::timestamptz)`,
     ),
     sql`, `,
   );
   const guarded = readVersion !== undefined;
   const bump = guarded
-    ? sql`bumped AS (UPDATE consent_records SET version = version + 1 WHERE id = ${rows[0]!.recordId}::uuid AND version = ${readVersion}::bigint RETURNING id), `
+    ? sql`bumped AS (UPDATE consent_records SET version = version + 1
+        WHERE id = ${rows[0]!.recordId}::uuid AND version = ${readVersion}::bigint RETURNING id), `
     : sql``;
   const only = guarded ? sql`WHERE EXISTS (SELECT 1 FROM bumped)` : sql``;
   const result = await tx.execute(sql`
@@ -245,11 +253,13 @@ export async function writeChangesIfUnchanged(db: Db, writes: OptimisticWrite[])
   const events = JSON.stringify(writes.flatMap((w, i) => w.events.map((e) => eventRecord(w.orgId, e, n++, i))));
   const result = await db.execute(sql`
     WITH w AS (SELECT * FROM json_to_recordset(${changes}::json) AS w(i int, record_id uuid, version bigint)),
-    bumped AS (UPDATE consent_records r SET version = r.version + 1 FROM w WHERE r.id = w.record_id AND r.version = w.version RETURNING w.i),
+    bumped AS (UPDATE consent_records r SET version = r.version + 1
+      FROM w WHERE r.id = w.record_id AND r.version = w.version RETURNING w.i),
     stored AS (
       ${UPSERT_CONSENT}
       SELECT c.record_id, c.purpose_id, c.attribute_id, c.user_id, c.value, c.days, c.decided_at, c.expires_at
-      FROM json_to_recordset(${consents}::json) AS c(i int, record_id uuid, purpose_id uuid, attribute_id uuid, user_id uuid, value text, days int, decided_at timestamptz, expires_at timestamptz)
+      FROM json_to_recordset(${consents}::json) AS c(i int, record_id uuid, purpose_id uuid, attribute_id uuid,
+        user_id uuid, value text, days int, decided_at timestamptz, expires_at timestamptz)
       WHERE c.i IN (SELECT i FROM bumped)
       ${ON_CONFLICT}
     ),

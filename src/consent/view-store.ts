@@ -25,7 +25,10 @@ export interface RecordView {
   /** The record of (organisation, individual), or null when there never was one. */
   record: RecordRow | null;
   retention: RetentionRow;
-  /** The record's purposes in creation order, each with its attributes' consents (defaults applied); empty without a record. */
+  /**
+   * The record's purposes in creation order, each with its
+   * attributes' consents (defaults applied); empty without a record.
+   */
   states: PurposeState[];
 }
 
@@ -40,12 +43,19 @@ const ph = sql.placeholder;
  */
 function viewSql(onePurpose: boolean) {
   return sql`
-    WITH head AS MATERIALIZED (${headSql(sql`${ph('orgId')}::uuid`, sql`${ph('userId')}::uuid`, sql`${ph('principalId')}::uuid`)})
+    WITH head AS MATERIALIZED (${headSql(
+      sql`${ph('orgId')}::uuid`,
+      sql`${ph('userId')}::uuid`,
+      sql`${ph('principalId')}::uuid`,
+    )})
     SELECT head.*, ${consentsSql(onePurpose ? sql`AND c.purpose_id = ${ph('purposeId')}::uuid` : sql``)} AS consents
     FROM head`;
 }
 
-/** The head of one key: the organisation's retention and catalogue version, the caller's roles, the record, the subscription. */
+/**
+ * The head of one key: the organisation's retention and catalogue version,
+ * the caller's roles, the record, the subscription.
+ */
 function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
   return sql`
       SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
@@ -59,7 +69,8 @@ function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
 
 /** The stored consents of `head`'s record (restricted by `purposeFilter`) as one JSON array of tuples. */
 function consentsSql(purposeFilter: SQL): SQL {
-  return sql`(SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days, floor(extract(epoch FROM c.decided_at) * 1000)))
+  return sql`(SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days,
+           floor(extract(epoch FROM c.decided_at) * 1000)))
          FROM attribute_consents c WHERE c.record_id = head.record_id ${purposeFilter})`;
 }
 
@@ -78,7 +89,8 @@ const batchStatement = perDb((db) =>
     'consent_record_views',
     sql`
     SELECT k.i, head.*, ${consentsSql(sql`AND (k.purpose_id IS NULL OR c.purpose_id = k.purpose_id)`)} AS consents
-    FROM unnest(${ph('orgIds')}::uuid[], ${ph('userIds')}::uuid[], ${ph('principalIds')}::uuid[], ${ph('purposeIds')}::uuid[])
+    FROM unnest(${ph('orgIds')}::uuid[], ${ph('userIds')}::uuid[], ${ph('principalIds')}::uuid[],
+        ${ph('purposeIds')}::uuid[])
       WITH ORDINALITY AS k(org_id, user_id, principal_id, purpose_id, i)
     CROSS JOIN LATERAL (${headSql(sql`k.org_id`, sql`k.user_id`, sql`k.principal_id`)}) AS head`,
   ),

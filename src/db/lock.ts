@@ -11,7 +11,8 @@ export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
   constructor(readonly dir: string) {
     super(
-      `The data directory ${dir} is in use by another Assent process (lock ${path.join(dir, 'assent.lock')}). Stop it, or set ASSENT_DATA_DIR to another directory.`,
+      `The data directory ${dir} is in use by another Assent process (lock ${path.join(dir, 'assent.lock')}). ` +
+        'Stop it, or set ASSENT_DATA_DIR to another directory.',
     );
   }
 }

@@ -38,8 +38,14 @@ const OUTAGE_SOCKET_CODES = new Set([
  * "timeout exceeded when trying to connect", "Client has encountered a connection error and is
  * not queryable", "Client was closed and is not queryable".
  */
-const OUTAGE_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const OUTAGE_MESSAGES = new RegExp(
+  `^(${[
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'Client was closed and is not queryable',
+  ].join('|')})`,
+);
 
 /** `err` and the errors of its `cause` chain (Drizzle wraps the driver's error), at most 5. */
 function* causes(err: unknown): Generator<Error & { code?: unknown }> {

@@ -159,7 +159,8 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
     schema: {
       tags,
       summary:
-        'The provider returns here: 303 to the app URI with `code` and `state`, or with `error` and `error_description`',
+        'The provider returns here: 303 to the app URI with `code` and `state`, ' +
+        'or with `error` and `error_description`',
       params: OrgParams,
       querystring: Type.Object({
         code: Type.Optional(Type.String({ maxLength: 4000 })),

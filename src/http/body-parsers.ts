@@ -12,7 +12,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BadRequest, HttpError } from './errors.js';
 import type { OperationConfig } from './policy.js';
 
-/** Operations whose body may be form-encoded: the logins and the token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1). */
+/**
+ * Operations whose body may be form-encoded: the logins and the
+ * token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1).
+ */
 export const FORM_OPERATIONS: ReadonlySet<string> = new Set([
   'users.login',
   'users.login.old',

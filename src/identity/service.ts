@@ -38,7 +38,10 @@ export interface IdentityDeps {
   master: MasterKey;
   /** Told of every revocation, so that the auth guard stops accepting the credential at once. */
   liveness: LivenessCache;
-  /** Refresh-token rotations in flight at once (count; `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement. */
+  /**
+   * Refresh-token rotations in flight at once (count;
+   * `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement.
+   */
   rotationSlots: number;
 }
 

@@ -41,7 +41,8 @@ export async function rotateRefreshMany(
       SELECT decode(old_hex, 'hex') AS old_hash, decode(new_hex, 'hex') AS new_hash, expires_at, sealed, i
       FROM unnest(${hex(rotations.map((r) => r.oldHash))}::text[], ${hex(rotations.map((r) => r.newHash))}::text[],
         ${arrayLiteral(rotations.map((r) => r.newExpiresAt.toISOString()))}::timestamptz[],
-        ${arrayLiteral(rotations.map((r) => r.successorSealed))}::text[]) WITH ORDINALITY AS k(old_hex, new_hex, expires_at, sealed, i)
+        ${arrayLiteral(rotations.map((r) => r.successorSealed))}::text[])
+        WITH ORDINALITY AS k(old_hex, new_hex, expires_at, sealed, i)
     ), consumed AS (
       UPDATE refresh_tokens r SET consumed_at = now(), successor_sealed = k.sealed,
         grace_until = CASE WHEN k.sealed IS NULL THEN NULL ELSE now() + make_interval(secs => ${graceSeconds}::int) END
@@ -50,7 +51,8 @@ export async function rotateRefreshMany(
         AND f.id = r.family_id AND f.revoked_at IS NULL
       RETURNING r.family_id, r.jti_hash AS old_hash, r.predecessor_hash, k.new_hash, k.expires_at, k.i
     ), successors AS (
-      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at, predecessor_hash) SELECT new_hash, family_id, expires_at, old_hash FROM consumed
+      INSERT INTO refresh_tokens (jti_hash, family_id, expires_at, predecessor_hash)
+      SELECT new_hash, family_id, expires_at, old_hash FROM consumed
     ), predecessors AS (
       UPDATE refresh_tokens p SET successor_sealed = NULL, grace_until = NULL
       FROM consumed c WHERE p.jti_hash = c.predecessor_hash AND p.successor_sealed IS NOT NULL
@@ -74,7 +76,10 @@ export async function rotateRefresh(db: Executor, rotation: Rotation, graceSecon
 /** A refresh token presented again after its rotation. */
 export interface ConsumedToken {
   familyId: string;
-  /** Its rotation's sealed answer while the grace period runs, the successor is unused and the family is live; else null. */
+  /**
+   * Its rotation's sealed answer while the grace period runs,
+   * the successor is unused and the family is live; else null.
+   */
   successorSealed: string | null;
 }
 
@@ -209,7 +214,8 @@ const lookupStatement = perDb((db) =>
       ...profileColumns,
       blockedUntil: sql<string | Date | null>`(SELECT max(blocked_until) FROM login_throttle
         WHERE key IN (${sql.placeholder('accountKey')}, ${sql.placeholder('ipKey')}) AND blocked_until > now())`,
-      accountHasFailures: sql<boolean>`EXISTS (SELECT 1 FROM login_throttle WHERE key = ${sql.placeholder('accountKey')})`,
+      accountHasFailures: sql<boolean>`EXISTS (SELECT 1 FROM login_throttle
+        WHERE key = ${sql.placeholder('accountKey')})`,
     })
     .from(users)
     // The right join keeps one row (with a null user) for an unknown username, so both cases cost

@@ -55,7 +55,8 @@ export async function purgeStale(db: Executor, windowSeconds: number): Promise<n
   const result = await db.execute(sql`
     WITH gone AS (
       DELETE FROM login_throttle
-      WHERE last_failure_at < now() - make_interval(secs => ${windowSeconds}) AND (blocked_until IS NULL OR blocked_until <= now())
+      WHERE last_failure_at < now() - make_interval(secs => ${windowSeconds})
+        AND (blocked_until IS NULL OR blocked_until <= now())
       RETURNING 1)
     SELECT count(*)::int AS n FROM gone`);
   return rowsOf<{ n: number }>(result)[0]?.n ?? 0;

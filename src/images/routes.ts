@@ -22,7 +22,8 @@ const UserParams = Type.Object({ userID: Type.String() });
 const ImageParams = Type.Object({ userID: Type.String(), imageID: Type.String() });
 const UPLOAD_DESCRIPTION =
   `multipart/form-data with one file in the field \`${IMAGE_FIELD}\`: JPEG, PNG or WebP (detected from the bytes), ` +
-  'at most 5 MiB and 4096×4096 pixels. Stored re-encoded as JPEG without any metadata (EXIF, GPS, ICC); the previous image is deleted. ' +
+  'at most 5 MiB and 4096×4096 pixels. Stored re-encoded as JPEG without any metadata (EXIF, GPS, ICC); ' +
+  'the previous image is deleted. ' +
   'Only the user themself: 403 for staff who may view the image, 404 for anyone else.';
 const UPLOAD_SCHEMA = {
   tags,

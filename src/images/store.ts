@@ -7,7 +7,10 @@ import type { Db, Executor } from '../db/open.js';
 import { userImages, users } from '../db/schema.js';
 import { Role } from '../users/roles.js';
 
-/** Roles whose holders see the images of the users subscribed to their organisation (docs/decisions/0010-profile-images.md "Download"). */
+/**
+ * Roles whose holders see the images of the users subscribed to their organisation
+ * (docs/decisions/0010-profile-images.md "Download").
+ */
 export const IMAGE_VIEWER_ROLES = [Role.Owner, Role.Admin, Role.Dpo] as const;
 
 /** A re-encoded image to store. */

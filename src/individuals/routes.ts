@@ -34,7 +34,8 @@ const AddBody = Type.Object({
       maxLength: MAX_PASSWORD_INPUT,
       format: 'password',
       description:
-        'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule',
+        'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, ' +
+        'not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule',
     }),
   ),
 });
@@ -79,7 +80,9 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       tags,
       security,
       summary:
-        'Subscribe yourself (your own ID as userid), or, as Owner or Admin, create an individual (username); a userid of someone else answers only for a user already subscribed (200), else 404. 201 when created or newly subscribed',
+        'Subscribe yourself (your own ID as userid), or, as Owner or Admin, ' +
+        'create an individual (username); a userid of someone else answers only for a ' +
+        'user already subscribed (200), else 404. 201 when created or newly subscribed',
       params: OrgParams,
       body: AddBody,
       response: {

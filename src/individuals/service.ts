@@ -65,7 +65,10 @@ export async function createFederatedUser(
   return (await store.createUser(tx, { ...user, passwordHash: null })).id;
 }
 
-/** Roles that may create individuals and re-read those they manage (docs/access-policy.md "Access policy", `individuals.add`). */
+/**
+ * Roles that may create individuals and re-read those they manage
+ * (docs/access-policy.md "Access policy", `individuals.add`).
+ */
 const MANAGERS: readonly number[] = [Role.Owner, Role.Admin];
 
 /** An organisation's individuals. */

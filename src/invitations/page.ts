@@ -17,13 +17,16 @@ import {
   selfContainedPageCsp,
 } from '../passwords/page.js';
 
+// A `\` at the end of a line joins it to the next: the script has no line break there.
 const SCRIPT = `
 (function () {${fragmentTokenPrologue('accept', 'This link is incomplete. Open the link of the e-mail again.')}
   function post(url, body, bearer) {
     var headers = { 'Content-Type': 'application/json' };
     if (bearer) headers.Authorization = 'Bearer ' + bearer;
-    return fetch(url, { method: 'POST', headers: headers, body: JSON.stringify(body), credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer' })
-      .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }, function () { return { ok: res.ok, body: null }; }); });
+    return fetch(url, { method: 'POST', headers: headers, body: JSON.stringify(body), credentials: 'omit', \
+cache: 'no-store', referrerPolicy: 'no-referrer' })
+      .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }, \
+function () { return { ok: res.ok, body: null }; }); });
   }
   function refused(answer, what) { show(answer.body && answer.body.Message ? answer.body.Message : what, false); }
   form.addEventListener('submit', function (event) {
@@ -31,7 +34,8 @@ const SCRIPT = `
     var button = form.querySelector('button');
     button.disabled = true;
     show('Signing in\\u2026', true);
-    post(form.getAttribute('data-login'), { username: form.elements.username.value, password: form.elements.password.value }).then(function (login) {
+    post(form.getAttribute('data-login'), { username: form.elements.username.value, \
+password: form.elements.password.value }).then(function (login) {
       if (!login.ok) { refused(login, 'Signing in failed.'); return; }
       return post(form.getAttribute('data-accept'), { token: token }, login.body.Token.access_token).then(function (accepted) {
         if (!accepted.ok) { refused(accepted, 'The invitation could not be accepted.'); return; }

@@ -51,7 +51,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
       params: OrgParams,
       body: CreateBody,
       summary:
-        'Invite an e-mail address to join the organisation: mails a single-use link that the person accepts with their own account (201)',
+        'Invite an e-mail address to join the organisation: ' +
+        'mails a single-use link that the person accepts with their own account (201)',
       response: { 201: Invitation, ...errors(400, 401, 403, 404, 502) },
     },
     handler: async (req, reply) =>
@@ -97,7 +98,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
       security,
       body: AcceptBody,
       summary:
-        'Accept an invitation with your own access token: you are subscribed to the organisation, with its consent record (201; 200 when already subscribed)',
+        'Accept an invitation with your own access token: you are subscribed to the organisation, ' +
+        'with its consent record (201; 200 when already subscribed)',
       response: { 200: Accepted, 201: Accepted, ...errors(400, 401) },
     },
     handler: async (req, reply) => {

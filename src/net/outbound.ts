@@ -37,7 +37,9 @@ export interface OutboundPolicy {
   allowHttpHosts: readonly string[];
   /** Whole-request time limit (milliseconds); 5000 unless a caller needs less. */
   timeoutMs?: number;
-  /** DNS servers (`ip[:port]`) to resolve with (`ASSENT_DNS_SERVERS`); absent or empty means the system's `dns.lookup`. */
+  /**
+   * DNS servers (`ip[:port]`) to resolve with (`ASSENT_DNS_SERVERS`); absent or empty means the system's `dns.lookup`.
+   */
   dnsServers?: readonly string[];
 }
 

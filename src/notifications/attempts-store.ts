@@ -52,7 +52,8 @@ export async function beginAttempts(db: Executor, rows: AttemptStart[]): Promise
     })),
   );
   await db.execute(sql`
-    WITH x AS (SELECT * FROM json_to_recordset(${json}::json) AS x(id uuid, org_id uuid, job_id uuid, user_id uuid, url text, attempt int)),
+    WITH x AS (SELECT * FROM json_to_recordset(${json}::json)
+      AS x(id uuid, org_id uuid, job_id uuid, user_id uuid, url text, attempt int)),
     stale AS (
       UPDATE webhook_attempts w SET state = 'unknown'
       FROM x WHERE w.job_id = x.job_id AND w.user_id = x.user_id AND w.state = 'sending')
@@ -68,7 +69,8 @@ export async function endAttempts(db: Executor, rows: AttemptEnd[]): Promise<voi
   );
   await db.execute(sql`
     UPDATE webhook_attempts w
-    SET status = x.status, error = x.error, duration_ms = x.duration_ms, state = CASE WHEN x.error IS NULL THEN 'delivered' ELSE 'failed' END
+    SET status = x.status, error = x.error, duration_ms = x.duration_ms,
+      state = CASE WHEN x.error IS NULL THEN 'delivered' ELSE 'failed' END
     FROM json_to_recordset(${json}::json) AS x(id uuid, status int, error text, duration_ms int)
     WHERE w.id = x.id`);
 }

@@ -41,7 +41,8 @@ const AttemptBody = Type.Object({
   Attempt: Type.Integer({ description: '1 for the first try' }),
   State: Type.String({
     description:
-      '`sending` (recorded before the request left; no outcome yet), `delivered`, `failed`, or `unknown` (the sending process stopped before the answer came)',
+      '`sending` (recorded before the request left; no outcome yet), `delivered`, ' +
+      '`failed`, or `unknown` (the sending process stopped before the answer came)',
   }),
   Status: Type.Integer({ description: 'HTTP status of the answer; 0 when none came' }),
   Error: Type.String({ description: 'why it failed; "" on success' }),

@@ -104,8 +104,9 @@ async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candid
   const result = await db.execute(sql`
     SELECT s.user_id AS "userId", u.email, true AS notify FROM subscriptions s JOIN users u ON u.id = s.user_id
     WHERE s.org_id = ${q.orgId} ${after}
-      AND (SELECT count(*) FROM attribute_consents c WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND c.attribute_id IN ${q.attributeIds}
-        AND ${COUNTING}) < ${q.attributeIds.length}
+      AND (SELECT count(*) FROM attribute_consents c
+        WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND c.attribute_id IN ${q.attributeIds}
+          AND ${COUNTING}) < ${q.attributeIds.length}
     ORDER BY s.user_id LIMIT ${q.limit}`);
   return rowsOf<Candidate>(result);
 }
@@ -125,9 +126,11 @@ async function lawfulCandidates(db: Executor, q: RecipientScan): Promise<Candida
   const result = await db.execute(sql`
     WITH candidate AS (
       SELECT DISTINCT user_id FROM (
-        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'Disallow' AND ${mine} ORDER BY c.user_id LIMIT ${rows})
+        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'Disallow' AND ${mine}
+          ORDER BY c.user_id LIMIT ${rows})
         UNION ALL
-        (SELECT c.user_id FROM attribute_consents c WHERE c.value = 'AskMe' AND c.expires_at IS NOT NULL AND c.expires_at <= now() AND ${mine}
+        (SELECT c.user_id FROM attribute_consents c
+          WHERE c.value = 'AskMe' AND c.expires_at IS NOT NULL AND c.expires_at <= now() AND ${mine}
           ORDER BY c.user_id LIMIT ${rows})
       ) refusal ORDER BY user_id LIMIT ${q.limit}
     )
@@ -167,7 +170,8 @@ export async function claimBatch(
     const result = await tx.execute(sql`
       INSERT INTO consent_request_deliveries (job_id, user_id, batch, transport, state)
       SELECT ${jobId}, u, ${batch}, t, CASE WHEN t = 'none' THEN 'skipped' ELSE 'pending' END
-      FROM unnest(${arrayLiteral(claims.map((c) => c.userId))}::uuid[], ${arrayLiteral(claims.map((c) => c.transport))}::text[]) AS x(u, t)
+      FROM unnest(${arrayLiteral(claims.map((c) => c.userId))}::uuid[],
+        ${arrayLiteral(claims.map((c) => c.transport))}::text[]) AS x(u, t)
       ON CONFLICT DO NOTHING RETURNING state`);
     skipped = rowsOf<{ state: string }>(result).filter((r) => r.state === 'skipped').length;
   }
@@ -192,7 +196,8 @@ export interface PendingDelivery {
 /** The deliveries of a batch still `pending` (none after a completed run; some after a crash). */
 export async function pendingOfBatch(db: Executor, jobId: string, batch: number): Promise<PendingDelivery[]> {
   const result = await db.execute(sql`
-    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
+    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts
+    FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
     WHERE d.job_id = ${jobId} AND d.batch = ${batch} AND d.state = 'pending'`);
   return rowsOf<PendingDelivery>(result);
 }
@@ -200,7 +205,8 @@ export async function pendingOfBatch(db: Executor, jobId: string, batch: number)
 /** The deliveries among `userIds` still `retrying` (the others were settled meanwhile). */
 export async function retryingDeliveries(db: Executor, jobId: string, userIds: string[]): Promise<PendingDelivery[]> {
   const result = await db.execute(sql`
-    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
+    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts
+    FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
     WHERE d.job_id = ${jobId} AND d.user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND d.state = 'retrying'`);
   return rowsOf<PendingDelivery>(result);
 }
@@ -229,7 +235,8 @@ export async function settle(
         : sql`notified = notified`;
   const result = await db.execute(sql`
     WITH moved AS (
-      UPDATE consent_request_deliveries SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
+      UPDATE consent_request_deliveries
+      SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
       WHERE job_id = ${jobId} AND user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND state IN ${from}
       RETURNING 1),
     m AS (SELECT count(*)::int AS n FROM moved)
@@ -242,7 +249,8 @@ export async function completeIfDone(db: Executor, jobId: string): Promise<void>
   await db.execute(sql`
     UPDATE consent_request_jobs SET state = 'completed', finished_at = now()
     WHERE id = ${jobId} AND state = 'running' AND scan_done
-      AND NOT EXISTS (SELECT 1 FROM consent_request_deliveries WHERE job_id = ${jobId} AND state IN ('pending', 'retrying'))`);
+      AND NOT EXISTS (SELECT 1 FROM consent_request_deliveries
+        WHERE job_id = ${jobId} AND state IN ('pending', 'retrying'))`);
 }
 
 /** Marks the job failed, with the reason, unless it already ended. */
@@ -267,7 +275,8 @@ export async function namesFor(
 ): Promise<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }> {
   const result = await db.execute(sql`
     SELECT o.name AS "orgName", p.name AS "purposeName", p.lawful_usage AS "lawfulUsage",
-      COALESCE((SELECT json_agg(a.name ORDER BY a.name) FROM data_attributes a WHERE a.id IN ${attributeIds}), '[]'::json) AS "attributeNames"
+      COALESCE((SELECT json_agg(a.name ORDER BY a.name) FROM data_attributes a WHERE a.id IN ${attributeIds}),
+        '[]'::json) AS "attributeNames"
     FROM organisations o JOIN purposes p ON p.org_id = o.id WHERE o.id = ${orgId} AND p.id = ${purposeId}`);
   const row = rowsOf<{ orgName: string; purposeName: string; lawfulUsage: boolean; attributeNames: string[] }>(
     result,

@@ -151,14 +151,16 @@ export async function subscribe(
  * @param userId - the user's ID parameter.
  */
 export function rolesSql(orgId: SQL, userId: SQL): SQL {
-  return sql`coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur WHERE ur.org_id = ${orgId} AND ur.user_id = ${userId}), '{}')`;
+  return sql`coalesce((SELECT array_agg(ur.role_id) FROM user_roles ur
+    WHERE ur.org_id = ${orgId} AND ur.user_id = ${userId}), '{}')`;
 }
 
 const rolesStatement = perDb((db) =>
   prepareRaw(
     db,
     'roles_in_organisation',
-    sql`SELECT ${rolesSql(sql`o.id`, sql`${sql.placeholder('userId')}::uuid`)} AS roles FROM organisations o WHERE o.id = ${sql.placeholder('orgId')}::uuid`,
+    sql`SELECT ${rolesSql(sql`o.id`, sql`${sql.placeholder('userId')}::uuid`)} AS roles
+      FROM organisations o WHERE o.id = ${sql.placeholder('orgId')}::uuid`,
   ),
 );
 

@@ -54,7 +54,8 @@ export function passwordChangedMail(to: string, username: string, kind: ChangeKi
     to,
     subject: 'Your password was changed',
     text: [
-      `The password of the account "${username}" was changed on ${at.toISOString().replace('T', ' ').slice(0, 19)} UTC.`,
+      `The password of the account "${username}" was changed on ` +
+        `${at.toISOString().replace('T', ' ').slice(0, 19)} UTC.`,
       how,
       '',
       'If this was you, there is nothing to do.',

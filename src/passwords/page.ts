@@ -43,7 +43,10 @@ export function fragmentTokenPrologue(formId: string, missing: string): string {
 }
 
 const SCRIPT = `
-(function () {${fragmentTokenPrologue('reset', 'This link is incomplete. Open the link of the e-mail again, or ask for a new one.')}
+(function () {${fragmentTokenPrologue(
+  'reset',
+  'This link is incomplete. Open the link of the e-mail again, or ask for a new one.',
+)}
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var password = form.elements.password.value;

@@ -100,14 +100,26 @@ export function passwordProblem(password: string, context: PasswordContext = {})
   const normalised = normalisePassword(password);
   const length = passwordLength(normalised);
   if (length < MIN_PASSWORD_LENGTH)
-    return `Password policy (minimum length): a password needs at least ${MIN_PASSWORD_LENGTH} characters; this one has ${length}`;
+    return (
+      'Password policy (minimum length): ' +
+      `a password needs at least ${MIN_PASSWORD_LENGTH} characters; this one has ${length}`
+    );
   if (length > MAX_PASSWORD_LENGTH)
-    return `Password policy (maximum length): a password has at most ${MAX_PASSWORD_LENGTH} characters; this one has ${length}`;
+    return (
+      'Password policy (maximum length): ' +
+      `a password has at most ${MAX_PASSWORD_LENGTH} characters; this one has ${length}`
+    );
   const folded = normalised.toLowerCase();
   if (commonPasswords().has(folded))
-    return 'Password policy (common passwords): this password is in a list of common or breached passwords; choose another';
+    return (
+      'Password policy (common passwords): ' +
+      'this password is in a list of common or breached passwords; choose another'
+    );
   if (repetitiveOrSequential(folded))
-    return 'Password policy (repetitive or sequential characters): a password must not be one character repeated or a run like "abcdefgh"; choose another';
+    return (
+      'Password policy (repetitive or sequential characters): ' +
+      'a password must not be one character repeated or a run like "abcdefgh"; choose another'
+    );
   if (contextWords(context).includes(folded))
     return 'Password policy (context-specific words): the password must not be the username, nor its part before "@"';
   return null;

@@ -15,7 +15,9 @@ import { FORGOT_ANSWER, type PasswordService } from './service.js';
 
 const tags = ['users'];
 const POLICY =
-  'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), any characters, no composition rules, not in the list of common or breached passwords, not the username. A refusal is a 400 whose Message names the rule.';
+  'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), ' +
+  'any characters, no composition rules, not in the list of common or breached passwords, ' +
+  'not the username. A refusal is a 400 whose Message names the rule.';
 const NewPassword = Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: POLICY });
 const NoBody = Type.Null({ description: 'no body' });
 const ForgotAnswer = Type.Object({
@@ -58,7 +60,9 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
       config: { operation: 'user.password.reset' },
       schema: {
         tags,
-        summary: `Reset user password using the current password${method === 'PUT' ? ' (alias of the POST)' : ''}: ends every other session of the user and mails a notice`,
+        summary:
+          `Reset user password using the current password${method === 'PUT' ? ' (alias of the POST)' : ''}: ` +
+          'ends every other session of the user and mails a notice',
         security: [{ bearer: [] }],
         body: ResetBody,
         response: { 200: NoBody, ...errors(400, 401, 429) },
@@ -75,7 +79,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
     schema: {
       tags,
       summary:
-        'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. Always 200 {"msg": …}, the same whether or not the user exists',
+        'Forgot password: mails a single-use reset link (30 minutes) to the user’s address. ' +
+        'Always 200 {"msg": …}, the same whether or not the user exists',
       body: ForgotBody,
       response: { 200: ForgotAnswer, ...errors(400, 429) },
     },
@@ -90,7 +95,8 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService }> = asy
     schema: {
       tags,
       summary:
-        'Complete a forgotten-password reset with the token of the mailed link: sets the password, ends every session of the user',
+        'Complete a forgotten-password reset with the token of the mailed link: ' +
+        'sets the password, ends every session of the user',
       body: CompleteBody,
       response: { 200: NoBody, ...errors(400) },
     },

@@ -27,7 +27,10 @@ import { type ChangeKind, passwordChangedMail, RESET_LINK_MINUTES, resetLinkMail
 import { assertPasswordPolicy } from './policy.js';
 import * as store from './store.js';
 
-/** Bytes of randomness in a reset token: 256 bits (docs/decisions/0011-passwords-and-reset.md asks for at least 128; ASVS 5.0 V6.4.1). */
+/**
+ * Bytes of randomness in a reset token:
+ * 256 bits (docs/decisions/0011-passwords-and-reset.md asks for at least 128; ASVS 5.0 V6.4.1).
+ */
 const RESET_TOKEN_BYTES = 32;
 
 /** The answer to a token that was never issued, was used, or was replaced by a newer request. */

@@ -16,7 +16,8 @@ export async function replaceResetToken(
   await db.execute(sql`
     INSERT INTO password_reset_tokens (user_id, token_hash, expires_at, created_at)
     VALUES (${userId}, ${tokenHash}, now() + make_interval(secs => ${ttlSeconds}), now())
-    ON CONFLICT (user_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`);
+    ON CONFLICT (user_id) DO UPDATE
+      SET token_hash = EXCLUDED.token_hash, expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at`);
 }
 
 /** A stored reset token. */

@@ -19,8 +19,10 @@ export async function hit(
     INSERT INTO rate_limits (key, window_start, count, expires_at) VALUES (${key}, now(), 1, now() + ${window})
     ON CONFLICT (key) DO UPDATE SET
       count = CASE WHEN rate_limits.window_start <= now() - ${window} THEN 1 ELSE rate_limits.count + 1 END,
-      window_start = CASE WHEN rate_limits.window_start <= now() - ${window} THEN now() ELSE rate_limits.window_start END,
-      expires_at = CASE WHEN rate_limits.window_start <= now() - ${window} THEN now() ELSE rate_limits.window_start END + ${window}
+      window_start = CASE WHEN rate_limits.window_start <= now() - ${window} THEN now()
+        ELSE rate_limits.window_start END,
+      expires_at = CASE WHEN rate_limits.window_start <= now() - ${window} THEN now()
+        ELSE rate_limits.window_start END + ${window}
     RETURNING count, window_start AS "windowStart"`);
   const row = rowsOf<{ count: number; windowStart: Date | string }>(result)[0]!;
   return { count: row.count, windowStart: new Date(row.windowStart) };

@@ -41,5 +41,8 @@ export class RetentionService {
   }
 }
 
-/** The stored retention setting (`enabled`, `periodSeconds` in seconds), as other domains read it with their own statements. */
+/**
+ * The stored retention setting (`enabled`, `periodSeconds` in seconds),
+ * as other domains read it with their own statements.
+ */
 export type { RetentionRow } from './store.js';

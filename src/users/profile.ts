@@ -28,7 +28,9 @@ export {
   setPasswordHash,
   /** Builds a `UserProfile` from a row selected with `profileColumns`. */
   toProfile,
-  /** A user with everything the SPEC 2 User record shows: row, subscribed organisations, roles, live API key (sealed). */
+  /**
+   * A user with everything the SPEC 2 User record shows: row, subscribed organisations, roles, live API key (sealed).
+   */
   type UserProfile,
   /** A stored user (the `users` row). */
   type UserRow,

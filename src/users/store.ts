@@ -44,10 +44,12 @@ export const profileColumns = {
       'typeId', coalesce(t.id::text, ''), 'eulaAccepted', s.eula_accepted) ORDER BY o.id), '[]'::json)
     FROM subscriptions s JOIN organisations o ON o.id = s.org_id LEFT JOIN organisation_types t ON t.id = o.type_id
     WHERE s.user_id = "users"."id")`,
-  roles: sql<unknown>`(SELECT coalesce(json_agg(json_build_object('roleId', r.role_id, 'orgId', r.org_id) ORDER BY r.org_id, r.role_id), '[]'::json)
+  roles: sql<unknown>`(SELECT coalesce(json_agg(json_build_object('roleId', r.role_id, 'orgId', r.org_id)
+      ORDER BY r.org_id, r.role_id), '[]'::json)
     FROM user_roles r WHERE r.user_id = "users"."id")`,
   apiKeySealed: sql<string | null>`(SELECT k.token_sealed FROM api_keys k
-    WHERE k.user_id = "users"."id" AND k.revoked_at IS NULL AND k.expires_at > now() ORDER BY k.created_at DESC LIMIT 1)`,
+    WHERE k.user_id = "users"."id" AND k.revoked_at IS NULL AND k.expires_at > now()
+    ORDER BY k.created_at DESC LIMIT 1)`,
 };
 
 /**
@@ -98,7 +100,8 @@ export interface CredentialAccount {
  */
 export async function credentialAccountById(db: Executor, userId: string): Promise<CredentialAccount | null> {
   const result = await db.execute(sql`
-    SELECT id, username, email, password_hash AS "passwordHash" FROM users WHERE id = ${userId} AND deleted_at IS NULL`);
+    SELECT id, username, email, password_hash AS "passwordHash" FROM users
+    WHERE id = ${userId} AND deleted_at IS NULL`);
   return rowsOf<CredentialAccount>(result)[0] ?? null;
 }
 
@@ -108,7 +111,8 @@ export async function credentialAccountById(db: Executor, userId: string): Promi
  */
 export async function credentialAccountByUsername(db: Executor, username: string): Promise<CredentialAccount | null> {
   const result = await db.execute(sql`
-    SELECT id, username, email, password_hash AS "passwordHash" FROM users WHERE username = ${username} AND deleted_at IS NULL`);
+    SELECT id, username, email, password_hash AS "passwordHash" FROM users
+    WHERE username = ${username} AND deleted_at IS NULL`);
   return rowsOf<CredentialAccount>(result)[0] ?? null;
 }
 

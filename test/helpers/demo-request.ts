@@ -50,7 +50,9 @@ export async function serveDemoRequest(
   return { s, token, orgUrl, marketing };
 }
 
-/** Starts the killed server again; on the embedded store the dead process's data-directory lock goes stale after 15 s. */
+/**
+ * Starts the killed server again; on the embedded store the dead process's data-directory lock goes stale after 15 s.
+ */
 export async function restartAfterKill(s: ServedAssent): Promise<void> {
   await waitFor(
     () =>

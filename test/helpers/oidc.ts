@@ -185,7 +185,9 @@ export async function configureFakeIdp(
   if (registered.status !== 200) throw new Error(`registering ${appUri} failed: ${registered.status}`);
 }
 
-/** Starts the fake IdP: `/token`, `/jwks`, `/userinfo`, with one RS256 key (another key signs "bad signature" tokens). */
+/**
+ * Starts the fake IdP: `/token`, `/jwks`, `/userinfo`, with one RS256 key (another key signs "bad signature" tokens).
+ */
 export async function startFakeIdp(clientId: string): Promise<FakeIdp> {
   const good = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(good.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
