@@ -232,8 +232,7 @@ async function importRedirectUris(
  * an existing client's secret is never rotated, so a repeated import adds nothing.
  * @param at - the organisation's JSON path, for a refusal's message.
  * @returns each `clientId` mapped to `{}`, or `{clientSecret}` for a confidential client created now.
- * @throws {ImportValidationError} when an entry would flip `public` of an existing client (the
- *   transaction then rolls back: nothing is written).
+ * @throws {ImportValidationError} when an entry would flip `public` of an existing client (nothing is written).
  */
 async function importOidcClients(
   tx: Executor,
@@ -243,7 +242,7 @@ async function importOidcClients(
   oidcClients: OidcClientImport,
 ): Promise<Record<string, { clientSecret?: string }>> {
   const out: Record<string, { clientSecret?: string }> = {};
-  for (const [i, client] of (org.oidcClients ?? []).entries()) {
+  for (const [i, client] of org.oidcClients!.entries()) {
     const outcome = await oidcClients.upsert(tx, orgId, client);
     if (outcome.status === 'refused')
       throw new ImportValidationError([`${at}.oidcClients[${i}].public: ${outcome.problem}`]);
