@@ -163,14 +163,32 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
     env: fullEnv,
     ids,
     async stop() {
-      await app.close();
-      await ctx.stopWorkers();
-      await store.close().catch(() => {}); // a test may have closed it already
-      await release();
-      await pgdb?.drop();
+      // Each step is bounded and named, so that a shutdown that hangs says where instead of
+      // running into the hook's timeout.
+      await step('app.close', () => app.close());
+      await step('stopWorkers', () => ctx.stopWorkers());
+      await step('store.close', () => store.close().catch(() => {})); // a test may have closed it already
+      await step('release', () => release());
+      await step('drop database', async () => pgdb?.drop());
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs one step of a test server's shutdown, failing with its name when it takes longer than 20 s.
+ * @throws Error naming the step on timeout, or what the step throws.
+ */
+async function step(name: string, run: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`test server stop: ${name} did not finish within 20 s`)), 20_000);
+  });
+  try {
+    await Promise.race([run(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** JSON request helper: returns status, headers and parsed body. */
