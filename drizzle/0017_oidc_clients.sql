@@ -1,5 +1,5 @@
 -- Relying parties (OIDC clients) of each organisation's OpenID provider (SPEC 4.1; docs/wallet.md "Relying
--- parties"; docs/decisions/0015-oidc-relying-parties.md). A confidential client's secret is kept only as
+-- parties"; docs/decisions/0016-oidc-relying-parties.md). A confidential client's secret is kept only as
 -- its SHA-256 hash; the CHECKs restate the API's limits so that no path can store more.
 CREATE TABLE "oidc_clients" (
 	"org_id" uuid NOT NULL,

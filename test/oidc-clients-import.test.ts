@@ -1,6 +1,6 @@
 /**
  * Relying parties in the import file (`oidcClients` of an organisation; docs/wallet.md "Relying
- * parties"; docs/decisions/0015-oidc-relying-parties.md) through the real `assent import`: a new
+ * parties"; docs/decisions/0016-oidc-relying-parties.md) through the real `assent import`: a new
  * confidential client's secret is printed once and stored as its SHA-256; a repeated import is
  * idempotent and never rotates a secret; changes are audited with `source: "import"`; an invalid
  * file, or one that would flip `public`, is refused whole, naming the JSON path.

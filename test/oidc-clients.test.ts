@@ -1,6 +1,6 @@
 /**
  * Relying-party registration at an organisation's OpenID provider (docs/wallet.md "Relying parties";
- * docs/decisions/0015-oidc-relying-parties.md), through the admin API: create, list, read, update,
+ * docs/decisions/0016-oidc-relying-parties.md), through the admin API: create, list, read, update,
  * rotate, delete; who may call; another organisation's client is a 404; every validation error is a
  * 400 naming the field and stores nothing; the secret is answered once, stored as its SHA-256 only,
  * never listed; each change is in the organisation audit log without the secret.

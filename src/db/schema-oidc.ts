@@ -1,7 +1,7 @@
 /**
  * The OpenID provider of each organisation (SPEC 4.1; docs/wallet.md): its registered relying
  * parties (OIDC clients). A confidential client's secret is stored only as its SHA-256 hash
- * (docs/decisions/0015-oidc-relying-parties.md).
+ * (docs/decisions/0016-oidc-relying-parties.md).
  */
 import { sql } from 'drizzle-orm';
 import { boolean, check, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';

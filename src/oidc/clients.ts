@@ -33,7 +33,7 @@ export interface RelyingParties {
   findClient(orgId: string, clientId: string): Promise<RelyingParty | null>;
   /**
    * Whether `presented` is the secret of the confidential client, compared in constant time
-   * against the stored SHA-256 (docs/decisions/0015-oidc-relying-parties.md). False for a public
+   * against the stored SHA-256 (docs/decisions/0016-oidc-relying-parties.md). False for a public
    * client, an unknown client, or a wrong secret.
    */
   verifySecret(orgId: string, clientId: string, presented: string): Promise<boolean>;

@@ -1,6 +1,6 @@
 /**
  * What `assent import` asks of the OpenID provider's domain for an organisation's `oidcClients`
- * (docs/decisions/0004-organisations-as-code.md; docs/decisions/0015-oidc-relying-parties.md). Its
+ * (docs/decisions/0004-organisations-as-code.md; docs/decisions/0016-oidc-relying-parties.md). Its
  * caller hands `oidcClientImport` to the import (`orgs/import.ts`), which imports only these types:
  * orgs does not depend on oidc, which depends on orgs (docs/development.md, code layout).
  */

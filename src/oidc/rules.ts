@@ -1,6 +1,6 @@
 /**
  * The rules of a relying-party registration (docs/wallet.md "Relying parties";
- * docs/decisions/0015-oidc-relying-parties.md): the form of a `client_id`, which redirect URIs
+ * docs/decisions/0016-oidc-relying-parties.md): the form of a `client_id`, which redirect URIs
  * may be registered, and the generated client secret with its stored hash. Shared by the admin
  * API (`service.ts`) and `assent import` (`import.ts`), so both refuse the same input.
  */

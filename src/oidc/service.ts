@@ -1,6 +1,6 @@
 /**
  * The rules of relying-party registration at an organisation's OpenID provider (SPEC 4.1;
- * docs/wallet.md "Relying parties"; docs/decisions/0015-oidc-relying-parties.md): create, list,
+ * docs/wallet.md "Relying parties"; docs/decisions/0016-oidc-relying-parties.md): create, list,
  * read, update, rotate the secret, delete; each change with an entry in the organisation audit
  * log (actor, time, the changed fields; never the secret).
  */
@@ -125,7 +125,7 @@ export class OidcClientService {
   /**
    * Updates the name and URIs; absent fields keep their value. `public` cannot change: a client
    * turned public would lose its authentication silently, and one turned confidential would need a
-   * secret its operator never received (docs/decisions/0015-oidc-relying-parties.md); delete it and
+   * secret its operator never received (docs/decisions/0016-oidc-relying-parties.md); delete it and
    * register it again instead.
    * @throws {NotFound} when the organisation has no such client.
    * @throws {BadRequest} invalid fields, or a `public` other than the stored one.

@@ -72,7 +72,7 @@ const Organisation = Type.Object(
     /** App URIs a federated sign-in may return to (docs/decisions/0013-federation-broker.md); replaces the registered list when present. */
     redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
     /**
-     * Relying parties, upserted by `clientId` (docs/decisions/0015-oidc-relying-parties.md); clients not listed are
+     * Relying parties, upserted by `clientId` (docs/decisions/0016-oidc-relying-parties.md); clients not listed are
      * kept. A new confidential client's generated secret is printed once, in the result.
      */
     oidcClients: Type.Optional(Type.Array(OidcClient, { maxItems: 200 })),

@@ -108,7 +108,7 @@ export function validateImportFile(
       const problem = redirectUris.problem(uri);
       if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
     });
-    // Relying parties (docs/decisions/0015-oidc-relying-parties.md): the admin API's rule.
+    // Relying parties (docs/decisions/0016-oidc-relying-parties.md): the admin API's rule.
     if (org.oidcClients && !oidcClients) problems.push(`${at}.oidcClients: this caller cannot import relying parties`);
     duplicates(org.oidcClients, (c) => c.clientId, `${at}.oidcClients`, problems);
     org.oidcClients?.forEach((c, i) => {
