@@ -38,6 +38,8 @@ import { InvitationService } from './invitations/service.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications/service.js';
 import { createNotifications } from './notifications/start.js';
+import { RelyingPartyRegistry } from './oidc/clients.js';
+import { OidcClientService } from './oidc/service.js';
 import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
 import { BackgroundTasks } from './passwords/background.js';
@@ -96,6 +98,11 @@ export interface Context {
   images: ImageService;
   /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
   federation: FederationServices;
+  /**
+   * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
+   * API), `relyingParties` is what the provider reads.
+   */
+  oidc: { clients: OidcClientService; relyingParties: RelyingPartyRegistry };
   /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
   webOrigins: WebOrigins;
 }
@@ -182,6 +189,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     invitations,
     images,
     federation,
+    oidc: { clients: new OidcClientService(store.db), relyingParties: new RelyingPartyRegistry(store.db) },
     webOrigins,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),

@@ -31,6 +31,7 @@ import { imageRoutes } from './images/routes.js';
 import { individualRoutes } from './individuals/routes.js';
 import { invitationRoutes } from './invitations/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
+import { oidcClientRoutes } from './oidc/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federationRoutes, { ...ctx.federation });
+      await v1.register(oidcClientRoutes, { clients: ctx.oidc.clients });
     },
     { prefix: '/v1' },
   );

@@ -9,6 +9,7 @@ import type { Store } from '../db/open.js';
 import { redirectUriImport } from '../federation/redirect-uris.js';
 import { NotFound } from '../http/errors.js';
 import { maxTokenTtl, rotateSigningKey } from '../identity/keys.js';
+import { oidcClientImport } from '../oidc/import.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
@@ -25,7 +26,10 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
     switch (command) {
       case 'import':
         try {
-          return { ok: true, result: await runImport(store.db, payload, config.argon2, redirectUriImport) };
+          return {
+            ok: true,
+            result: await runImport(store.db, payload, config.argon2, redirectUriImport, oidcClientImport),
+          };
         } catch (err) {
           if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
           throw err;

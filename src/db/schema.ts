@@ -254,4 +254,5 @@ export const loginThrottle = pgTable('login_throttle', {
 export * from './schema-consent.js';
 export * from './schema-federation.js';
 export * from './schema-notifications.js';
+export * from './schema-oidc.js';
 export * from './schema-users.js';

@@ -215,6 +215,17 @@ export const ACCESS_POLICY = {
   },
   'federation.exchange': { credential: 'none', who: 'anyone with a code (throttled per client IP like a login)' },
   'federation.logout': { credential: 'session', who: 'the signed-in user with an access token (their own session)' },
+  // Relying parties are a security setting like the IdP configuration: Owner or Admin only, reads included.
+  'oidc.clients.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'oidc.clients.list': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'oidc.clients.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'oidc.clients.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'oidc.clients.secret.rotate': {
+    credential: 'any',
+    who: 'Owner or Admin of the organisation',
+    orgRoles: ORG_MANAGERS,
+  },
+  'oidc.clients.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -40,6 +40,21 @@ const Admin = Type.Object(
 
 const Individual = Type.Object(person, closed);
 
+/**
+ * A relying party of the organisation's OpenID provider (docs/wallet.md "Relying parties"); the rules
+ * beyond the schema are the admin API's, checked by the caller's `OidcClientImport`.
+ */
+const OidcClient = Type.Object(
+  {
+    clientId: Type.String({ minLength: 1, maxLength: 100 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    redirectUris: Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 50 }),
+    postLogoutRedirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
+    public: Type.Boolean(),
+  },
+  closed,
+);
+
 const Organisation = Type.Object(
   {
     key: Key,
@@ -56,6 +71,11 @@ const Organisation = Type.Object(
     individuals: Type.Optional(Type.Array(Individual)),
     /** App URIs a federated sign-in may return to (docs/decisions/0013-federation-broker.md); replaces the registered list when present. */
     redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 })),
+    /**
+     * Relying parties, upserted by `clientId` (docs/decisions/0016-oidc-relying-parties.md); clients not listed are
+     * kept. A new confidential client's generated secret is printed once, in the result.
+     */
+    oidcClients: Type.Optional(Type.Array(OidcClient, { maxItems: 200 })),
   },
   closed,
 );
@@ -72,6 +92,8 @@ export const ImportFile = Type.Object(
 );
 /** A parsed, valid import file. */
 export type ImportFile = Static<typeof ImportFile>;
+/** One `oidcClients` entry of an import file. */
+export type ImportOidcClient = Static<typeof OidcClient>;
 /** One organisation of an import file. */
 export type ImportOrganisation = Static<typeof Organisation>;
 
@@ -84,6 +106,11 @@ export interface ImportResult {
       id: string;
       purposes: Record<string, { id: string; attributes: Record<string, string> }>;
       users: Record<string, string>;
+      /**
+       * Present when the organisation lists `oidcClients`: each `clientId` mapped to `{}`, or to
+       * `{clientSecret}` for a confidential client this run created (the secret's only appearance).
+       */
+      oidcClients?: Record<string, { clientSecret?: string }>;
     }
   >;
 }

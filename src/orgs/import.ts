@@ -8,6 +8,7 @@ import type { Db, Executor } from '../db/open.js';
 import type { RedirectUriImport } from '../federation/redirect-uris.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
+import type { OidcClientImport } from '../oidc/import.js';
 import { normalisePassword, passwordProblem } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
 import { findNul } from '../util/nul.js';
@@ -44,14 +45,20 @@ function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: s
  * Validates an import document: the schema (unknown fields are errors), then keys unique within
  * their list, one password per username across the file, and each password against the password
  * policy (`passwords/policy.ts`; NIST SP 800-63B §5.1.1.2), and each app redirect URI against
- * federation's rule.
+ * federation's rule, and each relying party against the OpenID provider's rule.
  *
  * @param input - parsed JSON.
  * @param redirectUris - federation's rule for app redirect URIs (`redirectUriImport`).
+ * @param oidcClients - the OpenID provider's rule for relying parties (`oidcClientImport`); when
+ *   absent, a file that lists `oidcClients` is refused (this caller could not store them).
  * @returns the typed file.
  * @throws {ImportValidationError} naming each problem's JSON path.
  */
-export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUriImport, 'problem'>): ImportFile {
+export function validateImportFile(
+  input: unknown,
+  redirectUris: Pick<RedirectUriImport, 'problem'>,
+  oidcClients?: Pick<OidcClientImport, 'problems'>,
+): ImportFile {
   const problems: string[] = [];
   for (const error of Value.Errors(ImportFile, input)) {
     if (error.keyword === 'boolean') continue; // reported by its `additionalProperties` twin below
@@ -101,6 +108,12 @@ export function validateImportFile(input: unknown, redirectUris: Pick<RedirectUr
       const problem = redirectUris.problem(uri);
       if (problem) problems.push(`${at}.redirectUris[${i}]: ${problem}`);
     });
+    // Relying parties (docs/decisions/0016-oidc-relying-parties.md): the admin API's rule.
+    if (org.oidcClients && !oidcClients) problems.push(`${at}.oidcClients: this caller cannot import relying parties`);
+    duplicates(org.oidcClients, (c) => c.clientId, `${at}.oidcClients`, problems);
+    org.oidcClients?.forEach((c, i) => {
+      for (const problem of oidcClients?.problems(c) ?? []) problems.push(`${at}.oidcClients[${i}].${problem}`);
+    });
   });
   if (problems.length) throw new ImportValidationError(problems);
   return file;
@@ -130,8 +143,10 @@ async function resolveHashes(db: Db, file: ImportFile, params: Argon2Params): Pr
 async function importOrganisation(
   tx: Db,
   org: ImportOrganisation,
+  at: string,
   hashes: Map<string, string>,
   redirectUris: RedirectUriImport,
+  oidcClients: OidcClientImport | undefined,
 ) {
   const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
   const orgId = await store.upsertOrganisation(tx, {
@@ -180,6 +195,7 @@ async function importOrganisation(
     out.users[i.username] = userId;
   }
   if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris, redirectUris);
+  if (org.oidcClients && oidcClients) out.oidcClients = await importOidcClients(tx, orgId, org, at, oidcClients);
   return out;
 }
 
@@ -210,6 +226,42 @@ async function importRedirectUris(
 }
 
 /**
+ * Creates or updates the organisation's relying parties (upsert by `clientId`; clients not listed
+ * are kept), recording each change in the organisation audit log like the admin API, with no user
+ * as its actor and `source: "import"` (ASVS 5.0 V16.2.1). An unchanged client writes nothing, and
+ * an existing client's secret is never rotated, so a repeated import adds nothing.
+ * @param at - the organisation's JSON path, for a refusal's message.
+ * @returns each `clientId` mapped to `{}`, or `{clientSecret}` for a confidential client created now.
+ * @throws {ImportValidationError} when an entry would flip `public` of an existing client (nothing is written).
+ */
+async function importOidcClients(
+  tx: Executor,
+  orgId: string,
+  org: ImportOrganisation,
+  at: string,
+  oidcClients: OidcClientImport,
+): Promise<Record<string, { clientSecret?: string }>> {
+  const out: Record<string, { clientSecret?: string }> = {};
+  for (const [i, client] of org.oidcClients!.entries()) {
+    const outcome = await oidcClients.upsert(tx, orgId, client);
+    if (outcome.status === 'refused')
+      throw new ImportValidationError([`${at}.oidcClients[${i}].public: ${outcome.problem}`]);
+    out[client.clientId] =
+      outcome.status === 'created' && outcome.clientSecret ? { clientSecret: outcome.clientSecret } : {};
+    if (outcome.status === 'unchanged') continue;
+    // The audit names the changed fields, never the secret's value.
+    await recordAudit(tx, {
+      orgId,
+      actorUserId: null,
+      actorApiKeyId: null,
+      action: outcome.status === 'created' ? 'oidc-client.create' : 'oidc-client.update',
+      detail: { clientId: client.clientId, fields: outcome.fields, source: 'import' },
+    });
+  }
+  return out;
+}
+
+/**
  * Applies an import document.
  *
  * @param db - the database.
@@ -217,6 +269,9 @@ async function importRedirectUris(
  * @param params - argon2id parameters for new password hashes.
  * @param redirectUris - federation's side of the organisations' `redirectUris`: `redirectUriImport`
  *   of `federation/redirect-uris.ts`, passed in so that orgs does not depend on federation.
+ * @param oidcClients - the OpenID provider's side of the organisations' `oidcClients`:
+ *   `oidcClientImport` of `oidc/import.ts`, passed in for the same reason; when absent, a file
+ *   listing `oidcClients` is refused.
  * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
@@ -225,14 +280,22 @@ export async function runImport(
   input: unknown,
   params: Argon2Params,
   redirectUris: RedirectUriImport,
+  oidcClients?: OidcClientImport,
 ): Promise<ImportResult> {
-  const file = validateImportFile(input, redirectUris);
+  const file = validateImportFile(input, redirectUris, oidcClients);
   const hashes = await resolveHashes(db, file, params);
   return db.transaction(async (tx) => {
     const result: ImportResult = { clients: {}, organisations: {} };
     for (const c of file.clients ?? []) result.clients[c.clientId] = await store.upsertClient(tx, c.clientId);
-    for (const org of file.organisations ?? [])
-      result.organisations[org.key] = await importOrganisation(tx as unknown as Db, org, hashes, redirectUris);
+    for (const [o, org] of (file.organisations ?? []).entries())
+      result.organisations[org.key] = await importOrganisation(
+        tx as unknown as Db,
+        org,
+        `$.organisations[${o}]`,
+        hashes,
+        redirectUris,
+        oidcClients,
+      );
     return result;
   });
 }

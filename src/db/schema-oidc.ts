@@ -1,0 +1,39 @@
+/**
+ * The OpenID provider of each organisation (SPEC 4.1; docs/wallet.md): its registered relying
+ * parties (OIDC clients). A confidential client's secret is stored only as its SHA-256 hash
+ * (docs/decisions/0016-oidc-relying-parties.md).
+ */
+import { sql } from 'drizzle-orm';
+import { boolean, check, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bytea, tz } from './columns.js';
+import { organisations } from './schema.js';
+
+/**
+ * A relying party registered at an organisation's OpenID provider, keyed by (organisation,
+ * `client_id`). Redirect URIs are exact strings (RFC 9700 §4.1.3). A public client has no secret
+ * (PKCE S256 instead, RFC 7636); a confidential one has the SHA-256 of its generated secret.
+ */
+export const oidcClients = pgTable(
+  'oidc_clients',
+  {
+    // Deleting an organisation deletes its relying parties with it.
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    name: text('name').notNull(),
+    redirectUris: text('redirect_uris').array().notNull(),
+    postLogoutRedirectUris: text('post_logout_redirect_uris').array().notNull().default(sql`'{}'::text[]`),
+    public: boolean('public').notNull(),
+    /** SHA-256 of the confidential client's secret (32 bytes); null for a public client. */
+    secretHash: bytea('secret_hash'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.clientId] }),
+    check('oidc_clients_redirect_uris_count', sql`cardinality(${t.redirectUris}) BETWEEN 1 AND 50`),
+    check('oidc_clients_post_logout_count', sql`cardinality(${t.postLogoutRedirectUris}) <= 50`),
+    check('oidc_clients_secret_iff_confidential', sql`(${t.public}) = (${t.secretHash} IS NULL)`),
+  ],
+);
