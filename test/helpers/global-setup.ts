@@ -16,8 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
-import { createQueue, startQueue, stopQueue } from '../../src/jobs/queue.js';
+import { openPglite, openPostgres } from '../../src/db/open.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,28 +27,12 @@ declare module 'vitest' {
   }
 }
 
-/**
- * Migrates `store` as `assent migrate` does, then starts and stops the job queue once, so that the
- * template also holds pg-boss's schema and queues (as a store that has served once does): each test
- * file's server then finds them instead of creating them (DDL that cost PGlite about a second per file).
- * A store's first start, which creates them, is still run here and by the CLI tests from empty.
- */
-async function prepare(store: Store): Promise<void> {
-  await store.migrate();
-  const opts = { leaseSeconds: 60 };
-  const boss = createQueue(store, opts);
-  await startQueue(boss, store, opts, (err) => {
-    throw err;
-  });
-  await stopQueue(boss, 0);
-}
-
 /** Migrates an empty PGlite data directory; returns the directory. */
 async function migratedPglite(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'assent-template-'));
   const store = await openPglite(dir);
   try {
-    await prepare(store);
+    await store.migrate();
   } finally {
     await store.close();
   }
@@ -76,7 +59,7 @@ async function migratedPostgres(): Promise<string> {
   url.pathname = `/${name}`;
   const store = openPostgres(url.toString(), 1);
   try {
-    await prepare(store);
+    await store.migrate();
   } finally {
     await store.close();
   }
