@@ -4,7 +4,7 @@
  * Fastify's `close` resolves once the sockets are closed. A handler whose client disconnected
  * (its socket already gone) may still be running then, for example in the middle of a login's
  * argon2 verification. If the store closed under it, its next query would fail and be logged as an
- * unhandled error. Issue #2 "Runtime behaviour": a graceful shutdown lets in-flight requests finish.
+ * unhandled error. A graceful shutdown lets in-flight requests finish (docs/operations.md, `assent serve`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
