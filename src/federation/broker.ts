@@ -5,8 +5,9 @@
  * registered URI with a single-use Assent code (≤ 60 s) and the app's `state`. The app redeems the code at
  * `…/exchange` for the login response `{User, Token}`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
+import { sha256 } from '../crypto/digest.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, NotFound } from '../http/errors.js';
@@ -37,8 +38,6 @@ export const CODE_PREFIX = 'asc_';
 /** Sign-in starts per client IP and minute: each writes a row (ASVS 5.0 V2.4.1 anti-automation). */
 export const AUTHORIZE_LIMIT = { max: 120, windowSeconds: 60 };
 
-/** SHA-256, as stored for states and codes: a database reader cannot replay them. */
-export const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 const random = (): string => randomBytes(32).toString('base64url');
 
 /** Where the callback sends the browser. */

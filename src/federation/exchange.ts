@@ -6,6 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { sha256 } from '../crypto/digest.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
@@ -13,7 +14,7 @@ import type { IdentityService, LoginResult } from '../identity/service.js';
 import { assertKeyNotBlocked, recordKeyFailure } from '../identity/throttle.js';
 import { type Tokens, TokenType } from '../identity/tokens.js';
 import { isId } from '../util/ids.js';
-import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE, sha256 } from './broker.js';
+import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';

@@ -10,9 +10,10 @@
  *   subscribed, with the organisation's consent record, as subscribing does.
  * - Every change is in the organisation audit log (ASVS 5.0 V16.2.1), never the token.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.js';
+import { sha256 } from '../crypto/digest.js';
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, HttpError, NotFound } from '../http/errors.js';
@@ -65,11 +66,6 @@ function present(row: store.InvitationRow): InvitationBody {
   };
 }
 
-/** Only the SHA-256 of a token is stored, so a read of the database cannot enrol anyone. */
-function tokenHash(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
 /** Creates, lists, revokes and accepts invitations. */
 export class InvitationService {
   /**
@@ -110,7 +106,8 @@ export class InvitationService {
         id: uuidv7(),
         orgId,
         email: address,
-        tokenHash: tokenHash(token),
+        // Only its SHA-256 is stored, so a read of the database cannot enrol anyone.
+        tokenHash: sha256(token),
         createdBy: actor.userId,
         ttlSeconds: ttl,
       });
@@ -176,7 +173,7 @@ export class InvitationService {
    *   `EXPIRED_INVITATION` for an expired one; nothing changes.
    */
   async accept(principal: Principal, token: string): Promise<{ body: AcceptedBody; subscribed: boolean }> {
-    const hash = tokenHash(token);
+    const hash = sha256(token);
     const done = await this.db.transaction(async (tx) => {
       const spent = await store.acceptInvitation(tx, hash, principal.userId);
       if (!spent) return null;

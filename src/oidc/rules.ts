@@ -4,7 +4,8 @@
  * may be registered, and the generated client secret with its stored hash. Shared by the admin
  * API (`service.ts`) and `assent import` (`import.ts`), so both refuse the same input.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 } from '../crypto/digest.js';
 import { redirectUriProblem } from '../federation/redirect-uris.js';
 
 /** Most redirect URIs (and most post-logout redirect URIs) one client may register (count). */
@@ -116,7 +117,7 @@ export function newSecret(): { secret: string; hash: Buffer } {
  * @param secret - the secret as presented.
  */
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return sha256(secret);
 }
 
 /**

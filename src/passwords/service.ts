@@ -3,9 +3,10 @@
  * current session" and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
  * (request, mailed single-use link, completion). Every new password passes `policy.ts`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { sha256 } from '../crypto/digest.js';
 import type { Db } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
 import { BadRequest, Unauthorized } from '../http/errors.js';
@@ -56,11 +57,6 @@ export interface PasswordDeps {
   background: BackgroundTasks;
   /** Told when sessions are revoked, so that the auth guard stops accepting them at once. */
   liveness: LivenessCache;
-}
-
-/** Only the SHA-256 of a reset token is stored, so a read of the database cannot reset anyone's password. */
-function tokenHash(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
 }
 
 /** Sets passwords. */
@@ -158,7 +154,8 @@ export class PasswordService {
     const account = await credentialAccountByUsername(db, username);
     if (!account?.email) return;
     const token = randomBytes(RESET_TOKEN_BYTES).toString('base64url');
-    await store.replaceResetToken(db, account.id, tokenHash(token), RESET_LINK_MINUTES * 60);
+    // Only its SHA-256 is stored, so a read of the database cannot reset anyone's password.
+    await store.replaceResetToken(db, account.id, sha256(token), RESET_LINK_MINUTES * 60);
     // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and
     // Referer.
     await mailer.send(
@@ -181,7 +178,7 @@ export class PasswordService {
    */
   async completeReset(token: string, password: string, ip: string, log: FastifyBaseLogger): Promise<void> {
     const { db, config } = this.deps;
-    const hashOfToken = tokenHash(token);
+    const hashOfToken = sha256(token);
     // The lookup is by the SHA-256 of what was sent: its timing says nothing about stored tokens.
     const found = await store.findResetToken(db, hashOfToken);
     // A token whose account has since been deleted is as unknown as one never issued.
