@@ -38,6 +38,18 @@ export interface Mailer {
   close(): void;
 }
 
+/** The nodemailer message of `mail` from `from`: the same for both transports. */
+function message(from: string, mail: Mail) {
+  return {
+    from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    messageId: `<${mail.messageId}>`,
+    headers: mail.headers,
+  };
+}
+
 /**
  * Creates the mailer of the configuration.
  * @param opts.smtpUrl - `smtp://` or `smtps://` URL, or undefined for the outbox.
@@ -50,14 +62,7 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
     return {
       kind: 'smtp',
       async send(mail) {
-        await transport.sendMail({
-          from: opts.from,
-          to: mail.to,
-          subject: mail.subject,
-          text: mail.text,
-          messageId: `<${mail.messageId}>`,
-          headers: mail.headers,
-        });
+        await transport.sendMail(message(opts.from, mail));
       },
       close: () => transport.close(),
     };
@@ -67,14 +72,7 @@ export function createMailer(opts: { smtpUrl: string | undefined; from: string; 
   return {
     kind: 'outbox',
     async send(mail) {
-      const info = await transport.sendMail({
-        from: opts.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        messageId: `<${mail.messageId}>`,
-        headers: mail.headers,
-      });
+      const info = await transport.sendMail(message(opts.from, mail));
       mkdirSync(outbox, { recursive: true, mode: 0o700 });
       // Mails hold personal data: readable by the service account only.
       writeFileSync(
