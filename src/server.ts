@@ -144,5 +144,6 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   );
   // Last added, so first run: handlers whose client has gone finish before anything they use is released.
   app.addHook('onClose', () => handlers.drained());
+  app.decorate('requestsInFlight', () => handlers.running());
   return app;
 }

@@ -44,7 +44,13 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    const force = setTimeout(() => {
+      app.log.error(
+        { running: app.requestsInFlight() },
+        'shutdown forced after 10 s; these requests were still running',
+      );
+      process.exit(1);
+    }, 10_000).unref();
     await app.close();
     await ctx.stopWorkers();
     await closeSocket();

@@ -8,10 +8,22 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The requests whose handlers still run (`HandlersInFlight.running`); set by `buildApp`. */
+    requestsInFlight(): ReturnType<HandlersInFlight['running']>;
+  }
+}
+
 /** What `trackHandlers` gives: a promise of the moment no request handler is left running. */
 export interface HandlersInFlight {
   /** Resolves when no counted request is left (at once when none is). */
   drained(): Promise<void>;
+  /**
+   * The requests still counted, for the log line of a shutdown that has to be forced: method, route
+   * pattern (never the URL, which may carry a token or personal data) and age in milliseconds.
+   */
+  running(): Array<{ method: string; route: string; ageMs: number }>;
 }
 
 /**
@@ -24,7 +36,8 @@ export interface HandlersInFlight {
  * @param app - the root instance.
  */
 export function trackHandlers(app: FastifyInstance): HandlersInFlight {
-  const open = new WeakSet<FastifyRequest>();
+  // The start time of each counted request (milliseconds since the epoch).
+  const open = new Map<FastifyRequest, number>();
   let count = 0;
   let waiting: Array<() => void> = [];
   const finish = (request: FastifyRequest) => {
@@ -37,7 +50,7 @@ export function trackHandlers(app: FastifyInstance): HandlersInFlight {
   };
   // Callback-style hooks: no promise per request on the hot paths.
   app.addHook('onRequest', (request, _reply, done) => {
-    open.add(request);
+    open.set(request, Date.now());
     count += 1;
     done();
   });
@@ -50,5 +63,13 @@ export function trackHandlers(app: FastifyInstance): HandlersInFlight {
     finish(request);
     done();
   });
-  return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
+  return {
+    drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    running: () =>
+      [...open].map(([request, since]) => ({
+        method: request.method,
+        route: request.routeOptions.url ?? '(no route)',
+        ageMs: Date.now() - since,
+      })),
+  };
 }

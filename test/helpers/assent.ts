@@ -165,7 +165,11 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
     async stop() {
       // Each step is bounded and named, so that a shutdown that hangs says where instead of
       // running into the hook's timeout.
-      await step('app.close', () => app.close());
+      await step(
+        'app.close',
+        () => app.close(),
+        () => JSON.stringify(app.requestsInFlight()),
+      );
       await step('stopWorkers', () => ctx.stopWorkers());
       await step('store.close', () => store.close().catch(() => {})); // a test may have closed it already
       await step('release', () => release());
@@ -177,12 +181,16 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
 
 /**
  * Runs one step of a test server's shutdown, failing with its name when it takes longer than 20 s.
+ * @param state - what to add to the timeout's message (e.g. the requests still running).
  * @throws Error naming the step on timeout, or what the step throws.
  */
-async function step(name: string, run: () => Promise<unknown>): Promise<void> {
+async function step(name: string, run: () => Promise<unknown>, state?: () => string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`test server stop: ${name} did not finish within 20 s`)), 20_000);
+    timer = setTimeout(() => {
+      const detail = state ? ` (${state()})` : '';
+      reject(new Error(`test server stop: ${name} did not finish within 20 s${detail}`));
+    }, 20_000);
   });
   try {
     await Promise.race([run(), timeout]);
