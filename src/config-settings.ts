@@ -239,6 +239,14 @@ export const SETTINGS: readonly Setting[] = [
       '"Message"}` and the socket is closed (checked every quarter of it, at most every 30 s)',
   },
   {
+    env: 'ASSENT_SHUTDOWN_GRACE_SECONDS',
+    default: '10',
+    unit: 'seconds',
+    meaning:
+      'after SIGTERM or SIGINT, how long `assent serve` waits for in-flight requests before it exits with status 1, ' +
+      'logging the method and route of each request still running',
+  },
+  {
     env: 'ASSENT_TRUST_PROXY',
     default: 'false',
     unit: 'boolean',

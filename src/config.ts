@@ -131,6 +131,13 @@ export interface Config {
    * closed (OWASP API Security Top 10 2023, API4: slow requests holding connections).
    */
   requestTimeoutSeconds: number;
+  /**
+   * How long `assent serve` waits, after SIGTERM or SIGINT, for in-flight requests and background
+   * rounds before it exits anyway with status 1, logging the requests still running (seconds;
+   * `ASSENT_SHUTDOWN_GRACE_SECONDS`, default 10; docs/operations.md). Keep it below the
+   * orchestrator's own grace period (Kubernetes: 30 s).
+   */
+  shutdownGraceSeconds: number;
   /** pino log level. */
   logLevel: string;
 }
@@ -294,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
     webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
     requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60),
+    shutdownGraceSeconds: int(env, 'ASSENT_SHUTDOWN_GRACE_SECONDS', 10),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

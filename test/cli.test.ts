@@ -154,11 +154,7 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
     const holder = new pg.Client({ connectionString: fresh.env.DATABASE_URL });
     try {
       expect((await runCli(['import', DEMO_FILE], fresh.env)).code).toBe(0);
-      await holder.connect();
-      // The login's first statement reads login_throttle: while this transaction holds the table,
-      // the handler waits there, in flight, for as long as the test needs.
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE login_throttle IN ACCESS EXCLUSIVE MODE');
+      await holdLoginThrottle(holder);
       const req = http.request(`${again.base}/v1.1/users/login`, {
         agent: false,
         method: 'POST',
@@ -167,24 +163,7 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
       req.on('error', () => {}); // the client leaves on purpose
       req.end(JSON.stringify(DEMO_ALICE));
       await until(() => again.stdout().includes('/v1.1/users/login'), 'the server to receive the login');
-      // The body parsed, the lookup waiting on the lock: seen in pg_locks as a lock not granted.
-      // Not pg_stat_activity: inside the holder's transaction it answers one snapshot, taken at
-      // the first poll, and would never show a backend that starts waiting after it.
-      const waiting = async () =>
-        (
-          await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'login_throttle'::regclass",
-          )
-        ).rows[0].n > 0;
-      const lockDeadline = Date.now() + 30_000;
-      while (!(await waiting())) {
-        if (Date.now() > lockDeadline) {
-          throw new Error(
-            `timed out waiting for the login to wait on the lock; server: ${again.stdout().slice(-3000)}`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await whileLoginWaits(holder);
       req.destroy();
       again.child.kill('SIGTERM');
       await until(() => again.stdout().includes('shutting down'), 'the server to start shutting down');
@@ -205,6 +184,70 @@ describe.skipIf(!onPostgres)('graceful shutdown and clients that have gone', { t
     }
   });
 });
+
+describe.skipIf(!onPostgres)('a shutdown that cannot finish', { timeout: 60_000 }, () => {
+  it('past ASSENT_SHUTDOWN_GRACE_SECONDS the process exits 1 and its log names the method and route still running, never the body', async () => {
+    const fresh = await freshStore();
+    const again = await startServe({ ...fresh.env, ASSENT_SHUTDOWN_GRACE_SECONDS: '1' });
+    const holder = new pg.Client({ connectionString: fresh.env.DATABASE_URL });
+    try {
+      expect((await runCli(['import', DEMO_FILE], fresh.env)).code).toBe(0);
+      await holdLoginThrottle(holder); // for the whole test: the login never gets past its first statement
+      const login = fetch(`${again.base}/v1.1/users/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(DEMO_ALICE),
+      }).catch(() => null);
+      await whileLoginWaits(holder);
+      again.child.kill('SIGTERM');
+      const exit = await again.exited;
+      expect(exit.code).toBe(1);
+      const forced = again
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('shutdown forced after 1 s'));
+      expect(forced, again.stdout().slice(-2000)).toBeDefined();
+      expect(JSON.parse(forced!).running).toEqual([
+        { method: 'POST', route: '/v1/v1.1/users/login', ageMs: expect.any(Number) },
+      ]);
+      expect(again.stdout()).not.toContain(DEMO_ALICE.password);
+      await login;
+    } finally {
+      await holder.end().catch(() => {});
+      await again.stop('SIGKILL');
+      await fresh.cleanup();
+    }
+  });
+});
+
+/**
+ * Connects `holder` and takes login_throttle in a transaction: a login's first statement reads that
+ * table, so its handler waits there, in flight, until the transaction ends.
+ */
+async function holdLoginThrottle(holder: pg.Client): Promise<void> {
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE login_throttle IN ACCESS EXCLUSIVE MODE');
+}
+
+/**
+ * Resolves once a login waits on `holder`'s lock of login_throttle: seen in pg_locks as a lock not
+ * granted. Not pg_stat_activity: inside the holder's transaction it answers one snapshot, taken at
+ * the first poll, and would never show a backend that starts waiting after it.
+ */
+async function whileLoginWaits(holder: pg.Client): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  const waiting = async () =>
+    (
+      await holder.query(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'login_throttle'::regclass",
+      )
+    ).rows[0].n > 0;
+  while (!(await waiting())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the login to wait on the lock');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /**
  * Sends a login whose body is streamed in two halves, with SIGTERM delivered to the server (and

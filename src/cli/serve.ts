@@ -44,13 +44,11 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
+    const grace = config.shutdownGraceSeconds;
     const force = setTimeout(() => {
-      app.log.error(
-        { running: app.requestsInFlight() },
-        'shutdown forced after 10 s; these requests were still running',
-      );
+      app.log.error({ running: app.requestsInFlight() }, `shutdown forced after ${grace} s; requests still running`);
       process.exit(1);
-    }, 10_000).unref();
+    }, grace * 1000).unref();
     await app.close();
     await ctx.stopWorkers();
     await closeSocket();

@@ -31,7 +31,7 @@ export interface HandlersInFlight {
  * client that has gone, unlike `onResponse`). Call it before any plugin is registered, so that the
  * hooks reach every route; then add `onClose` → `drained()` last, because Fastify runs `onClose`
  * hooks in the reverse order of their addition, and the wait must come before the hooks that
- * release what handlers use. The process's force timer (10 s, `serve.ts`) bounds a handler that
+ * release what handlers use. The process's force timer (`ASSENT_SHUTDOWN_GRACE_SECONDS`, `serve.ts`) bounds a handler that
  * never replies.
  * @param app - the root instance.
  */
