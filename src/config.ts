@@ -108,6 +108,11 @@ export interface Config {
    */
   federationAllowHttpHosts: string[];
   /**
+   * Hosts whose credential status lists may be fetched over plain http and at private or
+   * loopback addresses (development, tests).
+   */
+  walletAllowHttpHosts: string[];
+  /**
    * Exact origins (`scheme://host[:port]`) of browser apps allowed to call the API cross-origin
    * (`ASSENT_CORS_ORIGINS`, comma-separated; docs/api.md "CORS and security headers"), besides the web
    * origins of the organisations' app redirect URIs.
@@ -283,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
     webhookAllowHttpHosts: hostList(env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
     federationAllowHttpHosts: hostList(env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
+    walletAllowHttpHosts: hostList(env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
     corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
