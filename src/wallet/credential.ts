@@ -86,19 +86,25 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
     throw fail('credential_header', 'the credential must be typ dc+sd-jwt, alg ES256');
   const leaf = verifyChain(header.x5c, ctx.anchors, ctx.now);
   checkDisclosures(compact);
-  let kbAlgOk = true;
+  // Which signature the library found bad, to name the failed check (its messages do not say).
+  const signatures: { issuer?: boolean; kb?: boolean } = {};
   const sdjwt = new SDJwtVcInstance({
     hasher: digest,
-    verifier: (data, sig) => es256(data, sig, leaf.publicKey),
+    verifier: (data, sig) => {
+      signatures.issuer = es256(data, sig, leaf.publicKey);
+      return signatures.issuer;
+    },
     statusVerifier: (data, sig) => {
       const statusLeaf = verifyChain(headerOf(data).x5c, ctx.anchors, ctx.now);
       return headerOf(data).alg === 'ES256' && es256(data, sig, statusLeaf.publicKey);
     },
     kbVerifier: (data, sig, payload) => {
-      kbAlgOk = headerOf(data).alg === 'ES256';
       const jwk = (payload.cnf as { jwk?: JsonWebKey } | undefined)?.jwk;
-      if (!jwk || !kbAlgOk) return false;
-      return es256(data, sig, createPublicKey({ key: jwk, format: 'jwk' }));
+      signatures.kb =
+        Boolean(jwk) &&
+        headerOf(data).alg === 'ES256' &&
+        es256(data, sig, createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }));
+      return signatures.kb;
     },
     statusListFetcher: (uri) => fetchStatusList(uri, ctx.anchors, ctx.outbound, ctx.now),
   });
@@ -112,6 +118,8 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
       requiredClaimKeys: ['iss', 'vct', 'cnf'],
     });
   } catch (err) {
+    if (signatures.issuer === false) throw fail('credential_signature', 'credential signature is invalid');
+    if (signatures.kb === false) throw fail('key_binding', 'key binding JWT signature is invalid');
     throw libraryReason(err);
   }
   const payload = result.payload as Record<string, unknown>;

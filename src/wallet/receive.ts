@@ -44,7 +44,7 @@ function checkParameters(payload: Record<string, unknown>, requestPayload: Recor
       authorizationResponsePayload: parseOpenid4VpAuthorizationResponsePayload(payload) as never,
     });
   } catch {
-    throw new PresentationError('vp_token', 'the response parameters are invalid');
+    throw new PresentationError('vp_token', 'vp_token: the response parameters are invalid (OpenID4VP 1.0 §8.1)');
   }
 }
 

@@ -45,8 +45,10 @@ export async function startStatusServer(): Promise<StatusServer> {
     const { header, payload } = createHeaderAndPayload(
       new StatusList(list.bits, 2),
       { iss: 'https://issuer.test', sub: list.sub ?? uri, iat: Math.floor(Date.now() / 1000) },
-      { alg: 'ES256', typ: list.typ ?? 'statuslist+jwt', x5c: [list.signer.b64] } as never,
+      { alg: 'ES256', typ: 'statuslist+jwt', x5c: [list.signer.b64] } as never,
     );
+    // createHeaderAndPayload always sets typ; the hostile case overrides it afterwards.
+    if (list.typ) (header as { typ: string }).typ = list.typ;
     const key = await importJWK(list.signer.privateJwk as never, 'ES256');
     const jwt = await new SignJWT(payload as never).setProtectedHeader(header as never).sign(key);
     res.writeHead(200, { 'content-type': 'application/statuslist+jwt' }).end(jwt);

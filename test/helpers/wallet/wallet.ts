@@ -161,9 +161,9 @@ export class TestWallet {
         .setProtectedHeader({
           alg: 'ECDH-ES',
           enc: k.enc ?? meta.encrypted_response_enc_values_supported[0],
-          kid: meta.jwks.keys[0].kid,
+          kid: k.encryptTo?.kid ?? meta.jwks.keys[0].kid,
         })
-        .encrypt(await importJWK({ ...jwk, alg: undefined, use: undefined } as never, 'ECDH-ES'));
+        .encrypt(await importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as never, 'ECDH-ES'));
       form = new URLSearchParams({ response: jwe });
     } else {
       form = new URLSearchParams();
