@@ -103,3 +103,8 @@ export async function latestClaims(
     .limit(1);
   return (row?.claims as Record<string, unknown> | undefined) ?? null;
 }
+
+/** Deletes every credential link of a user (account deletion). */
+export async function deleteUserIdentities(db: Executor, userId: string): Promise<void> {
+  await db.delete(walletIdentities).where(eq(walletIdentities.userId, userId));
+}
