@@ -3,8 +3,10 @@
  * (docs/wallet.md "Wallet settings"): defaults applied, every field checked, the verifier key
  * given, kept or generated, then sealed under the master key (ASVS 5.0 V11.2, V13.3).
  */
+import canonicalize from 'canonicalize';
 import type { MasterKey } from '../crypto/master-key.js';
 import { generateVerifierKey } from './keygen.js';
+import { parseCertificates } from './pem.js';
 import { chainProblems, keyProblem, policyFrom, type WalletSettingsInput } from './settings-rules.js';
 import type { SettingsRow, SettingsValues } from './store.js';
 
@@ -50,7 +52,8 @@ export async function buildSettings(
     if (input.verifierPrivateKey !== undefined || input.verifierCertificateChain !== undefined)
       problems.push('generateVerifierKey: cannot be combined with verifierPrivateKey or verifierCertificateChain');
     const made = await generateVerifierKey(host);
-    chainPem = [made.certificatePem];
+    // Stored as node:crypto writes PEM, so that a later comparison sees the same text.
+    chainPem = parseCertificates(made.certificatePem).map((c) => c.toString());
     keyPem = made.privateKeyPem;
     keyChanged = true;
   } else {
@@ -81,7 +84,8 @@ export async function buildSettings(
     verifierKeySealed: master.seal(keyPem, VERIFIER_KEY_PURPOSE),
   };
   const changed = COMPARED.filter(
-    (f) => !stored || JSON.stringify(stored[f]) !== JSON.stringify((values as Record<string, unknown>)[f]),
+    // Canonical JSON (RFC 8785): jsonb does not keep the order of an object's keys.
+    (f) => !stored || canonicalize(stored[f]) !== canonicalize((values as Record<string, unknown>)[f]),
   ) as string[];
   if (keyChanged) changed.push('verifierPrivateKey');
   return { problems: [], values, changed };
