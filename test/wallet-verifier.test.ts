@@ -219,3 +219,65 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     expect(await h.t.ctx.wallet.claimsOf(h.orgId, bravoLogin.accountId)).toEqual({});
   });
 });
+
+describe('completion rules and account lifecycle', () => {
+  it('sameDeviceOnly: completion needs the response_code; polling completion is refused (HAIP 1.0 §5.1)', async () => {
+    expect((await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], sameDeviceOnly: true })).status).toBe(200);
+    try {
+      const { uid, answer } = await signIn();
+      await expect(h.t.ctx.wallet.complete(h.orgId, uid)).rejects.toMatchObject({ reason: 'same_device_only' });
+      expect((await h.t.ctx.wallet.complete(h.orgId, uid, responseCodeOf(answer.body))).accountId).toBeTruthy();
+    } finally {
+      await h.configure({ trustedIssuerCertificates: [h.pki.root.pem] });
+    }
+  });
+
+  it('two responses at once to one transaction: exactly one is accepted (single use)', async () => {
+    const { uid, deepLink } = await h.start();
+    const request = await h.wallet.resolve(deepLink);
+    const credential = await h.credential();
+    const answers = await Promise.all([h.wallet.present(request, credential), h.wallet.present(request, credential)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
+  });
+
+  it('a new code for the interaction replaces the old transaction; the page sees the new one', async () => {
+    const first = await h.start();
+    const { uid } = first;
+    const view = await h.t.ctx.wallet.start({ orgId: h.orgId, interactionUid: uid, clientId: 'web-shop' });
+    expect(view.deepLink).not.toBe(first.deepLink);
+    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'pending' });
+    const request = await h.wallet.resolve(view.deepLink);
+    expect((await h.wallet.present(request, await h.credential())).status).toBe(200);
+    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
+  });
+
+  it('account deletion erases the credential link and its claims; the next sign-in is a new individual', async () => {
+    const other = new TestWallet(await holderKey());
+    const credential = await issue({
+      holder: other.holder,
+      signer: h.pki.issuer,
+      claims: { email_address: 'carol.wallet@example.test' },
+    });
+    const a = await signIn({ wallet: other, credential });
+    const carol = await h.t.ctx.wallet.complete(h.orgId, a.uid);
+    await h.t.ctx.accounts.delete(carol.accountId);
+    const left = rowsOf(
+      await h.t.store.db.execute(sql`SELECT 1 FROM wallet_identities WHERE user_id = ${carol.accountId}`),
+    );
+    expect(left).toHaveLength(0);
+    expect(await h.t.ctx.wallet.claimsOf(h.orgId, carol.accountId)).toEqual({});
+    const b = await signIn({ wallet: other, credential });
+    expect((await h.t.ctx.wallet.complete(h.orgId, b.uid)).accountId).not.toBe(carol.accountId);
+  });
+
+  it('ended transactions are purged after their grace period', async () => {
+    const { uid } = await h.start();
+    await h.t.store.db.execute(
+      sql`UPDATE wallet_transactions SET expires_at = now() - interval '11 minutes' WHERE interaction_uid = ${uid}`,
+    );
+    const { purgeWalletTransactions } = await import('../src/wallet/flow.js');
+    expect(await purgeWalletTransactions(h.t.store.db)).toBeGreaterThanOrEqual(1);
+    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'expired' });
+  });
+});
