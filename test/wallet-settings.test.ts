@@ -251,6 +251,17 @@ describe('assent import: wallet', { timeout: 120_000 }, () => {
     });
     expect(nokey.code).toBe(1);
     expect(nokey.stderr + nokey.stdout).toContain('$.organisations[0].wallet.verifierPrivateKey: required');
+    const secret = await importFile(
+      file({
+        trustedIssuerCertificates: [pki.root.pem],
+        verifierCertificateChain: pki.verifier.pem,
+        verifierPrivateKey: pki.verifier.privatePem,
+      }),
+    );
+    expect(secret.code).toBe(1);
+    expect(secret.stderr + secret.stdout).toContain(
+      '$.organisations[0].wallet.verifierPrivateKey: an import file carries no secret',
+    );
     expect(await store.query(`select 1 from organisations where key = 'other'`)).toHaveLength(0);
   });
 });

@@ -8,7 +8,7 @@ import type { MasterKey } from '../crypto/master-key.js';
 import type { Executor } from '../db/open.js';
 import { buildSettings } from './build.js';
 import { presentSettings } from './settings.js';
-import { chainProblems, keyProblem, policyFrom, type WalletSettingsInput } from './settings-rules.js';
+import { chainProblems, policyFrom, type WalletSettingsInput } from './settings-rules.js';
 import * as store from './store.js';
 
 /** What an import did to an organisation's settings; `fields` name what changed (never a value). */
@@ -39,14 +39,11 @@ export function walletSettingsImport(master: MasterKey, publicHost: string): Wal
   return {
     problems(settings) {
       const { problems } = policyFrom(settings);
-      if (settings.verifierCertificateChain !== undefined) {
-        const chain = chainProblems(settings.verifierCertificateChain);
-        problems.push(...chain.problems);
-        if (settings.verifierPrivateKey !== undefined && chain.problems.length === 0) {
-          const problem = keyProblem(settings.verifierPrivateKey, chain.certs);
-          if (problem) problems.push(problem);
-        }
-      }
+      // Import files are kept in repositories: they carry no secret (docs/decisions/0016-oidc-relying-parties.md).
+      if (settings.verifierPrivateKey !== undefined)
+        problems.push('verifierPrivateKey: an import file carries no secret; use generateVerifierKey or the admin API');
+      if (settings.verifierCertificateChain !== undefined)
+        problems.push(...chainProblems(settings.verifierCertificateChain).problems);
       return problems;
     },
     async upsert(tx, orgId, settings) {
