@@ -85,6 +85,10 @@ describe('the credential (N6, N8–N12)', () => {
     await refused(/issuer certificate chain/, {}, await h.credential({ signer: h.pki.expiredIssuer }));
     await refused(/issuer certificate chain/, {}, await h.credential({ signer: h.pki.root }));
   });
+  it('N9: an iss the issuer certificate does not name, or not https, is refused', async () => {
+    await refused(/iss must be an https URL/, {}, await h.credential({ iss: 'https://impostor.test' }));
+    await refused(/iss must be an https URL/, {}, await h.credential({ iss: 'http://issuer.test' }));
+  });
   it('N9: typ other than dc+sd-jwt is refused', async () => {
     await refused(/typ dc\+sd-jwt/, {}, await h.credential({ typ: 'JWT' }));
   });

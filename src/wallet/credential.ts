@@ -66,6 +66,19 @@ function libraryReason(err: unknown): PresentationError {
 }
 
 /**
+ * The credential's `iss` is an https URL and, when the issuer certificate names URIs
+ * (subjectAltName), one of them (SD-JWT VC §3.5: the key must belong to the issuer it claims).
+ */
+function issuerNamedByLeaf(iss: unknown, leaf: X509Certificate): iss is string {
+  if (typeof iss !== 'string' || !URL.canParse(iss) || new URL(iss).protocol !== 'https:') return false;
+  const uris = (leaf.subjectAltName ?? '')
+    .split(', ')
+    .filter((n) => n.startsWith('URI:'))
+    .map((n) => n.slice(4));
+  return uris.length === 0 || uris.includes(iss);
+}
+
+/**
  * Verifies one presentation.
  * @param compact - `<issuer JWT>~<disclosures>~<KB-JWT>`.
  * @returns the credential's issuer, vct and disclosed claims.
@@ -132,8 +145,9 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
     throw fail('key_binding', 'key binding JWT iat is out of range');
   const vct = payload.vct;
   if (typeof vct !== 'string' || !ctx.vctValues.includes(vct)) throw fail('credential_claims', 'vct is not requested');
-  if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw fail('credential_claims', 'iss is missing');
+  if (!issuerNamedByLeaf(payload.iss, leaf))
+    throw fail('credential_claims', 'iss must be an https URL named by the issuer certificate');
   const cnf = payload.cnf as { jwk?: unknown } | undefined;
   if (!cnf?.jwk || typeof cnf.jwk !== 'object') throw fail('credential_claims', 'cnf.jwk is missing');
-  return { issuer: payload.iss, vct, claims: payload };
+  return { issuer: payload.iss as string, vct, claims: payload };
 }

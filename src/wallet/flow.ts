@@ -75,7 +75,7 @@ export class WalletFlow implements WalletSignIn {
   }
 
   async start(input: { orgId: string; interactionUid: string; clientId: string }): Promise<WalletTransactionView> {
-    const verifier = await this.settings.verifierOf(input.orgId);
+    const verifier = isId(input.orgId) ? await this.settings.verifierOf(input.orgId) : null;
     if (!verifier) throw new WalletNotConfiguredError('this organisation has no wallet settings');
     const requestId = random();
     const built = await buildRequest(verifier, this.issuerOf(input.orgId), requestId);
@@ -104,7 +104,7 @@ export class WalletFlow implements WalletSignIn {
   }
 
   async outcome(orgId: string, interactionUid: string): Promise<WalletOutcome> {
-    const tx = await txs.currentTx(this.db, orgId, interactionUid);
+    const tx = isId(orgId) ? await txs.currentTx(this.db, orgId, interactionUid) : null;
     if (!tx || tx.status === 'consumed') return { status: 'expired' };
     if (tx.status === 'verified') return { status: 'verified' };
     if (tx.status === 'failed') {
@@ -115,7 +115,7 @@ export class WalletFlow implements WalletSignIn {
   }
 
   async complete(orgId: string, interactionUid: string, responseCode?: string): Promise<WalletLogin> {
-    const tx = await txs.currentTx(this.db, orgId, interactionUid);
+    const tx = isId(orgId) ? await txs.currentTx(this.db, orgId, interactionUid) : null;
     if (tx?.status === 'consumed') throw new WalletFlowError('used');
     if (tx?.status !== 'verified') throw new WalletFlowError('not_verified');
     if (responseCode !== undefined) {
@@ -132,6 +132,7 @@ export class WalletFlow implements WalletSignIn {
   }
 
   async claimsOf(orgId: string, accountId: string): Promise<Record<string, unknown>> {
+    if (!isId(orgId) || !isId(accountId)) return {};
     return (await store.latestClaims(this.db, orgId, accountId)) ?? {};
   }
 
