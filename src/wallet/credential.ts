@@ -12,7 +12,7 @@ import { decodeProtectedHeader } from 'jose';
 import type { OutboundPolicy } from '../net/outbound.js';
 import { checkDisclosures } from './disclosures.js';
 import { PresentationError } from './errors.js';
-import { fetchStatusList } from './status.js';
+import { fetchStatusList, type StatusListCache } from './status.js';
 import { verifyChain } from './trust.js';
 
 /** Clock skew allowed on the credential's `iat`/`nbf`/`exp` and the KB-JWT's future `iat` (seconds). */
@@ -32,6 +32,8 @@ export interface PresentationContext {
   vctValues: readonly string[];
   /** The outbound policy for status lists. */
   outbound: OutboundPolicy;
+  /** Status-list tokens fetched before. */
+  statusCache?: StatusListCache;
   now: Date;
 }
 
@@ -119,7 +121,7 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
         es256(data, sig, createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }));
       return signatures.kb;
     },
-    statusListFetcher: (uri) => fetchStatusList(uri, ctx.anchors, ctx.outbound, ctx.now),
+    statusListFetcher: (uri) => fetchStatusList(uri, ctx.anchors, ctx.outbound, ctx.now, ctx.statusCache),
   });
   const nowSeconds = Math.floor(ctx.now.getTime() / 1000);
   let result: Awaited<ReturnType<SDJwtVcInstance['verify']>>;

@@ -24,6 +24,7 @@ import {
   type WalletSignIn,
   type WalletTransactionView,
 } from './sign-in.js';
+import { StatusListCache } from './status.js';
 import * as store from './store.js';
 import * as txs from './tx-store.js';
 
@@ -54,6 +55,8 @@ export const WALLET_IP_LIMIT: RateLimit = { max: 3000, windowSeconds: 60 };
 
 /** The wallet sign-in verifier: one per process, built by `createContext` as `ctx.wallet`. */
 export class WalletFlow implements WalletSignIn {
+  private readonly statusCache = new StatusListCache();
+
   /**
    * @param db - the database.
    * @param master - seals the ephemeral keys.
@@ -163,7 +166,13 @@ export class WalletFlow implements WalletSignIn {
     await enforce(this.db, `wallet:ip:${ip}`, WALLET_IP_LIMIT);
     if (!isId(orgId)) throw new PresentationError('unknown_transaction', 'response: no such transaction');
     return receiveResponse(
-      { db: this.db, master: this.master, config: this.config, issuer: this.issuerOf(orgId) },
+      {
+        db: this.db,
+        master: this.master,
+        config: this.config,
+        issuer: this.issuerOf(orgId),
+        statusCache: this.statusCache,
+      },
       orgId,
       body,
     );

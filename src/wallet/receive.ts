@@ -23,6 +23,7 @@ import { verifyVpToken } from './presentations.js';
 import { random } from './request.js';
 import { openResponse } from './response.js';
 import type { VerifierPolicy } from './settings-rules.js';
+import type { StatusListCache } from './status.js';
 import * as txs from './tx-store.js';
 
 /** What the pipeline needs. */
@@ -32,6 +33,8 @@ export interface ReceiveDeps {
   config: Config;
   /** The organisation's provider issuer (the wallet-return URL is under it). */
   issuer: string;
+  /** Status-list tokens fetched before (one per process). */
+  statusCache: StatusListCache;
 }
 
 type Snapshot = Omit<VerifierPolicy, 'verifierCertificateChain'>;
@@ -74,6 +77,7 @@ export async function receiveResponse(
       clientId: String(request.client_id),
       nonce: String(request.nonce),
       outbound: { allowHttpHosts: deps.config.walletAllowHttpHosts, dnsServers: deps.config.dnsServers },
+      statusCache: deps.statusCache,
       now,
     });
     const { userId } = await signInCredential(

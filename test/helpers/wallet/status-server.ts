@@ -16,6 +16,8 @@ interface ServedList {
   /** Overrides for the hostile cases. */
   sub?: string;
   typ?: string;
+  /** The token's `ttl` (seconds): how long a verifier may reuse it. */
+  ttl?: number;
 }
 
 /** The running server. */
@@ -25,7 +27,9 @@ export interface StatusServer {
   list(name: string, signer: TestCert, size?: number): string;
   /** Sets entry `idx` of a list: 0 valid, 1 revoked, 2 suspended. */
   set(name: string, idx: number, value: number): void;
-  /** Changes how a list is served (signer, sub, typ). */
+  /** How many times each list was fetched. */
+  fetches: Map<string, number>;
+  /** Changes how a list is served (signer, sub, typ, ttl). */
   tamper(name: string, change: Partial<Omit<ServedList, 'bits'>>): void;
   close(): Promise<void>;
 }
@@ -33,6 +37,7 @@ export interface StatusServer {
 /** Starts the server on 127.0.0.1, on a free port. */
 export async function startStatusServer(): Promise<StatusServer> {
   const lists = new Map<string, ServedList>();
+  const fetches = new Map<string, number>();
   let origin = '';
   const server = http.createServer(async (req, res) => {
     const name = req.url?.startsWith('/lists/') ? req.url.slice('/lists/'.length) : '';
@@ -41,10 +46,16 @@ export async function startStatusServer(): Promise<StatusServer> {
       res.writeHead(404).end();
       return;
     }
+    fetches.set(name, (fetches.get(name) ?? 0) + 1);
     const uri = `${origin}/lists/${name}`;
     const { header, payload } = createHeaderAndPayload(
       new StatusList(list.bits, 2),
-      { iss: 'https://issuer.test', sub: list.sub ?? uri, iat: Math.floor(Date.now() / 1000) },
+      {
+        iss: 'https://issuer.test',
+        sub: list.sub ?? uri,
+        iat: Math.floor(Date.now() / 1000),
+        ...(list.ttl ? { ttl: list.ttl } : {}),
+      },
       { alg: 'ES256', typ: 'statuslist+jwt', x5c: [list.signer.b64] } as never,
     );
     // createHeaderAndPayload always sets typ; the hostile case overrides it afterwards.
@@ -57,6 +68,7 @@ export async function startStatusServer(): Promise<StatusServer> {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
+    fetches,
     list(name, signer, size = 16) {
       lists.set(name, { bits: new Array(size).fill(0), signer });
       return `${origin}/lists/${name}`;
