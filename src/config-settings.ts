@@ -168,6 +168,13 @@ export const SETTINGS: readonly Setting[] = [
       '(development and tests, e.g. `127.0.0.1`); every other webhook must be `https` to a public address',
   },
   {
+    env: 'ASSENT_WALLET_PER_IP',
+    default: '3000',
+    unit: 'count',
+    meaning:
+      "requests per client IP per minute to the wallet's endpoints (request object and response, docs/wallet.md); more is a 429",
+  },
+  {
     env: 'ASSENT_WALLET_ALLOW_HTTP_HOSTS',
     default: 'unset',
     unit: 'host list',

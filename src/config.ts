@@ -85,6 +85,8 @@ export interface Config {
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
+  /** Requests per client IP and minute to the wallet's endpoints (ASVS 5.0 V2.4.1; docs/wallet.md "The verifier"). */
+  walletPerIp: RateLimit;
   /**
    * How long an invitation to an organisation stays usable (seconds;
    * `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations").
@@ -280,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       max: int(env, 'ASSENT_FORGOT_PER_IP', 30),
       windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
     },
+    walletPerIp: { max: int(env, 'ASSENT_WALLET_PER_IP', 3000), windowSeconds: 60 },
     invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),

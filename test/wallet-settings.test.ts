@@ -34,7 +34,7 @@ const audit = async () =>
   }[];
 
 beforeAll(async () => {
-  [t, pki] = await Promise.all([startAssent(), createPki()]);
+  [t, pki] = await Promise.all([startAssent({ ASSENT_WALLET_PER_IP: '5' }), createPki()]);
   orgId = t.ids.organisations.acme!.id;
   const staff = (username: string, role: string) => ({ username, password: `${role}-only-passphrase`, roles: [role] });
   await runImport(
@@ -203,6 +203,19 @@ describe('wallet settings admin API', () => {
       WalletNotConfiguredError,
     );
     expect((await audit())[0]!.Action).toBe('wallet.settings.delete');
+  });
+});
+
+describe('the wallet endpoints are rate-limited per client IP (ASVS 5.0 V2.4.1)', () => {
+  it('past ASSENT_WALLET_PER_IP requests a minute, the request and response endpoints answer 429 with Retry-After', async () => {
+    const base = `${t.url}/v3/service/extension/oidc/${orgId}/oid4vp`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${base}/request/unknown-${i}`)).status);
+    expect(statuses).toEqual([404, 404, 404, 404, 404]);
+    const limited = await fetch(`${base}/response`, { method: 'POST', body: new URLSearchParams({ state: 'x' }) });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ error: 'temporarily_unavailable' });
   });
 });
 

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { HttpError, NotFound } from '../http/errors.js';
-import { enforce, type RateLimit } from '../ratelimit/limit.js';
+import { enforce } from '../ratelimit/limit.js';
 import { isId } from '../util/ids.js';
 import { PresentationError } from './errors.js';
 import { receiveResponse } from './receive.js';
@@ -47,12 +47,6 @@ export function insecureLoopback(publicUrl: string): boolean {
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
-/**
- * Requests per client IP to the wallet's endpoints (ASVS 5.0 V2.4.1 anti-automation): generous,
- * since one wallet makes two requests per sign-in and many phones may share a carrier's address.
- */
-export const WALLET_IP_LIMIT: RateLimit = { max: 3000, windowSeconds: 60 };
-
 /** The wallet sign-in verifier: one per process, built by `createContext` as `ctx.wallet`. */
 export class WalletFlow implements WalletSignIn {
   private readonly statusCache = new StatusListCache();
@@ -61,7 +55,7 @@ export class WalletFlow implements WalletSignIn {
    * @param db - the database.
    * @param master - seals the ephemeral keys.
    * @param settings - the organisations' verifier settings.
-   * @param config - `publicUrl` (issuers), `walletAllowHttpHosts`, `dnsServers` (status lists).
+   * @param config - `publicUrl` (issuers), `walletAllowHttpHosts`, `dnsServers` (status lists), `walletPerIp`.
    */
   constructor(
     private readonly db: Db,
@@ -145,7 +139,9 @@ export class WalletFlow implements WalletSignIn {
    * @throws {NotFound} for an unknown request. @throws {HttpError} 410 when fetched before or expired.
    */
   async requestObject(orgId: string, requestId: string, ip: string): Promise<string> {
-    await enforce(this.db, `wallet:ip:${ip}`, WALLET_IP_LIMIT);
+    // Threat: automated guessing of request IDs or flooding the pipeline (ASVS 5.0 V2.4.1); generous by
+    // default, since one sign-in makes two requests and many phones may share a carrier's address.
+    await enforce(this.db, `wallet:ip:${ip}`, this.config.walletPerIp);
     if (!isId(orgId)) throw new NotFound('No such request');
     const row = await txs.takeRequest(this.db, orgId, requestId);
     if (row?.requestJwt) return row.requestJwt;
@@ -163,7 +159,9 @@ export class WalletFlow implements WalletSignIn {
    * @throws {PresentationError} when any check fails. @throws {TooManyRequests} past the IP limit.
    */
   async receive(orgId: string, body: Record<string, unknown>, ip: string): Promise<Record<string, string>> {
-    await enforce(this.db, `wallet:ip:${ip}`, WALLET_IP_LIMIT);
+    // Threat: automated guessing of request IDs or flooding the pipeline (ASVS 5.0 V2.4.1); generous by
+    // default, since one sign-in makes two requests and many phones may share a carrier's address.
+    await enforce(this.db, `wallet:ip:${ip}`, this.config.walletPerIp);
     if (!isId(orgId)) throw new PresentationError('unknown_transaction', 'response: no such transaction');
     return receiveResponse(
       {
