@@ -3,9 +3,10 @@
  * `WalletSignIn` the OpenID provider uses (`sign-in.ts`), plus what the wallet's endpoints call
  * (`routes.ts`): the request object, served once, and the response (`receive.ts`).
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { setGlobalConfig } from '@openid4vc/utils';
 import type { Config } from '../config.js';
+import { sha256 } from '../crypto/digest.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { HttpError, NotFound } from '../http/errors.js';
@@ -44,8 +45,6 @@ export function insecureLoopback(publicUrl: string): boolean {
   const url = new URL(publicUrl);
   return url.protocol === 'http:' && LOOPBACK.has(url.hostname);
 }
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /** The wallet sign-in verifier: one per process, built by `createContext` as `ctx.wallet`. */
 export class WalletFlow implements WalletSignIn {

@@ -7,13 +7,14 @@
  * 8. sign the individual in, keep the result, answer the same-device `redirect_uri`.
  * Nothing personal is logged or answered: errors carry fixed texts (errors.ts).
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import {
   parseOpenid4VpAuthorizationResponsePayload,
   validateOpenid4vpAuthorizationResponsePayload,
 } from '@openid4vc/openid4vp';
 import type { DcqlQuery } from 'dcql';
 import type { Config } from '../config.js';
+import { sha256 } from '../crypto/digest.js';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import { recordAudit } from '../orgs/audit.js';
@@ -92,7 +93,8 @@ export async function receiveResponse(
       const ok = await txs.settle(t, tx.id, {
         status: 'verified',
         result: { userId, verifiedAt: Math.floor(now.getTime() / 1000) },
-        responseCodeHash: createHash('sha256').update(responseCode).digest(),
+        // Kept as its SHA-256: a reader of the database holds no code to present (crypto/digest.ts).
+        responseCodeHash: sha256(responseCode),
       });
       // The audit names the individual by ID only, never a claim (WALLET.md §4.4: no PII in logs).
       if (ok)
