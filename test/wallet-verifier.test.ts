@@ -131,6 +131,77 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     }
   });
 
+  it('5. a PID-like credential with claim_sets and credential_sets; the mapped claims reach claimsOf', async () => {
+    const dcqlQuery = {
+      credentials: [
+        {
+          id: 'pid',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: ['urn:eudi:pid:1'] },
+          claims: [
+            { id: 'e', path: ['email_address'] },
+            { id: 'g', path: ['given_name'] },
+            { id: 'f', path: ['family_name'] },
+            { id: 'b', path: ['birthdate'] },
+          ],
+          claim_sets: [
+            ['e', 'g', 'f'],
+            ['e', 'b'],
+          ],
+        },
+        {
+          id: 'authenticator',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: ['io.igrant.authenticator'] },
+          claims: [{ path: ['email_address'] }],
+        },
+      ],
+      credential_sets: [{ options: [['pid'], ['authenticator']] }],
+    };
+    const claimMapping = { email: ['email_address'], given_name: ['given_name'], family_name: ['family_name'] };
+    const put = await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], dcqlQuery, claimMapping });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    try {
+      const pid = await h.credential({
+        vct: 'urn:eudi:pid:1',
+        claims: {
+          email_address: 'dora.pid@example.test',
+          given_name: 'Dora',
+          family_name: 'Pid',
+          birthdate: '1990-01-01',
+        },
+      });
+      const a = await h.start();
+      const request = await h.wallet.resolve(a.deepLink);
+      const ok = await h.wallet.present(request, pid, { disclose: ['email_address', 'given_name', 'family_name'] });
+      expect(ok.status).toBe(200);
+      const dora = await h.t.ctx.wallet.complete(h.orgId, a.uid);
+      expect(await h.t.ctx.wallet.claimsOf(h.orgId, dora.accountId)).toEqual({
+        email: 'dora.pid@example.test',
+        email_verified: true,
+        given_name: 'Dora',
+        family_name: 'Pid',
+      });
+      const [row] = rowsOf<{ name: string }>(
+        await h.t.store.db.execute(sql`SELECT name FROM users WHERE id = ${dora.accountId}`),
+      );
+      expect(row!.name).toBe('Dora Pid');
+      const b = await h.start();
+      const partial = await h.wallet.present(await h.wallet.resolve(b.deepLink), pid, {
+        disclose: ['given_name', 'family_name'],
+      });
+      expect(partial.status).toBe(400);
+      const c = await h.start();
+      const other = await h.wallet.resolve(c.deepLink);
+      const viaAuthenticator = await h.wallet.submit(other, {
+        authenticator: [await h.wallet.presentation(other, await h.credential())],
+      });
+      expect(viaAuthenticator.status).toBe(200);
+    } finally {
+      await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], dcqlQuery: undefined, claimMapping: undefined });
+    }
+  });
+
   it('a supplied verifier chain: the wallet checks the request object against the verifier CA', async () => {
     const put = await h.configure({
       trustedIssuerCertificates: [h.pki.root.pem],
