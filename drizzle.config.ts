@@ -9,6 +9,7 @@ export default defineConfig({
     './src/db/schema-users.ts',
     './src/db/schema-federation.ts',
     './src/db/schema-oidc.ts',
+    './src/db/schema-wallet.ts',
   ],
   out: './drizzle',
 });

@@ -168,6 +168,22 @@ export const SETTINGS: readonly Setting[] = [
       '(development and tests, e.g. `127.0.0.1`); every other webhook must be `https` to a public address',
   },
   {
+    env: 'ASSENT_WALLET_PER_IP',
+    default: '3000',
+    unit: 'count',
+    meaning:
+      "requests per client IP per minute to the wallet's endpoints (request object and response, docs/wallet.md); more is a 429",
+  },
+  {
+    env: 'ASSENT_WALLET_ALLOW_HTTP_HOSTS',
+    default: 'unset',
+    unit: 'host list',
+    meaning:
+      'comma-separated hosts whose status lists (of wallet credentials) Assent may fetch over plain `http`, ' +
+      'and reach at loopback or private addresses (development and tests, e.g. `127.0.0.1`); every other ' +
+      'status list must be `https` at a public address',
+  },
+  {
     env: 'ASSENT_FEDERATION_ALLOW_HTTP_HOSTS',
     default: 'unset',
     unit: 'host list',

@@ -85,6 +85,8 @@ export interface Config {
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
   forgotPerIp: RateLimit;
+  /** Requests per client IP and minute to the wallet's endpoints (ASVS 5.0 V2.4.1; docs/wallet.md "The verifier"). */
+  walletPerIp: RateLimit;
   /**
    * How long an invitation to an organisation stays usable (seconds;
    * `ASSENT_INVITATION_TTL_SECONDS`, docs/consents.md "Invitations").
@@ -107,6 +109,11 @@ export interface Config {
    * and at private or loopback addresses (development, tests).
    */
   federationAllowHttpHosts: string[];
+  /**
+   * Hosts whose credential status lists may be fetched over plain http and at private or
+   * loopback addresses (development, tests).
+   */
+  walletAllowHttpHosts: string[];
   /**
    * Exact origins (`scheme://host[:port]`) of browser apps allowed to call the API cross-origin
    * (`ASSENT_CORS_ORIGINS`, comma-separated; docs/api.md "CORS and security headers"), besides the web
@@ -282,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       max: int(env, 'ASSENT_FORGOT_PER_IP', 30),
       windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
     },
+    walletPerIp: { max: int(env, 'ASSENT_WALLET_PER_IP', 3000), windowSeconds: 60 },
     invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
     askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
     purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),
@@ -290,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
     webhookAllowHttpHosts: hostList(env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
     federationAllowHttpHosts: hostList(env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
+    walletAllowHttpHosts: hostList(env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
     corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
     jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),

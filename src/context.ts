@@ -47,6 +47,9 @@ import { PasswordService } from './passwords/service.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
 import { UserService } from './users/service.js';
+import { WalletFlow } from './wallet/flow.js';
+import { WalletSettingsService } from './wallet/settings.js';
+import type { WalletSignIn } from './wallet/sign-in.js';
 import { startWorkers } from './workers.js';
 
 /** Everything a request handler may need. */
@@ -103,6 +106,13 @@ export interface Context {
    * API), `relyingParties` is what the provider reads.
    */
   oidc: { clients: OidcClientService; relyingParties: RelyingPartyRegistry };
+  /**
+   * The wallet verifier behind the provider's sign-in page (SPEC 4.1; docs/wallet.md): the provider
+   * uses it as `WalletSignIn`; the wallet's endpoints call its `requestObject` and `receive`.
+   */
+  wallet: WalletSignIn & WalletFlow;
+  /** Organisations' wallet settings (admin API `{base}/organizations/{organizationID}/wallet`). */
+  walletSettings: WalletSettingsService;
   /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
   webOrigins: WebOrigins;
 }
@@ -161,6 +171,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
   };
   const notifications = createNotifications({ store, master, mailer, config });
+  const walletSettings = new WalletSettingsService(store.db, master, new URL(config.publicUrl).hostname);
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
     config,
@@ -191,6 +202,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     federation,
     oidc: { clients: new OidcClientService(store.db), relyingParties: new RelyingPartyRegistry(store.db) },
     webOrigins,
+    wallet: new WalletFlow(store.db, master, walletSettings, config),
+    walletSettings,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),
     async startWorkers(log) {

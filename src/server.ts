@@ -37,6 +37,8 @@ import { passwordRoutes } from './passwords/routes.js';
 import { purposeRoutes } from './purposes/routes.js';
 import { retentionRoutes } from './retention/routes.js';
 import { userRoutes } from './users/routes.js';
+import { walletRoutes } from './wallet/routes.js';
+import { walletSettingsRoutes } from './wallet/settings-routes.js';
 
 /** Options of `buildApp`. */
 export interface AppOptions {
@@ -114,6 +116,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
   await app.register(loginV11Routes, { identity: ctx.identity });
   await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
+  await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
   await app.register(
     async (v1) => {
@@ -139,6 +142,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federationRoutes, { ...ctx.federation });
       await v1.register(oidcClientRoutes, { clients: ctx.oidc.clients });
+      await v1.register(walletSettingsRoutes, { settings: ctx.walletSettings });
     },
     { prefix: '/v1' },
   );

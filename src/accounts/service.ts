@@ -16,6 +16,7 @@ import { eraseMemberships } from '../orgs/erasure.js';
 import { eraseResetToken } from '../passwords/erasure.js';
 import { scrubAccount } from '../users/erasure.js';
 import { isId } from '../util/ids.js';
+import { eraseWalletIdentities } from '../wallet/erasure.js';
 
 /** Deletes accounts. */
 export class AccountService {
@@ -43,6 +44,7 @@ export class AccountService {
       await eraseImages(tx, userId);
       await eraseResetToken(tx, userId);
       await eraseFederatedIdentities(tx, userId);
+      await eraseWalletIdentities(tx, userId);
       await eraseCredentials(tx, userId, oldUsername);
       await eraseMemberships(tx, userId);
     });

@@ -11,6 +11,7 @@ import { NotFound } from '../http/errors.js';
 import { maxTokenTtl, rotateSigningKey } from '../identity/keys.js';
 import { oidcClientImport } from '../oidc/import.js';
 import { ImportValidationError, runImport } from '../orgs/import.js';
+import { walletSettingsImport } from '../wallet/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
 /**
@@ -28,7 +29,14 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
         try {
           return {
             ok: true,
-            result: await runImport(store.db, payload, config.argon2, redirectUriImport, oidcClientImport),
+            result: await runImport(
+              store.db,
+              payload,
+              config.argon2,
+              redirectUriImport,
+              oidcClientImport,
+              walletSettingsImport(loadMasterKey(config.secret, config.dataDir), new URL(config.publicUrl).hostname),
+            ),
           };
         } catch (err) {
           if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };

@@ -256,3 +256,4 @@ export * from './schema-federation.js';
 export * from './schema-notifications.js';
 export * from './schema-oidc.js';
 export * from './schema-users.js';
+export * from './schema-wallet.js';

@@ -14,7 +14,8 @@ import type { OperationConfig } from './policy.js';
 
 /**
  * Operations whose body may be form-encoded: the logins and the
- * token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1).
+ * token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1), and the wallet's response
+ * (OpenID4VP 1.0 §8.2 `direct_post`).
  */
 export const FORM_OPERATIONS: ReadonlySet<string> = new Set([
   'users.login',
@@ -22,6 +23,7 @@ export const FORM_OPERATIONS: ReadonlySet<string> = new Set([
   'users.admin.login',
   'users.token.refresh',
   'users.logout',
+  'wallet.oid4vp.response',
 ]);
 
 const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);

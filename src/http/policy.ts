@@ -226,6 +226,11 @@ export const ACCESS_POLICY = {
     orgRoles: ORG_MANAGERS,
   },
   'oidc.clients.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'wallet.settings.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'wallet.settings.put': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'wallet.settings.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'wallet.oid4vp.request': { credential: 'none', who: 'a wallet holding the request_uri (once)' },
+  'wallet.oid4vp.response': { credential: 'none', who: "a wallet answering a live transaction's request" },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

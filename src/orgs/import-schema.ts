@@ -55,6 +55,27 @@ const OidcClient = Type.Object(
   closed,
 );
 
+/**
+ * The organisation's wallet sign-in settings (docs/wallet.md "Wallet settings"); the rules beyond
+ * the schema are the admin API's, checked by the caller's `WalletSettingsImport`.
+ */
+const WalletSettings = Type.Object(
+  {
+    profile: Type.Optional(Type.String({ maxLength: 20 })),
+    verifierCertificateChain: Type.Optional(Type.String({ maxLength: 20_000 })),
+    verifierPrivateKey: Type.Optional(Type.String({ maxLength: 20_000 })),
+    generateVerifierKey: Type.Optional(Type.Boolean()),
+    trustedIssuerCertificates: Type.Optional(Type.Array(Type.String({ maxLength: 20_000 }), { maxItems: 20 })),
+    dcqlQuery: Type.Optional(Type.Unknown()),
+    claimMapping: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+    stableClaim: Type.Optional(Type.String({ maxLength: 64 })),
+    sameDeviceOnly: Type.Optional(Type.Boolean()),
+    deepLinkScheme: Type.Optional(Type.String({ maxLength: 40 })),
+    responseEncryption: Type.Optional(Type.Array(Type.String(), { maxItems: 2 })),
+  },
+  closed,
+);
+
 const Organisation = Type.Object(
   {
     key: Key,
@@ -76,6 +97,8 @@ const Organisation = Type.Object(
      * kept. A new confidential client's generated secret is printed once, in the result.
      */
     oidcClients: Type.Optional(Type.Array(OidcClient, { maxItems: 200 })),
+    /** Wallet sign-in settings; replace the stored ones when present (a generated key is kept). */
+    wallet: Type.Optional(WalletSettings),
   },
   closed,
 );
@@ -111,6 +134,8 @@ export interface ImportResult {
        * `{clientSecret}` for a confidential client this run created (the secret's only appearance).
        */
       oidcClients?: Record<string, { clientSecret?: string }>;
+      /** Present when the organisation lists `wallet`: the verifier's `x509_hash:…` client identifier. */
+      wallet?: { verifierClientId: string };
     }
   >;
 }

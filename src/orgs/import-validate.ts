@@ -8,6 +8,7 @@ import { normaliseUsername } from '../identity/service.js';
 import type { OidcClientImport } from '../oidc/import.js';
 import { passwordProblem } from '../passwords/policy.js';
 import { findNul } from '../util/nul.js';
+import type { WalletSettingsImport } from '../wallet/import.js';
 import { ImportFile } from './import-schema.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
@@ -47,6 +48,8 @@ function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: s
  * @param redirectUris - federation's rule for app redirect URIs (`redirectUriImport`).
  * @param oidcClients - the OpenID provider's rule for relying parties (`oidcClientImport`); when
  *   absent, a file that lists `oidcClients` is refused (this caller could not store them).
+ * @param wallet - wallet sign-in's rule for the `wallet` settings (`walletSettingsImport`); when
+ *   absent, a file that lists `wallet` is refused.
  * @returns the typed file.
  * @throws {ImportValidationError} naming each problem's JSON path.
  */
@@ -54,6 +57,7 @@ export function validateImportFile(
   input: unknown,
   redirectUris: Pick<RedirectUriImport, 'problem'>,
   oidcClients?: Pick<OidcClientImport, 'problems'>,
+  wallet?: Pick<WalletSettingsImport, 'problems'>,
 ): ImportFile {
   const problems: string[] = [];
   for (const error of Value.Errors(ImportFile, input)) {
@@ -110,6 +114,9 @@ export function validateImportFile(
     org.oidcClients?.forEach((c, i) => {
       for (const problem of oidcClients?.problems(c) ?? []) problems.push(`${at}.oidcClients[${i}].${problem}`);
     });
+    // Wallet sign-in (docs/wallet.md "Wallet settings"): the admin API's rules.
+    if (org.wallet && !wallet) problems.push(`${at}.wallet: this caller cannot import wallet settings`);
+    if (org.wallet) for (const problem of wallet?.problems(org.wallet) ?? []) problems.push(`${at}.wallet.${problem}`);
   });
   if (problems.length) throw new ImportValidationError(problems);
   return file;

@@ -10,6 +10,7 @@ import { normaliseUsername } from '../identity/service.js';
 import type { OidcClientImport } from '../oidc/import.js';
 import { normalisePassword } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
+import type { WalletSettingsImport } from '../wallet/import.js';
 import { recordAudit } from './audit.js';
 import type { ImportFile, ImportOrganisation, ImportResult } from './import-schema.js';
 import { ImportValidationError, validateImportFile } from './import-validate.js';
@@ -46,6 +47,7 @@ async function importOrganisation(
   hashes: Map<string, string>,
   redirectUris: RedirectUriImport,
   oidcClients: OidcClientImport | undefined,
+  wallet: WalletSettingsImport | undefined,
 ) {
   const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
   const orgId = await store.upsertOrganisation(tx, {
@@ -95,7 +97,34 @@ async function importOrganisation(
   }
   if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris, redirectUris);
   if (org.oidcClients && oidcClients) out.oidcClients = await importOidcClients(tx, orgId, org, at, oidcClients);
+  if (org.wallet && wallet) out.wallet = await importWallet(tx, orgId, org, at, wallet);
   return out;
+}
+
+/**
+ * Creates or replaces the organisation's wallet settings, recording a change in the organisation
+ * audit log like the admin API (`wallet.settings.update`, the names of the changed fields), with no
+ * user as its actor and `source: "import"` (ASVS 5.0 V16.2.1). Unchanged settings write nothing.
+ * @throws {ImportValidationError} when the settings are invalid against the stored ones (nothing is written).
+ */
+async function importWallet(
+  tx: Executor,
+  orgId: string,
+  org: ImportOrganisation,
+  at: string,
+  wallet: WalletSettingsImport,
+): Promise<{ verifierClientId: string }> {
+  const outcome = await wallet.upsert(tx, orgId, org.wallet!);
+  if (outcome.status === 'refused') throw new ImportValidationError(outcome.problems.map((p) => `${at}.wallet.${p}`));
+  if (outcome.status !== 'unchanged')
+    await recordAudit(tx, {
+      orgId,
+      actorUserId: null,
+      actorApiKeyId: null,
+      action: 'wallet.settings.update',
+      detail: { fields: outcome.fields, source: 'import' },
+    });
+  return { verifierClientId: outcome.verifierClientId };
 }
 
 /**
@@ -171,6 +200,9 @@ async function importOidcClients(
  * @param oidcClients - the OpenID provider's side of the organisations' `oidcClients`:
  *   `oidcClientImport` of `oidc/import.ts`, passed in for the same reason; when absent, a file
  *   listing `oidcClients` is refused.
+ * @param wallet - wallet sign-in's side of the organisations' `wallet` settings
+ *   (`walletSettingsImport` of `wallet/import.ts`), passed in for the same reason; when absent, a
+ *   file listing `wallet` is refused.
  * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
@@ -180,8 +212,9 @@ export async function runImport(
   params: Argon2Params,
   redirectUris: RedirectUriImport,
   oidcClients?: OidcClientImport,
+  wallet?: WalletSettingsImport,
 ): Promise<ImportResult> {
-  const file = validateImportFile(input, redirectUris, oidcClients);
+  const file = validateImportFile(input, redirectUris, oidcClients, wallet);
   const hashes = await resolveHashes(db, file, params);
   return db.transaction(async (tx) => {
     const result: ImportResult = { clients: {}, organisations: {} };
@@ -194,6 +227,7 @@ export async function runImport(
         hashes,
         redirectUris,
         oidcClients,
+        wallet,
       );
     return result;
   });

@@ -1,0 +1,85 @@
+/**
+ * The individual a verified presentation signs in (SPEC 4.1; ../shared/WALLET.md §4.6; OpenID4VP
+ * 1.0 §14.4): found by (organisation, credential issuer, `vct`, the stable claim), never by a
+ * mapped claim alone, created and subscribed on first use as the federation flow does
+ * (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Db, Executor } from '../db/open.js';
+import { createFederatedUser } from '../individuals/service.js';
+import { subscribe } from '../orgs/membership.js';
+import type { VerifiedCredential } from './credential.js';
+import { PresentationError } from './errors.js';
+import * as store from './store.js';
+
+const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : '');
+
+function valueAt(claims: Record<string, unknown>, path: readonly string[]): unknown {
+  let at: unknown = claims;
+  for (const key of path) {
+    if (!at || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/**
+ * Maps disclosed credential claims to ID-token claims (WALLET.md §4.6): each mapped claim that
+ * the credential disclosed; `email_verified: true` with a mapped `email`, since the credential's
+ * issuer vouches for it.
+ * @param mapping - ID-token claim → credential claims path.
+ */
+export function mapClaims(
+  claims: Record<string, unknown>,
+  mapping: Record<string, readonly string[]>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [claim, path] of Object.entries(mapping)) {
+    const value = valueAt(claims, path);
+    if (value !== undefined && value !== null) out[claim] = value;
+  }
+  if (typeof out.email === 'string') out.email_verified = true;
+  return out;
+}
+
+/**
+ * Finds or creates the individual of a verified credential, subscribes them to the organisation,
+ * and keeps the mapped claims of this sign-in.
+ * @param stableClaim - the credential claim that identifies the individual (e.g. `email_address`).
+ * @returns the user ID and the mapped claims.
+ * @throws {PresentationError} `credential_claims` when the stable claim was not disclosed.
+ */
+export async function signInCredential(
+  db: Db,
+  orgId: string,
+  cred: VerifiedCredential,
+  stableClaim: string,
+  mapping: Record<string, readonly string[]>,
+): Promise<{ userId: string; claims: Record<string, unknown> }> {
+  const stable = cred.claims[stableClaim];
+  if (typeof stable !== 'string' && typeof stable !== 'number')
+    throw new PresentationError('credential_claims', 'the stable claim was not disclosed');
+  // The key keeps only a digest of the stable claim's value.
+  const subject = createHash('sha256').update(String(stable)).digest('hex');
+  const key: store.CredentialKey = { orgId, issuer: cred.issuer, vct: cred.vct, subject };
+  const claims = mapClaims(cred.claims, mapping);
+  const userId = await db.transaction(async (tx) => {
+    const ex = tx as unknown as Executor;
+    // Two simultaneous first sign-ins of one credential must not create two users.
+    await store.lockCredential(ex, key);
+    let id = await store.linkedUser(ex, key);
+    if (!id) {
+      const name = [text(claims.given_name, 100), text(claims.family_name, 100)].filter(Boolean).join(' ');
+      id = await createFederatedUser(ex, {
+        username: `wallet:${randomUUID()}`,
+        name: text(claims.name, 200) || name,
+        email: text(claims.email, 320),
+        phone: text(claims.phone_number, 40),
+      });
+    }
+    await store.saveIdentity(ex, key, id, claims);
+    await subscribe(ex, id, orgId);
+    return id;
+  });
+  return { userId, claims };
+}

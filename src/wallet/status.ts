@@ -1,0 +1,118 @@
+/**
+ * Status lists of wallet credentials (../shared/WALLET.md §4.4 e; draft-ietf-oauth-status-list §5,
+ * §8): the token is fetched through the SSRF guard (ASVS 5.0 V1.3.6; `net/guarded-fetch.ts`), must
+ * be a `statuslist+jwt` signed ES256 under an `x5c` chain to the organisation's trusted issuer
+ * certificates, and must name its own URI as `sub`. Unreachable or invalid means reject: the
+ * verifier fails closed.
+ */
+import type { X509Certificate } from 'node:crypto';
+import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
+import { guardedFetch } from '../net/guarded-fetch.js';
+import type { OutboundPolicy } from '../net/outbound.js';
+import { PresentationError } from './errors.js';
+import { verifyChain } from './trust.js';
+
+const bad = (why: string) => new PresentationError('status', `status list: ${why}`);
+
+/** Longest time a status-list token is reused (seconds), whatever its `ttl` says. */
+export const MAX_STATUS_CACHE_SECONDS = 300;
+/** Most status-list tokens kept (count); the oldest goes first. */
+export const MAX_STATUS_CACHE_ENTRIES = 1000;
+
+/**
+ * Fetched status-list tokens, by URI, for as long as their `ttl` claim allows (at most 300 s, never
+ * past `exp`; draft-ietf-oauth-status-list §13.7). A token without `ttl` is fetched every time.
+ * Only the fetch is saved: each use still checks the token against the organisation's anchors.
+ */
+export class StatusListCache {
+  private readonly entries = new Map<string, { text: string; until: number }>();
+
+  /** The cached token of `uri` at `now` (seconds since the epoch), or undefined. */
+  get(uri: string, now: number): string | undefined {
+    const hit = this.entries.get(uri);
+    if (hit && hit.until > now) return hit.text;
+    this.entries.delete(uri);
+    return undefined;
+  }
+
+  /** Keeps a verified token per its `ttl` and `exp` (seconds). */
+  put(uri: string, text: string, payload: Record<string, unknown>, now: number): void {
+    if (typeof payload.ttl !== 'number' || payload.ttl <= 0) return;
+    let until = now + Math.min(payload.ttl, MAX_STATUS_CACHE_SECONDS);
+    if (typeof payload.exp === 'number') until = Math.min(until, payload.exp);
+    if (this.entries.size >= MAX_STATUS_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(uri, { text, until });
+  }
+}
+
+/** Longest status-list token accepted (characters). */
+export const MAX_STATUS_LIST_CHARS = 512 * 1024;
+
+/**
+ * Verifies a JWT signed ES256 by the leaf of its `x5c` chain to the anchors.
+ * @returns the verified payload.
+ * @throws {PresentationError} `untrusted_issuer` (chain) or `credential_signature` (signature, alg).
+ */
+export async function verifyX5cJwt(
+  compact: string,
+  anchors: readonly X509Certificate[],
+  now: Date,
+): Promise<{ header: Record<string, unknown>; payload: Record<string, unknown> }> {
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(compact) as Record<string, unknown>;
+  } catch {
+    throw new PresentationError('credential_header', 'a JWT header is malformed');
+  }
+  const leaf = verifyChain(header.x5c, anchors, now);
+  try {
+    const { payload } = await compactVerify(compact, leaf.publicKey, { algorithms: ['ES256'] });
+    return { header, payload: JSON.parse(Buffer.from(payload).toString('utf8')) };
+  } catch {
+    throw new PresentationError('credential_signature', 'a JWT signature or alg is invalid');
+  }
+}
+
+/**
+ * Fetches and checks the status-list token at `uri`.
+ * @param anchors - the organisation's trusted issuer certificates.
+ * @param policy - the outbound policy (`ASSENT_WALLET_ALLOW_HTTP_HOSTS`).
+ * @param cache - tokens fetched before, reused within their `ttl`.
+ * @returns the token (compact JWT), for `@sd-jwt` to read the credential's bits from.
+ * @throws {PresentationError} `status` when it cannot be fetched or is not valid.
+ */
+export async function fetchStatusList(
+  uri: string,
+  anchors: readonly X509Certificate[],
+  policy: OutboundPolicy,
+  now: Date,
+  cache?: StatusListCache,
+): Promise<string> {
+  const t = Math.floor(now.getTime() / 1000);
+  let text = cache?.get(uri, t);
+  if (text === undefined) {
+    try {
+      const res = await guardedFetch(uri, { headers: { accept: 'application/statuslist+jwt' } }, policy);
+      if (res.status !== 200) throw new Error(String(res.status));
+      text = (await res.text()).trim();
+    } catch {
+      throw bad('cannot be fetched');
+    }
+  }
+  if (text.length > MAX_STATUS_LIST_CHARS) throw bad('is too large');
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(text) as Record<string, unknown>;
+    decodeJwt(text);
+  } catch {
+    throw bad('is not a JWT');
+  }
+  if (header.typ !== 'statuslist+jwt') throw bad('typ must be statuslist+jwt');
+  const { payload } = await verifyX5cJwt(text, anchors, now).catch(() => {
+    throw bad('is not signed under a trusted issuer certificate');
+  });
+  if (payload.sub !== uri) throw bad('sub differs from its URI');
+  if (typeof payload.exp === 'number' && payload.exp + 60 < t) throw bad('is expired');
+  cache?.put(uri, text, payload, t);
+  return text;
+}
