@@ -39,6 +39,8 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications/service.js';
 import { createNotifications } from './notifications/start.js';
 import { RelyingPartyRegistry } from './oidc/clients.js';
+import { WalletInteractions } from './oidc/interaction.js';
+import { OrgProviders } from './oidc/provider.js';
 import { OidcClientService } from './oidc/service.js';
 import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
@@ -47,6 +49,7 @@ import { PasswordService } from './passwords/service.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
 import { UserService } from './users/service.js';
+import type { WalletSignIn } from './wallet/sign-in.js';
 import { startWorkers } from './workers.js';
 
 /** Everything a request handler may need. */
@@ -102,7 +105,20 @@ export interface Context {
    * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
    * API), `relyingParties` is what the provider reads.
    */
-  oidc: { clients: OidcClientService; relyingParties: RelyingPartyRegistry };
+  oidc: {
+    clients: OidcClientService;
+    relyingParties: RelyingPartyRegistry;
+    /** Each organisation's OpenID provider (docs/decisions/0017-wallet-sign-in-provider.md). */
+    providers: OrgProviders;
+    /** The wallet sign-in page's steps (docs/wallet.md "The sign-in page"). */
+    interactions: WalletInteractions;
+  };
+  /**
+   * The wallet verifier the sign-in page uses (src/wallet/sign-in.ts). Undefined until the verifier
+   * is built; the provider then shows "wallet sign-in unavailable" (404). Tests set a fake here
+   * (test/helpers/fake-wallet.ts); the providers read it at request time.
+   */
+  wallet: WalletSignIn | undefined;
   /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
   webOrigins: WebOrigins;
 }
@@ -162,6 +178,17 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   };
   const notifications = createNotifications({ store, master, mailer, config });
   let stop: (() => Promise<void>) | undefined;
+  const relyingParties = new RelyingPartyRegistry(store.db);
+  const wallet = () => ctx.wallet;
+  const providers = new OrgProviders({
+    db: store.db,
+    publicUrl: config.publicUrl,
+    trustProxy: Boolean(config.trustProxy),
+    keys,
+    master,
+    parties: relyingParties,
+    wallet,
+  });
   const ctx: Context = {
     config,
     store,
@@ -189,7 +216,13 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     invitations,
     images,
     federation,
-    oidc: { clients: new OidcClientService(store.db), relyingParties: new RelyingPartyRegistry(store.db) },
+    oidc: {
+      clients: new OidcClientService(store.db),
+      relyingParties,
+      providers,
+      interactions: new WalletInteractions(providers, relyingParties, wallet),
+    },
+    wallet: undefined,
     webOrigins,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),

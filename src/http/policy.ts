@@ -226,6 +226,17 @@ export const ACCESS_POLICY = {
     orgRoles: ORG_MANAGERS,
   },
   'oidc.clients.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'oidc.provider': {
+    credential: 'none',
+    who: 'anyone: the OpenID provider (SPEC 4.1) authenticates relying parties and individuals itself',
+  },
+  'oidc.wallet.page': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.status': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.refresh': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.complete': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.return': { credential: 'none', who: 'the wallet, in the browser holding the interaction cookie' },
+  'oidc.wallet.abort': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.asset': { credential: 'none', who: "anyone (the sign-in page's script and style)" },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',
