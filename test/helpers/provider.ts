@@ -142,3 +142,18 @@ export async function fetchWithJar(browser: Browser, url: string, init: { method
 }
 
 export { Browser };
+
+/**
+ * Follows redirects from `url` in the browser until one leaves for the relying party.
+ * @returns the relying party's URL (not fetched), or throws with the last answer.
+ */
+export async function followToRp(browser: Browser, url: string, stopAt = RP_CALLBACK): Promise<URL> {
+  let next = url;
+  for (let i = 0; i < 10; i++) {
+    if (next.startsWith(stopAt)) return new URL(next);
+    const res = await browser.request(next);
+    if (!res.location) throw new Error(`${next} answered ${res.status} without a redirect: ${res.body.slice(0, 300)}`);
+    next = res.location;
+  }
+  throw new Error('too many redirects');
+}
