@@ -13,7 +13,6 @@ import {
   Browser,
   fetchWithJar,
   followToRp,
-  openWalletPage,
   type ProviderWorld,
   providerWorld,
   RP_CALLBACK,
