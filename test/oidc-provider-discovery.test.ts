@@ -66,13 +66,18 @@ describe('discovery and JWKS per organisation', () => {
     }
   });
 
-  it('an unknown organisation gets the HTML error page with 404, and no provider', async () => {
-    for (const org of ['00000000-0000-7000-8000-000000000000', 'not-an-id']) {
+  it('an unknown organisation, or another spelling of a known one, gets the HTML error page with 404, and no provider', async () => {
+    for (const org of ['00000000-0000-7000-8000-000000000000', 'not-an-id', w.acme.id.toUpperCase()]) {
       const res = await fetch(`${s.url}/v3/service/extension/oidc/${org}/.well-known/openid-configuration`);
-      expect(res.status).toBe(404);
+      expect(res.status, org).toBe(404);
+      expect(res.headers.get('content-type'), org).toMatch(/^text\/html/);
       expectPageHeaders(res.headers);
       expect(await res.text()).toContain('Unknown organisation');
     }
+    // Percent-encoded, the path matches no route at all: the app's JSON 404.
+    const encoded = w.acme.id.replace(/-/g, '%2D');
+    const res = await fetch(`${s.url}/v3/service/extension/oidc/${encoded}/.well-known/openid-configuration`);
+    expect(res.status).toBe(404);
   });
 });
 

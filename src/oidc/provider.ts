@@ -71,7 +71,9 @@ export class OrgProviders {
    * The organisation's name, or null when it does not exist (then no provider is ever built for it).
    * @param orgId - from the path (any string).
    */
-  organisationName(orgId: string): Promise<string | null> {
+  async organisationName(orgId: string): Promise<string | null> {
+    // One spelling per organisation: the issuer, the cache and the cookies' paths all use the lower-case ID.
+    if (orgId !== orgId.toLowerCase()) return null;
     return organisationName(this.deps.db, orgId);
   }
 
