@@ -9,6 +9,7 @@ import {
   authParams,
   authUrl,
   Browser,
+  decodeSvgQr,
   fetchWithJar,
   followToRp,
   openWalletPage,
@@ -50,6 +51,7 @@ describe('the wallet page', () => {
     expect(res.body).toMatch(/<svg[^>]*viewBox=/);
     expect(page.deepLink).toMatch(/^openid4vp:\/\/\?client_id=/);
     expect(page.openHref).toBe(page.deepLink);
+    expect(decodeSvgQr(res.body)).toBe(page.deepLink);
     expect(Date.parse(page.expiresAt!)).toBeGreaterThan(Date.now());
     expect(page.statusUrl).toMatch(/\/interaction\/[^/]+\/status$/);
     expect(page.refreshAction).toMatch(/\/interaction\/[^/]+\/refresh$/);

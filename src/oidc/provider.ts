@@ -11,6 +11,7 @@ import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
 import type { KeyRing } from '../identity/keys.js';
 import { organisationName } from '../orgs/directory.js';
+import { safeErrorMessage } from '../util/errors.js';
 import type { WalletSignIn } from '../wallet/sign-in.js';
 import type { RelyingParties } from './clients.js';
 import { adapterFactory } from './provider-adapter.js';
@@ -130,8 +131,9 @@ export class OrgProviders {
     };
     provider.use(securityHeaders);
     provider.use(onlyQueryResponseMode);
+    // A failed query's message carries its parameters (a token is a row's id): log the driver's line only.
     provider.on('server_error', (_ctx, err: Error) =>
-      this.log?.error({ err: { name: err.name, message: err.message }, orgId }, 'OpenID provider error'),
+      this.log?.error({ error: safeErrorMessage(err), orgId }, 'OpenID provider error'),
     );
     return { provider, kids };
   }

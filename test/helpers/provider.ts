@@ -4,6 +4,7 @@
  * cookie-keeping user agent that follows `/auth` to the wallet page.
  */
 
+import jsQR from 'jsqr';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { oidcClientImport } from '../../src/oidc/import.js';
 import { runImport } from '../../src/orgs/import.js';
@@ -156,4 +157,36 @@ export async function followToRp(browser: Browser, url: string, stopAt = RP_CALL
     next = res.location;
   }
   throw new Error('too many redirects');
+}
+
+/**
+ * Decodes the page's inline SVG QR code (qrcode's output: one stroked path of `M x y`, `m dx dy`
+ * and `h n` commands over a white square) by drawing it into a bitmap, 8 pixels a module, and
+ * reading it with jsQR.
+ * @returns the QR code's text, or null when none is found.
+ */
+export function decodeSvgQr(html: string): string | null {
+  const size = Number(/viewBox="0 0 (\d+) \d+"/.exec(html)?.[1]);
+  const d = /<path stroke="[^"]*" d="([^"]+)"/.exec(html)?.[1];
+  if (!size || !d) return null;
+  const scale = 8;
+  const width = size * scale;
+  const pixels = new Uint8ClampedArray(width * width * 4).fill(255);
+  let x = 0;
+  let y = 0;
+  for (const [, cmd, a, b] of d.matchAll(/([MmHh])(-?[\d.]+)(?:\s(-?[\d.]+))?/g)) {
+    if (cmd === 'M') [x, y] = [Number(a), Number(b)];
+    else if (cmd === 'm') [x, y] = [x + Number(a), y + Number(b)];
+    else {
+      const row = Math.floor(y);
+      for (let col = x; col < x + Number(a); col++)
+        for (let dy = 0; dy < scale; dy++)
+          for (let dx = 0; dx < scale; dx++) {
+            const i = ((row * scale + dy) * width + col * scale + dx) * 4;
+            pixels[i] = pixels[i + 1] = pixels[i + 2] = 0;
+          }
+      x += Number(a);
+    }
+  }
+  return jsQR(pixels, width, width)?.data ?? null;
 }
