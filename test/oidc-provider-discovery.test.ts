@@ -156,4 +156,22 @@ describe('N19: other bad parameters with a valid client and redirect URI: OIDC e
     expect(browser.cookies.has('_interaction')).toBe(true);
     expect(browser.cookies.has('_interaction.sig')).toBe(true);
   });
+
+  it('the interaction cookie is scoped to its interaction, HttpOnly and SameSite=Lax', async () => {
+    const res = await fetch(authUrl(w.acme, authParams()), { redirect: 'manual' });
+    const uid = /\/interaction\/([^/?]+)$/.exec(res.headers.get('location')!)![1]!;
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('_interaction='))!;
+    const path = new URL(w.acme.issuer).pathname;
+    expect(cookie).toContain(`path=${path}/interaction/${uid}`);
+    expect(cookie.toLowerCase()).toContain('httponly');
+    expect(cookie.toLowerCase()).toContain('samesite=lax');
+  });
+
+  it('prompt=none never signs in silently: login_required to the relying party, with state', async () => {
+    const res = await fetchWithJar(new Browser(), authUrl(w.acme, authParams({ prompt: 'none' })));
+    expect(res.status).toBe(303);
+    const to = new URL(res.location!);
+    expect(to.searchParams.get('error')).toBe('login_required');
+    expect(to.searchParams.get('state')).toBe('st-123');
+  });
 });

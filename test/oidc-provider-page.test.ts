@@ -252,8 +252,13 @@ describe('ending the interaction', () => {
     const { uid } = await openWalletPage(browser, w.acme, authParams());
     w.wallet.verify(w.acme.id, uid, alice);
     await followToRp(browser, `${w.acme.issuer}/interaction/${uid}/complete`);
+    // The session cookie exists, scoped to this organisation's provider (decision 0015 §2, gotcha 3)…
+    expect(browser.cookies.has('_session')).toBe(true);
     const again = await browser.request(authUrl(w.acme, authParams({ state: 'second' })));
+    // …and still the wallet page comes, not a code.
     expect(again.status).toBe(303);
     expect(again.location).toMatch(/\/interaction\/[^/]+$/);
+    const silent = await browser.request(authUrl(w.acme, authParams({ state: 'third', prompt: 'none' })));
+    expect(new URL(silent.location!).searchParams.get('error')).toBe('login_required');
   });
 });

@@ -97,13 +97,16 @@ const queryMode = async (ctx: KoaContextWithOIDC) => {
  */
 function walletEveryTime() {
   const policy = interactionPolicy.base();
-  policy
-    .get('login')
-    ?.checks.add(
-      new interactionPolicy.Check('wallet_every_time', 'a wallet sign-in is needed for every authorization', (ctx) =>
+  policy.get('login')?.checks.add(
+    // `prompt=none` then answers `login_required` (OpenID Connect Core §3.1.2.6), session or not.
+    new interactionPolicy.Check(
+      'wallet_every_time',
+      'a wallet sign-in is needed for every authorization',
+      'login_required',
+      (ctx) =>
         ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
-      ),
-    );
+    ),
+  );
   return policy;
 }
 
