@@ -9,6 +9,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { MasterKey } from '../crypto/master-key.js';
 import type { Db } from '../db/open.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.js';
 import type { KeyRing } from '../identity/keys.js';
 import { organisationName } from '../orgs/directory.js';
 import { safeErrorMessage } from '../util/errors.js';
@@ -16,7 +18,10 @@ import type { WalletSignIn } from '../wallet/sign-in.js';
 import type { RelyingParties } from './clients.js';
 import { adapterFactory } from './provider-adapter.js';
 import { logoutFormPage, onlyQueryResponseMode, providerConfiguration } from './provider-config.js';
-import { htmlHeaders } from './provider-html.js';
+import { errorPage, htmlHeaders } from './provider-html.js';
+
+/** Marks a provider answer whose request met a database outage (see `securityHeaders`). */
+const OUTAGE = Symbol('database unavailable');
 
 /** The path under which organisation `orgId`'s provider lives (SPEC 4.1). */
 export const providerPrefix = (orgId: string) => `/v3/service/extension/oidc/${orgId}`;
@@ -132,9 +137,12 @@ export class OrgProviders {
     provider.use(securityHeaders);
     provider.use(onlyQueryResponseMode);
     // A failed query's message carries its parameters (a token is a row's id): log the driver's line only.
-    provider.on('server_error', (_ctx, err: Error) =>
-      this.log?.error({ error: safeErrorMessage(err), orgId }, 'OpenID provider error'),
-    );
+    provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
+      if (!isDatabaseUnavailable(err))
+        return this.log?.error({ error: safeErrorMessage(err), orgId }, 'OpenID provider error');
+      (ctx.state as Record<symbol, boolean>)[OUTAGE] = true;
+      this.log?.warn({ error: safeErrorMessage(err), orgId }, 'database unavailable');
+    });
     return { provider, kids };
   }
 }
@@ -146,6 +154,13 @@ export class OrgProviders {
  */
 async function securityHeaders(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   await next();
+  // An outage is not a bug: 503 with Retry-After, as the rest of the API answers (docs/operations.md).
+  if ((ctx.state as Record<symbol, boolean>)[OUTAGE]) {
+    ctx.status = 503;
+    ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    if (ctx.response.is('html')) ctx.body = errorPage('Try again later', 'The service is temporarily unavailable.');
+    else ctx.body = { error: 'temporarily_unavailable', error_description: 'try again later' };
+  }
   // MIME sniffing and framing, on the JSON endpoints too.
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
