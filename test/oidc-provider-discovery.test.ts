@@ -58,6 +58,9 @@ describe('discovery and JWKS per organisation', () => {
   it("/jwks publishes Assent's ES256 key ring, public halves only", async () => {
     const res = await call(`${w.acme.issuer}/jwks`);
     expect(res.status).toBe(200);
+    // oidc-provider's own answers carry the API's security headers too.
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
     const ring = await s.ctx.keys.jwks();
     expect(res.body.keys.map((k: { kid: string }) => k.kid)).toEqual(ring.keys.map((k) => k.kid));
     for (const key of res.body.keys) {

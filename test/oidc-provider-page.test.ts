@@ -261,4 +261,16 @@ describe('ending the interaction', () => {
     const silent = await browser.request(authUrl(w.acme, authParams({ state: 'third', prompt: 'none' })));
     expect(new URL(silent.location!).searchParams.get('error')).toBe('login_required');
   });
+
+  it("the session cookie is scoped to the organisation's provider, so two organisations on one host do not share it", async () => {
+    const browser = new Browser();
+    const { uid } = await openWalletPage(browser, w.acme, authParams());
+    w.wallet.verify(w.acme.id, uid, alice);
+    const complete = await browser.request(`${w.acme.issuer}/interaction/${uid}/complete`);
+    const resume = await fetchWithJar(browser, complete.location!);
+    const session = resume.headers.getSetCookie().find((c) => c.startsWith('_session='))!;
+    expect(session).toContain(`path=${new URL(w.acme.issuer).pathname};`);
+    expect(session.toLowerCase()).toContain('httponly');
+    expect(new URL(resume.location!).searchParams.get('code')).toBeTruthy();
+  });
 });
