@@ -99,6 +99,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
       return asPage(reply, err);
     }
   };
+  // The "new code" button (a form post): the page then starts a new transaction.
   app.post(
     `${P}/interaction/:uid/refresh`,
     { config: { operation: 'oidc.wallet.refresh' }, schema: hidden },
@@ -133,11 +134,12 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
 
   app.all(`${P}/*`, { config: { operation: 'oidc.provider' }, schema: hidden }, async (request, reply) => {
     const { org } = request.params as Params;
-    // No provider is ever built for an organisation that does not exist (SPEC 4.1; N20).
-    if ((await providers.organisationName(org)) === null)
+    const prefix = `/v3/service/extension/oidc/${org}`;
+    // No provider is ever built for an organisation that does not exist (SPEC 4.1; N20), and the
+    // path must spell the organisation as its issuer does, or the mount path below would be wrong.
+    if (!request.raw.url!.startsWith(`${prefix}/`) || (await providers.organisationName(org)) === null)
       return html(reply, 404, errorPage('Unknown organisation', 'There is no such organisation.'));
     const provider = await providers.get(org);
-    const prefix = `/v3/service/extension/oidc/${org}`;
     const rest = request.raw.url!.slice(prefix.length) || '/';
     reply.hijack();
     // oidc-provider's mount path is `originalUrl` minus `url`: it must be the issuer's path (decision 0015 §2, gotcha 6).
