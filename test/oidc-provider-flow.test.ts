@@ -259,3 +259,25 @@ describe('RP-initiated logout', () => {
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 });
+
+describe('CORS of the token endpoint', () => {
+  it("allows the origin of one of the client's redirect URIs, and no other", async () => {
+    const form = {
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: RP_CALLBACK,
+      client_id: 'app',
+      code_verifier: 'v'.repeat(43),
+    };
+    const ask = (origin: string) =>
+      fetch(`${w.acme.issuer}/token`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    const mine = await ask('http://127.0.0.1:7');
+    expect(mine.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:7');
+    const other = await ask('https://evil.example');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

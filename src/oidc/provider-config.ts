@@ -177,6 +177,9 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     },
     interactions: { url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`, policy: walletEveryTime() },
     issueRefreshToken: () => false,
+    // A browser app may call /token and /userinfo only from the origin of one of its redirect URIs.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false,
     // SPEC 4.1: `redirect_uri` is required and matched exactly, even for a client with one.
     allowOmittingSingleRegisteredRedirectUri: false,
     ttl: TTL,
