@@ -100,6 +100,15 @@ describe('N20: unknown client, unregistered redirect URI or unknown organisation
       expect(res.body).not.toContain('<script');
     });
 
+  it('the error page echoes no parameter: a script in client_id or redirect_uri is not reflected', async () => {
+    const evil = '<script>alert(1)</script>';
+    for (const over of [{ client_id: evil }, { redirect_uri: `http://127.0.0.1:7/${evil}` }]) {
+      const res = await fetchWithJar(new Browser(), authUrl(w.acme, authParams(over)));
+      expect(res.status).toBe(400);
+      expect(res.body).not.toContain('alert(1)');
+    }
+  });
+
   it('unknown organisation', async () => {
     const res = await fetchWithJar(
       new Browser(),
