@@ -72,6 +72,11 @@ describe('the wallet page', () => {
       expect(await asset.text()).not.toBe('');
     }
     expect((await fetch(`${s.url}/assets/wallet-sign-in.0000000000000000.js`)).status).toBe(404);
+    // The script parses, and reads what the page puts in its data attributes.
+    const script = await (await fetch(`${s.url}${src}`)).text();
+    expect(() => new Function(script)).not.toThrow();
+    expect(script).toContain("getAttribute('data-status-url')");
+    expect(script).toContain("getAttribute('data-expires-at')");
   });
 
   it("escapes the relying party's name", async () => {
