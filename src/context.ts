@@ -39,6 +39,8 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications/service.js';
 import { createNotifications } from './notifications/start.js';
 import { RelyingPartyRegistry } from './oidc/clients.js';
+import { WalletInteractions } from './oidc/interaction.js';
+import { OrgProviders } from './oidc/provider.js';
 import { OidcClientService } from './oidc/service.js';
 import { AuditLogService } from './orgs/audit.js';
 import { RolesCache } from './orgs/roles-cache.js';
@@ -105,7 +107,14 @@ export interface Context {
    * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
    * API), `relyingParties` is what the provider reads.
    */
-  oidc: { clients: OidcClientService; relyingParties: RelyingPartyRegistry };
+  oidc: {
+    clients: OidcClientService;
+    relyingParties: RelyingPartyRegistry;
+    /** Each organisation's OpenID provider (docs/decisions/0017-wallet-sign-in-provider.md). */
+    providers: OrgProviders;
+    /** The wallet sign-in page's steps (docs/wallet.md "The sign-in page"). */
+    interactions: WalletInteractions;
+  };
   /**
    * The wallet verifier behind the provider's sign-in page (SPEC 4.1; docs/wallet.md): the provider
    * uses it as `WalletSignIn`; the wallet's endpoints call its `requestObject` and `receive`.
@@ -172,7 +181,19 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   };
   const notifications = createNotifications({ store, master, mailer, config });
   const walletSettings = new WalletSettingsService(store.db, master, new URL(config.publicUrl).hostname);
+  const walletFlow = new WalletFlow(store.db, master, walletSettings, config);
   let stop: (() => Promise<void>) | undefined;
+  const relyingParties = new RelyingPartyRegistry(store.db);
+  const wallet = () => ctx.wallet;
+  const providers = new OrgProviders({
+    db: store.db,
+    publicUrl: config.publicUrl,
+    trustProxy: Boolean(config.trustProxy),
+    keys,
+    master,
+    parties: relyingParties,
+    wallet,
+  });
   const ctx: Context = {
     config,
     store,
@@ -200,9 +221,14 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     invitations,
     images,
     federation,
-    oidc: { clients: new OidcClientService(store.db), relyingParties: new RelyingPartyRegistry(store.db) },
+    oidc: {
+      clients: new OidcClientService(store.db),
+      relyingParties,
+      providers,
+      interactions: new WalletInteractions(providers, relyingParties, wallet),
+    },
     webOrigins,
-    wallet: new WalletFlow(store.db, master, walletSettings, config),
+    wallet: walletFlow,
     walletSettings,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),

@@ -31,6 +31,7 @@ import { imageRoutes } from './images/routes.js';
 import { individualRoutes } from './individuals/routes.js';
 import { invitationRoutes } from './invitations/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
+import { providerRoutes } from './oidc/provider-routes.js';
 import { oidcClientRoutes } from './oidc/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { passwordRoutes } from './passwords/routes.js';
@@ -118,6 +119,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
   await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
+  // SPEC 4.1: each organisation's OpenID provider and its wallet sign-in page, at the root.
+  await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
   await app.register(
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });

@@ -90,7 +90,7 @@ export class ServiceUnavailable extends HttpError {
 }
 
 /** Seconds a client is told to wait after a database outage answer: a restart or failover takes a few. */
-const DATABASE_RETRY_AFTER_SECONDS = 2;
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** Route config flag: errors of this route carry the OAuth 2.0 `error` fields. */
 export interface OAuthRouteConfig {

@@ -231,6 +231,17 @@ export const ACCESS_POLICY = {
   'wallet.settings.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'wallet.oid4vp.request': { credential: 'none', who: 'a wallet holding the request_uri (once)' },
   'wallet.oid4vp.response': { credential: 'none', who: "a wallet answering a live transaction's request" },
+  'oidc.provider': {
+    credential: 'none',
+    who: 'anyone: the OpenID provider (SPEC 4.1) authenticates relying parties and individuals itself',
+  },
+  'oidc.wallet.page': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.status': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.refresh': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.complete': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.return': { credential: 'none', who: 'the wallet, in the browser holding the interaction cookie' },
+  'oidc.wallet.abort': { credential: 'none', who: 'the browser holding the interaction cookie' },
+  'oidc.wallet.asset': { credential: 'none', who: "anyone (the sign-in page's script and style)" },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

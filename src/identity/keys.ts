@@ -157,6 +157,21 @@ export class KeyRing {
     return this.verifiers.get(kid);
   }
 
+  /**
+   * The private JWKs (RFC 7517 §4, EC P-256, ES256) of every published key, the active one first:
+   * for the organisations' OpenID providers (src/oidc/provider.ts), which sign ID tokens with the
+   * first and publish all of them. Opens every sealed private half, so the caller caches the answer
+   * by `kid` list (see `jwks`).
+   * @throws {SealError} when the master key cannot open a stored key.
+   */
+  async privateJwks(): Promise<(PublicJwk & { d: string })[]> {
+    const rows = await store.listPublished(this.db);
+    return rows.map((row) => {
+      const { d } = JSON.parse(this.master.open(row.privateJwkSealed, SEAL_PURPOSE)) as { d: string };
+      return { ...(row.publicJwk as PublicJwk), d };
+    });
+  }
+
   /** The JWK Set (RFC 7517 §5) of every published key. */
   async jwks(): Promise<{ keys: PublicJwk[] }> {
     if (Date.now() - this.loadedAt > RELOAD_MS) await this.reload();

@@ -1,6 +1,6 @@
 /**
  * The purge of stale anti-automation counters (`login_throttle`, `rate_limits`) and of lapsed
- * refresh answers, and ended wallet transactions (docs/wallet.md). The counters are written by unauthenticated requests: a flood of logins with
+ * refresh answers, ended wallet transactions (docs/wallet.md) and the OpenID providers' expired state (src/oidc/lapsed.ts). The counters are written by unauthenticated requests: a flood of logins with
  * made-up usernames, or of password-reset requests, adds a row per name, so without a purge the
  * tables grow for as long as the attack lasts (ASVS 5.0 V2.4.1: anti-automation must not become a
  * resource-exhaustion vector itself). Only rows that no longer change any decision are deleted;
@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/open.js';
 import { purgeLapsed } from '../identity/lapsed.js';
+import { purgeExpiredProviderState } from '../oidc/lapsed.js';
 import { deleteExpired } from '../ratelimit/limit.js';
 import { purgeWalletTransactions } from '../wallet/flow.js';
 import { schedulePeriodic } from './periodic.js';
@@ -26,10 +27,11 @@ export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): (
     const { counters, successors } = await purgeLapsed(db, config);
     const keys = await deleteExpired(db);
     const walletTransactions = await purgeWalletTransactions(db);
-    if (counters + keys + successors + walletTransactions > 0)
+    const oidcRecords = await purgeExpiredProviderState(db);
+    if (counters + keys + successors + walletTransactions + oidcRecords > 0)
       log.info(
-        { counters, keys, successors, walletTransactions },
-        'stale throttle counters, lapsed refresh answers and ended wallet transactions purged',
+        { counters, keys, successors, walletTransactions, oidcRecords },
+        'stale throttle counters, lapsed refresh answers, ended wallet transactions and expired OpenID provider state purged',
       );
   });
 }

@@ -182,3 +182,9 @@ export async function leaveAll(tx: Executor, userId: string): Promise<void> {
   await tx.execute(sql`DELETE FROM user_roles WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM subscriptions WHERE user_id = ${userId}`);
 }
+
+/** The organisation's name, or null when there is no organisation with that ID. */
+export async function organisationName(db: Executor, orgId: string): Promise<string | null> {
+  const [row] = await db.select({ name: organisations.name }).from(organisations).where(eq(organisations.id, orgId));
+  return row?.name ?? null;
+}

@@ -1,3 +1,16 @@
+CREATE TABLE "oidc_provider_records" (
+	"org_id" uuid NOT NULL,
+	"model" text NOT NULL,
+	"id" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"grant_id" text,
+	"uid" text,
+	"user_code" text,
+	"expires_at" timestamp with time zone NOT NULL,
+	"consumed_at" timestamp with time zone,
+	CONSTRAINT "oidc_provider_records_org_id_model_id_pk" PRIMARY KEY("org_id","model","id")
+);
+--> statement-breakpoint
 CREATE TABLE "wallet_identities" (
 	"org_id" uuid NOT NULL,
 	"issuer" text NOT NULL,
@@ -48,10 +61,14 @@ CREATE TABLE "wallet_transactions" (
 	CONSTRAINT "wallet_transactions_enc_kid_unique" UNIQUE("enc_kid")
 );
 --> statement-breakpoint
+ALTER TABLE "oidc_provider_records" ADD CONSTRAINT "oidc_provider_records_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "wallet_identities" ADD CONSTRAINT "wallet_identities_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "wallet_identities" ADD CONSTRAINT "wallet_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "wallet_settings" ADD CONSTRAINT "wallet_settings_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "wallet_transactions" ADD CONSTRAINT "wallet_transactions_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "oidc_provider_records_grant" ON "oidc_provider_records" USING btree ("org_id","grant_id");--> statement-breakpoint
+CREATE INDEX "oidc_provider_records_uid" ON "oidc_provider_records" USING btree ("org_id","model","uid");--> statement-breakpoint
+CREATE INDEX "oidc_provider_records_expires" ON "oidc_provider_records" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "wallet_identities_user" ON "wallet_identities" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "wallet_transactions_interaction" ON "wallet_transactions" USING btree ("org_id","interaction_uid");--> statement-breakpoint
 CREATE INDEX "wallet_transactions_expires" ON "wallet_transactions" USING btree ("expires_at");

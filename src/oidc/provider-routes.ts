@@ -1,0 +1,149 @@
+/**
+ * Routes of the organisations' OpenID providers (SPEC 4.1; docs/wallet.md "The OpenID provider"),
+ * at the root (the SPEC gives the path with its own version prefix):
+ * - `GET /v3/service/extension/oidc/{organisationId}/interaction/{uid}`: the wallet page (HTML)
+ * - `GET …/interaction/{uid}/status`: `{status, next?}` for the page's poll (JSON)
+ * - `POST …/interaction/{uid}/refresh`: a new code (303 to the page)
+ * - `GET …/interaction/{uid}/complete`, `…/wallet-return?response_code=…`, `…/abort`: end the interaction (303)
+ * - every other path under `…/{organisationId}/`: oidc-provider (`/auth`, `/token`, `/userinfo`,
+ *   `/jwks`, `/.well-known/openid-configuration`, `/session/end`), by raw dispatch (decision 0015 §2)
+ * - `GET /assets/{file}`: the page's hashed script and stylesheet
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InteractionError, type WalletInteractions } from './interaction.js';
+import type { OrgProviders } from './provider.js';
+import { ASSET_PREFIX, assetByName } from './provider-assets.js';
+import { errorPage, htmlHeaders } from './provider-html.js';
+import { otherDevicePage, walletPage } from './provider-page.js';
+
+/** The options: the providers and the interaction steps, built by `createContext` (`ctx.oidc`). */
+export interface ProviderRouteOptions {
+  providers: OrgProviders;
+  interactions: WalletInteractions;
+}
+
+const P = '/v3/service/extension/oidc/:org';
+type Params = { org: string; uid: string };
+const hidden = { hide: true };
+
+/** Sends an HTML page with the provider pages' headers. */
+function html(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).headers(htmlHeaders()).send(body);
+}
+
+/** Renders a refusal as the error page; anything else is the app's error handler's. */
+function asPage(reply: FastifyReply, err: unknown) {
+  if (err instanceof InteractionError) return html(reply, err.status, errorPage(err.title, err.message));
+  throw err;
+}
+
+/** The routes; registered at the root by `buildApp`. */
+export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = async (
+  app,
+  { providers, interactions },
+) => {
+  providers.setLogger(app.log);
+  // oidc-provider reads the bodies of /token and /session/end/confirm itself: leave the stream unread.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  const raw = (request: FastifyRequest, reply: FastifyReply) => ({ req: request.raw, res: reply.raw });
+
+  app.get(
+    `${ASSET_PREFIX}:file`,
+    { config: { operation: 'oidc.wallet.asset' }, schema: hidden },
+    async (request, reply) => {
+      const asset = assetByName((request.params as { file: string }).file);
+      if (!asset) return reply.code(404).send({ Code: 404, Message: 'Not found' });
+      // The name carries the content's hash: a changed file has a new name, so caching for ever is safe.
+      return reply.type(asset.type).header('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body);
+    },
+  );
+
+  app.get(
+    `${P}/interaction/:uid`,
+    { config: { operation: 'oidc.wallet.page' }, schema: hidden },
+    async (request, reply) => {
+      const { org, uid } = request.params as Params;
+      try {
+        return html(reply, 200, await walletPage(await interactions.pageModel(org, uid, raw(request, reply))));
+      } catch (err) {
+        return asPage(reply, err);
+      }
+    },
+  );
+
+  app.get(
+    `${P}/interaction/:uid/status`,
+    { config: { operation: 'oidc.wallet.status' }, schema: hidden },
+    async (request, reply) => {
+      const { org, uid } = request.params as Params;
+      try {
+        const body = await interactions.status(org, uid, raw(request, reply));
+        return reply.header('Cache-Control', 'no-store').send(body);
+      } catch (err) {
+        if (!(err instanceof InteractionError)) throw err;
+        return reply
+          .code(err.status)
+          .header('Cache-Control', 'no-store')
+          .send({ Code: err.status, Message: err.message });
+      }
+    },
+  );
+
+  const ending = (step: 'refresh' | 'complete' | 'abort') => async (request: FastifyRequest, reply: FastifyReply) => {
+    const { org, uid } = request.params as Params;
+    try {
+      return reply.redirect(await interactions[step](org, uid, raw(request, reply)), 303);
+    } catch (err) {
+      return asPage(reply, err);
+    }
+  };
+  // The "new code" button (a form post): the page then starts a new transaction.
+  app.post(
+    `${P}/interaction/:uid/refresh`,
+    { config: { operation: 'oidc.wallet.refresh' }, schema: hidden },
+    (request, reply) => ending('refresh')(request, reply),
+  );
+  app.get(
+    `${P}/interaction/:uid/complete`,
+    { config: { operation: 'oidc.wallet.complete' }, schema: hidden },
+    (request, reply) => ending('complete')(request, reply),
+  );
+  app.get(
+    `${P}/interaction/:uid/abort`,
+    { config: { operation: 'oidc.wallet.abort' }, schema: hidden },
+    (request, reply) => ending('abort')(request, reply),
+  );
+
+  app.get(
+    `${P}/interaction/:uid/wallet-return`,
+    { config: { operation: 'oidc.wallet.return' }, schema: hidden },
+    async (request, reply) => {
+      const { org, uid } = request.params as Params;
+      const code = (request.query as { response_code?: unknown }).response_code;
+      if (typeof code !== 'string' || code === '') return html(reply, 200, otherDevicePage());
+      try {
+        const next = await interactions.walletReturn(org, uid, code, raw(request, reply));
+        return next ? reply.redirect(next, 303) : html(reply, 200, otherDevicePage());
+      } catch (err) {
+        return asPage(reply, err);
+      }
+    },
+  );
+
+  app.all(`${P}/*`, { config: { operation: 'oidc.provider' }, schema: hidden }, async (request, reply) => {
+    const { org } = request.params as Params;
+    const prefix = `/v3/service/extension/oidc/${org}`;
+    // No provider is ever built for an organisation that does not exist (SPEC 4.1; N20), and the
+    // path must spell the organisation as its issuer does, or the mount path below would be wrong.
+    if (!request.raw.url!.startsWith(`${prefix}/`) || (await providers.organisationName(org)) === null)
+      return html(reply, 404, errorPage('Unknown organisation', 'There is no such organisation.'));
+    const provider = await providers.get(org);
+    const rest = request.raw.url!.slice(prefix.length) || '/';
+    reply.hijack();
+    // oidc-provider's mount path is `originalUrl` minus `url`: it must be the issuer's path (decision 0015 §2, gotcha 6).
+    Object.assign(request.raw, { originalUrl: `${providers.mountPath(org)}${rest}`, url: rest });
+    await provider.callback()(request.raw, reply.raw);
+  });
+};
