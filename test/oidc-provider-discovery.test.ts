@@ -82,6 +82,15 @@ describe('discovery and JWKS per organisation', () => {
     const res = await fetch(`${s.url}/v3/service/extension/oidc/${encoded}/.well-known/openid-configuration`);
     expect(res.status).toBe(404);
   });
+
+  it("a path under the wallet's oid4vp/ endpoints that no wallet route matches is the API's JSON 404, not the provider's page", async () => {
+    // 137 characters: over the router's parameter limit, so the request route does not match.
+    for (const org of [w.acme.id, 'fuzz']) {
+      const res = await fetch(`${s.url}/v3/service/extension/oidc/${org}/oid4vp/request/${'a'.repeat(137)}`);
+      expect(res.status, org).toBe(404);
+      expect(await res.json(), org).toEqual({ Code: 404, Message: 'Not found' });
+    }
+  });
 });
 
 describe('N20: unknown client, unregistered redirect URI or unknown organisation: error page, no redirect', () => {

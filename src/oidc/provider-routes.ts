@@ -11,6 +11,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NotFound } from '../http/errors.js';
 import { InteractionError, type WalletInteractions } from './interaction.js';
 import type { OrgProviders } from './provider.js';
 import { ASSET_PREFIX, assetByName } from './provider-assets.js';
@@ -135,6 +136,10 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
   app.all(`${P}/*`, { config: { operation: 'oidc.provider' }, schema: hidden }, async (request, reply) => {
     const { org } = request.params as Params;
     const prefix = `/v3/service/extension/oidc/${org}`;
+    // The wallet's endpoints (src/wallet/routes.ts) are not the provider's: a path under them that
+    // their routes did not match (e.g. a parameter over the router's 100 characters) is the API's
+    // JSON 404, which a wallet can read, not the provider's HTML page.
+    if (request.raw.url!.startsWith(`${prefix}/oid4vp/`)) throw new NotFound();
     // No provider is ever built for an organisation that does not exist (SPEC 4.1; N20), and the
     // path must spell the organisation as its issuer does, or the mount path below would be wrong.
     if (!request.raw.url!.startsWith(`${prefix}/`) || (await providers.organisationName(org)) === null)
