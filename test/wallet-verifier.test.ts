@@ -308,10 +308,10 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     expect(atBravo.answer.body.redirect_uri).toContain(`/oidc/${bravoId}/interaction/`);
     const atAcme = await signIn({ credential: bravoCredential });
     expect(atAcme.answer.status).toBe(400);
-    expect(await h.noCode(atAcme.flow)).toBe('failed');
+    expect((await h.noCode(atAcme.flow)).status).toBe('failed');
     const acmeAtBravo = await signIn({ orgId: bravoId, token });
     expect(acmeAtBravo.answer.status).toBe(400);
-    expect(await h.noCode(acmeAtBravo.flow)).toBe('failed');
+    expect((await h.noCode(acmeAtBravo.flow)).status).toBe('failed');
     const bravoClaims = await idTokenOf(atBravo.flow);
     expect(bravoClaims.iss).toBe(h.issuerOf(bravoId));
     expect(bravoClaims.email).toBe('alice.wallet@example.test');

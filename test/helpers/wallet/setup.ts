@@ -36,9 +36,10 @@ export interface WalletHarness {
   /**
    * Asserts that the sign-in issues no code: the status endpoint does not say verified, and
    * completing it does not give the relying party a code.
-   * @returns what the status endpoint said.
+   * @returns what the status endpoint said, and the relying party's callback URL when completing
+   *   got there (with `error`, never `code`), else null.
    */
-  noCode(b: BegunSignIn): Promise<string>;
+  noCode(b: BegunSignIn): Promise<{ status: string; rp: URL | null }>;
   /** PUTs wallet settings for an organisation as its Owner. */
   configure(settings: Record<string, unknown>, orgId?: string): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
@@ -103,7 +104,7 @@ export async function startWalletHarness(settings: Record<string, unknown> = {})
       if (status === 'verified') throw new Error('the status endpoint says verified');
       const { rp } = await tryFinish(b);
       if (rp?.searchParams.has('code')) throw new Error('the relying party received a code');
-      return status;
+      return { status, rp };
     },
     async stop() {
       await status.close();
