@@ -1,5 +1,5 @@
 /**
- * The verifier's completion rules and the lifecycle of its transactions and accounts (SPEC 4.1;
+ * The verifier's status lists, completion rules and the lifecycle of its transactions and accounts (SPEC 4.1;
  * ../shared/WALLET.md §4.5, §4.8; HAIP 1.0 §5.1; docs/decisions/0018-wallet-verifier.md), driven
  * over HTTP: a relying party's `/auth` in a cookie-keeping user agent, the wallet page's deep link
  * handed to the test wallet, the page's status endpoint and its completion.
@@ -26,6 +26,31 @@ async function signIn(opts: { credential?: string; wallet?: TestWallet } = {}) {
   const answer = await wallet.present(await wallet.resolve(flow.deepLink), opts.credential ?? (await h.credential()));
   return { flow, answer };
 }
+
+describe('status lists (WALLET.md §4.4; draft-ietf-oauth-status-list)', () => {
+  it('a credential with a status list entry that is valid is accepted', async () => {
+    const uri = h.status.list('good', h.pki.statusSigner);
+    const { flow, answer } = await signIn({ credential: await h.credential({ status: { idx: 3, uri } }) });
+    expect(answer.status).toBe(200);
+    expect((await pageStatus(flow)).status).toBe('verified');
+  });
+
+  it('a status list with a ttl is fetched once and reused within it; without ttl it is fetched every time', async () => {
+    const cached = h.status.list('cached', h.pki.statusSigner);
+    h.status.tamper('cached', { ttl: 120 });
+    for (let i = 0; i < 2; i++) {
+      const { answer } = await signIn({ credential: await h.credential({ status: { idx: i, uri: cached } }) });
+      expect(answer.status).toBe(200);
+    }
+    expect(h.status.fetches.get('cached')).toBe(1);
+    const fresh = h.status.list('fresh', h.pki.statusSigner);
+    for (let i = 0; i < 2; i++)
+      expect((await signIn({ credential: await h.credential({ status: { idx: i, uri: fresh } }) })).answer.status).toBe(
+        200,
+      );
+    expect(h.status.fetches.get('fresh')).toBe(2);
+  });
+});
 
 describe('completion rules', () => {
   it('sameDeviceOnly: completion needs the response_code; polling completion is refused (HAIP 1.0 §5.1)', async () => {

@@ -227,29 +227,6 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     }
   });
 
-  it('a credential with a status list entry that is valid is accepted', async () => {
-    const uri = h.status.list('good', h.pki.statusSigner);
-    const { flow, answer } = await signIn({ credential: await h.credential({ status: { idx: 3, uri } }) });
-    expect(answer.status).toBe(200);
-    expect((await pageStatus(flow)).status).toBe('verified');
-  });
-
-  it('a status list with a ttl is fetched once and reused within it; without ttl it is fetched every time', async () => {
-    const cached = h.status.list('cached', h.pki.statusSigner);
-    h.status.tamper('cached', { ttl: 120 });
-    for (let i = 0; i < 2; i++) {
-      const { answer } = await signIn({ credential: await h.credential({ status: { idx: i, uri: cached } }) });
-      expect(answer.status).toBe(200);
-    }
-    expect(h.status.fetches.get('cached')).toBe(1);
-    const fresh = h.status.list('fresh', h.pki.statusSigner);
-    for (let i = 0; i < 2; i++)
-      expect((await signIn({ credential: await h.credential({ status: { idx: i, uri: fresh } }) })).answer.status).toBe(
-        200,
-      );
-    expect(h.status.fetches.get('fresh')).toBe(2);
-  });
-
   it('the request object: signed, typed, no-store, served once (WALLET.md §4.3)', async () => {
     const { deepLink } = await h.start();
     const requestUri = new URL(deepLink).searchParams.get('request_uri')!;
