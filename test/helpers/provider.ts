@@ -175,8 +175,18 @@ export function parsePage(html: string) {
  * Opens `/auth` in the browser and follows oidc-provider's 303 to the wallet page.
  * @returns the interaction `uid`, the page's URL and its HTML.
  */
-export async function openWalletPage(browser: Browser, org: TestOrg, params: Record<string, string>) {
-  const auth = await browser.request(authUrl(org, params));
+export function openWalletPage(browser: Browser, org: TestOrg, params: Record<string, string>) {
+  return followAuthToPage(browser, authUrl(org, params));
+}
+
+/**
+ * Opens an authorization URL in the browser and follows oidc-provider's 303 to the wallet page,
+ * whatever that page answers.
+ * @returns the interaction `uid`, the page's URL and its answer.
+ * @throws Error when `/auth` does not answer 303 to an interaction.
+ */
+export async function followAuthToPage(browser: Browser, url: string) {
+  const auth = await browser.request(url);
   if (auth.status !== 303 || !auth.location) throw new Error(`/auth answered ${auth.status}: ${auth.body}`);
   const pageUrl = auth.location;
   const uid = /\/interaction\/([^/?]+)$/.exec(new URL(pageUrl).pathname)?.[1];

@@ -7,7 +7,7 @@
  * leave for the relying party.
  */
 import { Browser } from '../oidc.js';
-import { fetchWithJar, parsePage, RP_CALLBACK } from '../provider.js';
+import { fetchWithJar, followAuthToPage, parsePage, RP_CALLBACK } from '../provider.js';
 
 /** A sign-in begun at an organisation's provider, up to its wallet page. */
 export interface BegunSignIn {
@@ -49,21 +49,17 @@ export function signInParams(clientId: string, over: Record<string, string> = {}
 export async function beginSignIn(auth: string | URL, browser = new Browser()): Promise<BegunSignIn> {
   const url = new URL(auth);
   const issuer = url.href.slice(0, url.href.indexOf('/auth?'));
-  const first = await browser.request(url.href);
-  if (first.status !== 303 || !first.location) throw new Error(`/auth answered ${first.status}: ${first.body}`);
-  const uid = /\/interaction\/([^/?]+)$/.exec(new URL(first.location).pathname)?.[1];
-  if (!uid) throw new Error(`not an interaction URL: ${first.location}`);
-  const page = await fetchWithJar(browser, first.location);
+  const { uid, pageUrl, res: page } = await followAuthToPage(browser, url.href);
   const { deepLink, statusUrl } = parsePage(page.body);
   if (page.status !== 200 || !deepLink || !statusUrl) throw new Error(`the page answered ${page.status}: ${page.body}`);
   return {
     browser,
     issuer,
     uid,
-    pageUrl: first.location,
+    pageUrl,
     html: page.body,
     deepLink,
-    statusUrl: new URL(statusUrl, first.location).href,
+    statusUrl: new URL(statusUrl, pageUrl).href,
     state: url.searchParams.get('state') ?? '',
   };
 }
