@@ -53,11 +53,13 @@ describe('status lists (WALLET.md §4.4; draft-ietf-oauth-status-list)', () => {
 });
 
 describe('completion rules', () => {
-  it('sameDeviceOnly: completion needs the response_code; polling completion is refused (HAIP 1.0 §5.1)', async () => {
+  it('sameDeviceOnly: completion needs the response_code; the status names no completion and polling completion is refused (HAIP 1.0 §5.1)', async () => {
     expect((await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], sameDeviceOnly: true })).status).toBe(200);
     try {
       const { flow, answer } = await signIn();
       expect(answer.status).toBe(200);
+      // The page must not be sent to a completion that cannot succeed: it waits for the wallet's redirect.
+      expect(await pageStatus(flow)).toEqual({ status: 'verified' });
       const polled = await tryFinish(flow);
       expect(polled.rp?.searchParams.get('code') ?? null).toBeNull();
       const rp = await finishSignIn(flow, responseCodeOf(answer.body));
