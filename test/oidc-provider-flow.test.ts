@@ -3,7 +3,8 @@
  * `openid-client` relying party (SPEC 4.1; WALLET.md §4.2, §4.6, §5.2, §5.3 N21, N22): a
  * confidential client (client_secret_basic, client_secret_post) and a public one with PKCE S256,
  * the ID token checked against the provider's JWKS, userinfo, single-use codes, and RP-initiated
- * logout. The fake wallet (test/helpers/fake-wallet.ts) marks the transaction verified.
+ * logout. The test wallet (test/helpers/wallet/) answers the page's request; the real verifier
+ * (src/wallet/) signs the credential's individual in.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import {
   Browser,
+  WALLET_CLAIMS as CLAIMS,
   fetchWithJar,
   followToRp,
   type ProviderWorld,
@@ -22,15 +24,12 @@ import {
 
 let s: TestAssent;
 let w: ProviderWorld;
-let alice: string;
-const CLAIMS = { email: 'alice@acme.example', email_verified: true, given_name: 'Alice' };
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
 beforeAll(async () => {
   s = await startAssent();
   w = await providerWorld(s);
-  alice = s.ids.organisations.acme!.users['alice@acme.example']!;
-});
+}, 60_000);
 afterAll(() => s?.stop());
 
 /** A stock relying party's configuration for `shop` (confidential) or `app` (public). */
@@ -41,8 +40,8 @@ async function rp(org: TestOrg, kind: 'basic' | 'post' | 'public', secret = org.
 }
 
 /**
- * Runs the browser part: the RP's authorization URL, the wallet page, the wallet (fake) verifies
- * Alice, the page completes; returns the RP's callback URL and what the RP must remember.
+ * Runs the browser part: the RP's authorization URL, the wallet page, the test wallet presents the
+ * organisation's credential, the page completes; returns the RP's callback URL and what the RP must remember.
  */
 async function authorize(config: oidc.Configuration, org: TestOrg) {
   const verifier = oidc.randomPKCECodeVerifier();
@@ -60,8 +59,9 @@ async function authorize(config: oidc.Configuration, org: TestOrg) {
   const auth = await browser.request(url.href);
   expect(auth.status).toBe(303);
   const uid = /\/interaction\/([^/?]+)$/.exec(auth.location!)![1]!;
-  expect((await fetchWithJar(browser, auth.location!)).status).toBe(200);
-  w.wallet.verify(org.id, uid, alice, CLAIMS);
+  const page = await fetchWithJar(browser, auth.location!);
+  expect(page.status).toBe(200);
+  expect((await w.present(org, page.body)).status).toBe(200);
   const callback = await followToRp(browser, `${org.issuer}/interaction/${uid}/complete`);
   return { callback, verifier, state, nonce, browser };
 }
@@ -95,15 +95,15 @@ describe('a stock openid-client relying party signs an individual in through the
     expect(payload).toMatchObject({
       iss: w.acme.issuer,
       aud: 'shop',
-      sub: alice,
+      sub: expect.stringMatching(/^[0-9a-f-]{36}$/),
       nonce,
       acr: 'urn:assent:acr:wallet',
       amr: ['pop'],
       ...CLAIMS,
     });
     expect(typeof payload.auth_time).toBe('number');
-    const info = await oidc.fetchUserInfo(config, tokens.access_token, alice);
-    expect(info).toMatchObject({ sub: alice, ...CLAIMS });
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, payload.sub!);
+    expect(info).toMatchObject({ sub: payload.sub, ...CLAIMS });
   });
 
   it('confidential client (client_secret_post)', async () => {
@@ -114,7 +114,7 @@ describe('a stock openid-client relying party signs an individual in through the
       expectedState: state,
       expectedNonce: nonce,
     });
-    expect(tokens.claims()!.sub).toBe(alice);
+    expect(tokens.claims()).toMatchObject(CLAIMS);
   });
 
   it('public client with PKCE S256 and no secret', async () => {
@@ -126,7 +126,7 @@ describe('a stock openid-client relying party signs an individual in through the
       expectedNonce: nonce,
     });
     const { payload } = await verifyIdToken(tokens.id_token!, w.acme, 'app');
-    expect(payload.sub).toBe(alice);
+    expect(payload).toMatchObject(CLAIMS);
     expect(tokens.refresh_token).toBeUndefined();
   });
 

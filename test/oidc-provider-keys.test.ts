@@ -22,10 +22,12 @@ import {
   type TestOrg,
 } from './helpers/provider.js';
 
-/** Signs Alice in at `org` in `browser` (already on the wallet page of `uid`) and returns the ID token. */
-async function finish(s: TestAssent, w: ProviderWorld, browser: Browser, uid: string, verifier = 'v'.repeat(43)) {
-  const alice = s.ids.organisations.acme!.users['alice@acme.example']!;
-  w.wallet.verify(w.acme.id, uid, alice);
+/**
+ * The test wallet answers the wallet page (`page`, its HTML) of `uid` at acme, the browser completes
+ * and the relying party redeems the code; returns the ID token.
+ */
+async function finish(w: ProviderWorld, browser: Browser, uid: string, page: string, verifier = 'v'.repeat(43)) {
+  expect((await w.present(w.acme, page)).status).toBe(200);
   const callback = await followToRp(browser, `${w.acme.issuer}/interaction/${uid}/complete`);
   const res = await fetch(`${w.acme.issuer}/token`, {
     method: 'POST',
@@ -63,14 +65,14 @@ describe('key rotation in a serving process', () => {
   beforeAll(async () => {
     s = await startAssent();
     w = await providerWorld(s);
-  });
+  }, 60_000);
   afterAll(() => s?.stop());
 
   it('after a rotation new ID tokens carry the new kid, /jwks lists both, and an interaction cookie set before it still works', async () => {
     const oldKid = (await s.ctx.keys.signingKey()).kid;
     const earlier = new Browser();
     const before = await openWalletPage(earlier, w.acme, authParams(PKCE));
-    const first = await finish(s, w, earlier, before.uid);
+    const first = await finish(w, earlier, before.uid, before.res.body);
     expect(decodeProtectedHeader(first).kid).toBe(oldKid);
 
     const pending = new Browser();
@@ -85,7 +87,7 @@ describe('key rotation in a serving process', () => {
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual([newKid, oldKid]);
 
     // The cookie signed before the rotation still opens its interaction; the code's ID token has the new kid.
-    const idToken = await finish(s, w, pending, opened.uid);
+    const idToken = await finish(w, pending, opened.uid, opened.res.body);
     expect(decodeProtectedHeader(idToken).kid).toBe(newKid);
     await verifies(idToken, w.acme);
     // A token signed before the rotation still verifies against the published set.

@@ -1,10 +1,10 @@
 /**
  * The wallet sign-in page and its interaction endpoints (WALLET.md §4.1, §4.2, §4.8, §5.3 N18,
- * N23, N24; docs/wallet.md "The sign-in page"), with the fake wallet of test/helpers/fake-wallet.ts
- * playing the verifier.
+ * N23, N24; docs/wallet.md "The sign-in page"), with the test wallet of test/helpers/wallet/
+ * answering the page's request and the real verifier behind the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAssent, type TestAssent } from './helpers/assent.js';
+import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import {
   authParams,
   authUrl,
@@ -16,17 +16,19 @@ import {
   type ProviderWorld,
   parsePage,
   providerWorld,
+  responseCodeOf,
 } from './helpers/provider.js';
 
 let s: TestAssent;
 let w: ProviderWorld;
-let alice: string;
 
 beforeAll(async () => {
   s = await startAssent();
   w = await providerWorld(s);
-  alice = s.ids.organisations.acme!.users['alice@acme.example']!;
-});
+}, 60_000);
+
+/** The request_uri of a page's deep link: 200 while its transaction is the interaction's current one. */
+const requestUriOf = (html: string) => new URL(parsePage(html).deepLink!).searchParams.get('request_uri')!;
 afterAll(() => s?.stop());
 
 function expectPageHeaders(headers: Headers) {
@@ -94,16 +96,17 @@ describe('the wallet page', () => {
   });
 
   it('without the interaction cookie the page is an error page, and no transaction starts', async () => {
-    const { pageUrl } = await openWalletPage(new Browser(), w.acme, authParams());
-    const before = w.wallet.started;
+    const { pageUrl, res: page } = await openWalletPage(new Browser(), w.acme, authParams());
     const res = await fetchWithJar(new Browser(), pageUrl);
     expect(res.status).toBe(400);
     expectPageHeaders(res.headers);
-    expect(w.wallet.started).toBe(before);
+    // A new transaction would have replaced the page's: its request object still answers.
+    expect((await fetch(requestUriOf(page.body))).status).toBe(200);
   });
 
   it('an organisation without wallet settings gets an error page (404) instead of a QR code', async () => {
-    w.wallet.unconfigured.add(w.beta.id);
+    const settings = `${s.url}/v1/organizations/${w.beta.id}/wallet`;
+    expect((await call(settings, { method: 'DELETE', token: w.beta.ownerToken })).status).toBe(204);
     try {
       const { res } = await openWalletPage(new Browser(), w.beta, authParams());
       expect(res.status).toBe(404);
@@ -111,28 +114,30 @@ describe('the wallet page', () => {
       expect(res.body).toContain('Wallet sign-in unavailable');
       expect(res.body).not.toContain('<svg');
     } finally {
-      w.wallet.unconfigured.delete(w.beta.id);
+      const put = await call(settings, { method: 'PUT', token: w.beta.ownerToken, body: w.beta.walletSettings });
+      expect(put.status).toBe(200);
     }
   });
 
   it('"new code" starts a new transaction: 303 to the page, which shows another request', async () => {
     const browser = new Browser();
-    const { uid, pageUrl, res } = await openWalletPage(browser, w.acme, authParams());
-    const first = w.wallet.transaction(w.acme.id, uid);
+    const { pageUrl, res } = await openWalletPage(browser, w.acme, authParams());
     const refreshed = await fetchWithJar(browser, `${s.url}${parsePage(res.body).refreshAction}`, { method: 'POST' });
     expect(refreshed.status).toBe(303);
     expect(refreshed.location).toBe(pageUrl);
     const again = await fetchWithJar(browser, pageUrl);
     expect(again.status).toBe(200);
-    expect(w.wallet.transaction(w.acme.id, uid)).not.toBe(first);
     expect(parsePage(again.body).deepLink).not.toBe(parsePage(res.body).deepLink);
+    // The first code stopped working: its transaction is gone.
+    expect((await fetch(requestUriOf(res.body))).status).toBe(404);
+    expect((await w.present(w.acme, again.body)).status).toBe(200);
   });
 });
 
 describe('N24: status and complete need the interaction cookie and answer no personal data', () => {
   it('status: 400 JSON without the cookie, {status} with it', async () => {
     const browser = new Browser();
-    const { uid, res } = await openWalletPage(browser, w.acme, authParams());
+    const { res } = await openWalletPage(browser, w.acme, authParams());
     const statusUrl = `${s.url}${parsePage(res.body).statusUrl}`;
     const anonymous = await fetchWithJar(new Browser(), statusUrl);
     expect(anonymous.status).toBe(400);
@@ -141,7 +146,7 @@ describe('N24: status and complete need the interaction cookie and answer no per
     expect(pending.status).toBe(200);
     expect(pending.headers.get('cache-control')).toBe('no-store');
     expect(JSON.parse(pending.body)).toEqual({ status: 'pending' });
-    w.wallet.verify(w.acme.id, uid, alice, { email: 'alice@acme.example', email_verified: true });
+    expect((await w.present(w.acme, res.body)).status).toBe(200);
     const verified = JSON.parse((await fetchWithJar(browser, statusUrl)).body);
     expect(verified).toEqual({ status: 'verified', next: expect.stringMatching(/\/interaction\/[^/]+\/complete$/) });
     expect(JSON.stringify(verified)).not.toContain('alice');
@@ -150,8 +155,8 @@ describe('N24: status and complete need the interaction cookie and answer no per
 
   it('N23: complete from another cookie jar while the transaction is verified: refused, no code; the right browser then gets the code', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    expect((await w.present(w.acme, page.body)).status).toBe(200);
     const completeUrl = `${w.acme.issuer}/interaction/${uid}/complete`;
     const intruder = await fetchWithJar(new Browser(), completeUrl);
     expect(intruder.status).toBe(400);
@@ -167,8 +172,8 @@ describe('N24: status and complete need the interaction cookie and answer no per
     const browser = new Browser();
     const { uid: mine } = await openWalletPage(browser, w.acme, authParams());
     const other = new Browser();
-    const { uid: theirs } = await openWalletPage(other, w.acme, authParams());
-    w.wallet.verify(w.acme.id, theirs, alice);
+    const { uid: theirs, res: page } = await openWalletPage(other, w.acme, authParams());
+    expect((await w.present(w.acme, page.body)).status).toBe(200);
     expect(mine).not.toBe(theirs);
     const res = await fetchWithJar(browser, `${w.acme.issuer}/interaction/${theirs}/complete`);
     expect(res.status).toBe(400);
@@ -186,8 +191,9 @@ describe('N24: status and complete need the interaction cookie and answer no per
 describe('ending the interaction', () => {
   it('N18: the wallet declines: the page sees failed, and the relying party gets access_denied with its state', async () => {
     const browser = new Browser();
-    const { uid, res } = await openWalletPage(browser, w.acme, authParams());
-    w.wallet.fail(w.acme.id, uid, 'access_denied');
+    const { res } = await openWalletPage(browser, w.acme, authParams());
+    const declined = await w.present(w.acme, res.body, { error: 'access_denied' });
+    expect(declined).toMatchObject({ status: 200, body: {} });
     const status = JSON.parse((await fetchWithJar(browser, `${s.url}${parsePage(res.body).statusUrl}`)).body);
     expect(status.status).toBe('failed');
     const rp = await followToRp(browser, `${s.url}${status.next}`);
@@ -198,8 +204,11 @@ describe('ending the interaction', () => {
 
   it('a presentation that failed verification: access_denied too', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    w.wallet.fail(w.acme.id, uid, 'invalid_presentation');
+    const { uid, res } = await openWalletPage(browser, w.acme, authParams());
+    const refused = await w.present(w.acme, res.body, { nonce: 'the-relying-partys-nonce' });
+    expect(refused.status).toBe(400);
+    const status = JSON.parse((await fetchWithJar(browser, `${s.url}${parsePage(res.body).statusUrl}`)).body);
+    expect(status.status).toBe('failed');
     const rp = await followToRp(browser, `${w.acme.issuer}/interaction/${uid}/complete`);
     expect(rp.searchParams.get('error')).toBe('access_denied');
   });
@@ -214,8 +223,8 @@ describe('ending the interaction', () => {
 
   it('same device: the wallet-return with the response code in the browser holding the cookie issues the code', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    const responseCode = w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    const responseCode = responseCodeOf(await w.present(w.acme, page.body));
     const url = `${w.acme.issuer}/interaction/${uid}/wallet-return?response_code=${responseCode}`;
     const rp = await followToRp(browser, url);
     expect(rp.searchParams.get('code')).toBeTruthy();
@@ -224,8 +233,8 @@ describe('ending the interaction', () => {
 
   it('N23: the wallet-return opened in another cookie jar shows "continue on your other device" and issues nothing', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    const responseCode = w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    const responseCode = responseCodeOf(await w.present(w.acme, page.body));
     const url = `${w.acme.issuer}/interaction/${uid}/wallet-return?response_code=${responseCode}`;
     const elsewhere = await fetchWithJar(new Browser(), url);
     expect(elsewhere.status).toBe(200);
@@ -239,8 +248,8 @@ describe('ending the interaction', () => {
 
   it('N23: a wrong or reused response code is refused', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    const responseCode = w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    const responseCode = responseCodeOf(await w.present(w.acme, page.body));
     const base = `${w.acme.issuer}/interaction/${uid}/wallet-return?response_code=`;
     const wrong = await fetchWithJar(browser, `${base}not-the-code`);
     expect(wrong.status).toBe(400);
@@ -254,8 +263,8 @@ describe('ending the interaction', () => {
 
   it('no silent single sign-on: a second /auth in the same browser shows the wallet page again', async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    expect((await w.present(w.acme, page.body)).status).toBe(200);
     await followToRp(browser, `${w.acme.issuer}/interaction/${uid}/complete`);
     // The session cookie exists, scoped to this organisation's provider (decision 0015 §2, gotcha 3)…
     expect(browser.cookies.has('_session')).toBe(true);
@@ -269,8 +278,8 @@ describe('ending the interaction', () => {
 
   it("the session cookie is scoped to the organisation's provider, so two organisations on one host do not share it", async () => {
     const browser = new Browser();
-    const { uid } = await openWalletPage(browser, w.acme, authParams());
-    w.wallet.verify(w.acme.id, uid, alice);
+    const { uid, res: page } = await openWalletPage(browser, w.acme, authParams());
+    expect((await w.present(w.acme, page.body)).status).toBe(200);
     const complete = await browser.request(`${w.acme.issuer}/interaction/${uid}/complete`);
     const resume = await fetchWithJar(browser, complete.location!);
     const session = resume.headers.getSetCookie().find((c) => c.startsWith('_session='))!;

@@ -1,12 +1,13 @@
 /**
  * The negative cases N1–N17 of ../shared/WALLET.md §5.3 at the verifier (OpenID4VP 1.0; the OIDF
- * verifier test plan's modules where one exists): each answer of the response_uri is a 400
- * `invalid_request` (or the test wallet refuses the request), the transaction never reads as
- * verified, and nothing can be completed.
+ * verifier test plan's modules where one exists), each transaction begun as a relying party's
+ * sign-in (`/auth`, the wallet page's deep link): each answer of the response_uri is a 400
+ * `invalid_request` (or the test wallet refuses the request), the page's status endpoint never
+ * says verified, and the relying party never receives a code.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WalletFlowError } from '../src/wallet/sign-in.js';
+import { type BegunSignIn, finishSignIn, pageStatus, refreshSignIn } from './helpers/wallet/flow.js';
 import { holderKey } from './helpers/wallet/issuer.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 import { type Knobs, TestWallet } from './helpers/wallet/wallet.js';
@@ -19,30 +20,31 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => h?.stop());
 
-/** Asserts that nothing of the interaction can complete. */
-async function notVerified(uid: string) {
-  expect((await h.t.ctx.wallet.outcome(h.orgId, uid)).status).not.toBe('verified');
-  await expect(h.t.ctx.wallet.complete(h.orgId, uid)).rejects.toThrow(WalletFlowError);
-}
+/** Asserts that the sign-in issues no code; returns what the status endpoint said. */
+const notVerified = (flow: BegunSignIn) => h.noCode(flow);
 
 /**
  * Starts a transaction, presents with the knobs, and expects a refusal for the reason `why`
  * (matched against `error_description`, so that a case cannot pass for another check's reason).
  */
 async function refused(why: RegExp, knobs: Knobs = {}, credential?: string) {
-  const { uid, deepLink } = await h.start();
-  const request = await h.wallet.resolve(deepLink);
+  const flow = await h.start();
+  const request = await h.wallet.resolve(flow.deepLink);
   const answer = await h.wallet.present(request, credential ?? (await h.credential()), knobs);
   expect(answer.status).toBe(400);
   expect(answer.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(why) });
-  await notVerified(uid);
-  return { uid, answer, request };
+  const status = await pageStatus(flow);
+  const { rp } = await notVerified(flow);
+  return { flow, status, rp, answer, request };
 }
 
 describe('key binding (N1–N5, N7)', () => {
   it('N1 VP1FinalVerifierInvalidKbJwtNonce: a KB-JWT nonce other than the request’s is refused', async () => {
-    const { uid } = await refused(/key binding/, { nonce: 'the-relying-partys-oidc-nonce' });
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'failed', error: 'invalid_presentation' });
+    const { flow, status, rp } = await refused(/key binding/, { nonce: 'the-relying-partys-oidc-nonce' });
+    expect(status).toEqual({ status: 'failed', next: expect.stringMatching(/\/complete$/) });
+    // The page's completion of a failed presentation: access_denied to the relying party, no code.
+    expect(rp?.searchParams.get('error')).toBe('access_denied');
+    expect(rp?.searchParams.get('state')).toBe(flow.state);
   });
   it('N2 InvalidKbJwtAud: an aud other than the full client_id is refused, also with the prefix stripped', async () => {
     await refused(/key binding/, { aud: 'x509_hash:someone-else' });
@@ -146,37 +148,37 @@ describe('the credential (N6, N8–N12)', () => {
 
 describe('the transaction and the response (N13–N17)', () => {
   it('N13: the same response posted twice is refused the second time; a previous vp_token at a new transaction too', async () => {
-    const { uid, deepLink } = await h.start();
-    const request = await h.wallet.resolve(deepLink);
+    const flow = await h.start();
+    const request = await h.wallet.resolve(flow.deepLink);
     const first = await h.wallet.present(request, await h.credential());
     expect(first.status).toBe(200);
     const again = await h.wallet.submit(request, first.vpToken);
     expect(again.status).toBe(400);
-    expect((await h.t.ctx.wallet.complete(h.orgId, uid)).accountId).toBeTruthy();
+    expect((await finishSignIn(flow)).searchParams.get('code')).toBeTruthy();
     const next = await h.start();
     const nextRequest = await h.wallet.resolve(next.deepLink);
     const replay = await h.wallet.submit(nextRequest, first.vpToken);
     expect(replay.status).toBe(400);
-    await notVerified(next.uid);
+    await notVerified(next);
   });
   it('N14: a wrong state, an unknown kid, a response after the TTL and one to a replaced transaction are refused', async () => {
     await refused(/state does not match/, { state: 'not-the-state' });
     const stranger = await holderKey();
     await refused(/no such transaction/, { encryptTo: { ...stranger.publicJwk, kid: 'unknown-kid' } as never });
-    const { uid, deepLink } = await h.start();
-    const request = await h.wallet.resolve(deepLink);
+    const flow = await h.start();
+    const request = await h.wallet.resolve(flow.deepLink);
     await h.t.store.db.execute(
-      sql`UPDATE wallet_transactions SET expires_at = now() - interval '1 second' WHERE interaction_uid = ${uid}`,
+      sql`UPDATE wallet_transactions SET expires_at = now() - interval '1 second' WHERE interaction_uid = ${flow.uid}`,
     );
     const late = await h.wallet.present(request, await h.credential());
     expect(late.status).toBe(400);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'expired' });
+    expect((await notVerified(flow)).status).toBe('expired');
     const old = await h.start();
     const oldRequest = await h.wallet.resolve(old.deepLink);
-    await h.t.ctx.wallet.start({ orgId: h.orgId, interactionUid: old.uid, clientId: 'web-shop' });
+    const renewed = await refreshSignIn(old);
     const replaced = await h.wallet.present(oldRequest, await h.credential());
     expect(replaced.status).toBe(400);
-    await notVerified(old.uid);
+    expect((await notVerified(renewed)).status).toBe('pending');
   });
   it('N15: a bare-string vp_token, an unknown query id and two entries for a query without multiple are refused', async () => {
     const credential = await h.credential();
@@ -185,12 +187,12 @@ describe('the transaction and the response (N13–N17)', () => {
     const presentation = await h.wallet.presentation(probe, credential);
     await refused(/vp_token/, { vpToken: presentation });
     await refused(/vp_token/, { vpToken: { other: [presentation] } });
-    const { uid, deepLink: link } = await h.start();
-    const request = await h.wallet.resolve(link);
+    const flow = await h.start();
+    const request = await h.wallet.resolve(flow.deepLink);
     const one = await h.wallet.presentation(request, credential);
     const two = await h.wallet.submit(request, { authenticator: [one, one] });
     expect(two.status).toBe(400);
-    await notVerified(uid);
+    await notVerified(flow);
   });
   it('N16: plaintext when direct_post.jwt was asked, a JWE to another key, and an enc not offered are refused', async () => {
     await refused(/direct_post.jwt was requested/, { plaintext: true });
@@ -224,17 +226,20 @@ describe('the transaction and the response (N13–N17)', () => {
 });
 
 describe('wallet errors and malformed posts', () => {
-  it('a wallet’s access_denied fails the transaction: 200 {} and outcome access_denied (OpenID4VP 1.0 §8.5)', async () => {
-    const { uid, deepLink } = await h.start();
-    const request = await h.wallet.resolve(deepLink);
+  it('N18: a wallet’s access_denied fails the transaction: 200 {}, the page sees failed, the relying party gets access_denied with its state (OpenID4VP 1.0 §8.5)', async () => {
+    const flow = await h.start();
+    const request = await h.wallet.resolve(flow.deepLink);
     const answer = await h.wallet.present(request, await h.credential(), { error: 'access_denied' });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({});
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'failed', error: 'access_denied' });
-    await expect(h.t.ctx.wallet.complete(h.orgId, uid)).rejects.toMatchObject({ reason: 'not_verified' });
+    expect((await pageStatus(flow)).status).toBe('failed');
+    const rp = await finishSignIn(flow);
+    expect(rp.searchParams.get('error')).toBe('access_denied');
+    expect(rp.searchParams.get('state')).toBe(flow.state);
+    expect(rp.searchParams.get('code')).toBeNull();
   });
   it('malformed posts are 4xx JSON, never a 500: no body, JSON body, junk JWE, unknown organisation', async () => {
-    const url = `${h.t.ctx.wallet.issuerOf(h.orgId)}/oid4vp/response`;
+    const url = `${h.issuerOf()}/oid4vp/response`;
     const post = (body: string, type = 'application/x-www-form-urlencoded') =>
       fetch(url, { method: 'POST', body, headers: { 'content-type': type } });
     for (const res of [

@@ -11,9 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { runImport } from '../src/orgs/import.js';
-import { WalletNotConfiguredError } from '../src/wallet/sign-in.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { freshStore, runCli, type TestStore, writeFile } from './helpers/cli.js';
+import { Browser } from './helpers/oidc.js';
+import { fetchWithJar, parsePage, RP_CALLBACK } from './helpers/provider.js';
+import { signInParams } from './helpers/wallet/flow.js';
 import { createPki, type TestPki } from './helpers/wallet/pki.js';
 
 let t: TestAssent;
@@ -27,6 +29,14 @@ const storedRow = async () =>
   rowsOf<Record<string, unknown>>(
     await t.store.db.execute(sql`SELECT * FROM wallet_settings WHERE org_id = ${orgId}`),
   )[0];
+/** A relying party's `/auth` in a fresh user agent, followed to the wallet page: its answer. */
+async function walletPage() {
+  const browser = new Browser();
+  const issuer = `${t.url}/v3/service/extension/oidc/${orgId}`;
+  const auth = await browser.request(`${issuer}/auth?${new URLSearchParams(signInParams('web-shop'))}`);
+  expect(auth.status).toBe(303);
+  return fetchWithJar(browser, auth.location!);
+}
 const audit = async () =>
   (await call(`${t.base}/organizations/${orgId}/audit-log?limit=100`, { token: tokens.owner })).body.Entries as {
     Action: string;
@@ -60,15 +70,21 @@ beforeAll(async () => {
   tokens.dpo = (await login(t, 'dpo@acme.example', 'dpo-only-passphrase')).Token.access_token;
   tokens.developer = (await login(t, 'dev@acme.example', 'developer-only-passphrase')).Token.access_token;
   tokens.alice = (await login(t, 'alice@acme.example', 'alice-passphrase')).Token.access_token;
+  const rp = await call(`${t.base}/organizations/${orgId}/oidc-clients`, {
+    method: 'POST',
+    token: tokens.owner,
+    body: { clientId: 'web-shop', name: 'Web shop', redirectUris: [RP_CALLBACK] },
+  });
+  expect(rp.status).toBe(201);
 }, 60_000);
 afterAll(async () => t?.stop());
 
 describe('wallet settings admin API', () => {
-  it('without settings: GET is 404 and a transaction cannot start (WalletNotConfiguredError)', async () => {
+  it('without settings: GET is 404 and the sign-in page cannot start a transaction (404 page, no QR code)', async () => {
     expect((await call(url(), { token: tokens.owner })).status).toBe(404);
-    await expect(t.ctx.wallet.start({ orgId, interactionUid: 'u1', clientId: 'c' })).rejects.toThrow(
-      WalletNotConfiguredError,
-    );
+    const page = await walletPage();
+    expect(page.status).toBe(404);
+    expect(page.body).not.toContain('data-deeplink');
   });
 
   it('every invalid field is a 400 naming it, and stores nothing', async () => {
@@ -180,9 +196,10 @@ describe('wallet settings admin API', () => {
     expect(again.status).toBe(200);
     expect(again.body.verifierClientId).toBe(res.body.verifierClientId);
     expect(again.body.sameDeviceOnly).toBe(true);
-    const view = await t.ctx.wallet.start({ orgId, interactionUid: 'u2', clientId: 'c' });
-    expect(view.sameDeviceOnly).toBe(true);
-    expect(decodeURIComponent(view.deepLink)).toContain(res.body.verifierClientId);
+    const page = await walletPage();
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('<svg'); // sameDeviceOnly: no QR code to scan on another device
+    expect(decodeURIComponent(parsePage(page.body).deepLink!)).toContain(res.body.verifierClientId);
     const entries = await audit();
     const updates = entries.filter((e) => e.Action === 'wallet.settings.update');
     expect(updates[0]!.Detail).toEqual({ fields: ['sameDeviceOnly'] });
@@ -199,9 +216,7 @@ describe('wallet settings admin API', () => {
   it('DELETE stops wallet sign-in at once, audited; a second DELETE is 404', async () => {
     expect((await call(url(), { method: 'DELETE', token: tokens.owner })).status).toBe(204);
     expect((await call(url(), { method: 'DELETE', token: tokens.owner })).status).toBe(404);
-    await expect(t.ctx.wallet.start({ orgId, interactionUid: 'u3', clientId: 'c' })).rejects.toThrow(
-      WalletNotConfiguredError,
-    );
+    expect((await walletPage()).status).toBe(404);
     expect((await audit())[0]!.Action).toBe('wallet.settings.delete');
   });
 });

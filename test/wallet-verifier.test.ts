@@ -1,16 +1,16 @@
 /**
  * The OpenID4VP verifier behind wallet sign-in (SPEC 4.1; ../shared/WALLET.md §4.3–4.5, §5.2):
- * the positive scenarios, driven over HTTP by the test wallet (request_uri, response_uri), with the
- * transaction started in-process through `ctx.wallet.start` and the outcome read through
- * `ctx.wallet` (the provider's page is built separately).
+ * the positive scenarios, driven over HTTP: a relying party's `/auth` in a cookie-keeping user
+ * agent, the wallet page's deep link handed to the test wallet (request_uri, response_uri), the
+ * page's status endpoint, its completion, and the code redeemed for the ID token.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
 import { runImport } from '../src/orgs/import.js';
-import { WalletFlowError } from '../src/wallet/sign-in.js';
 import { call, login } from './helpers/assent.js';
+import { finishSignIn, pageStatus, tryFinish } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';
 import { responseCodeOf, startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 import { TestWallet } from './helpers/wallet/wallet.js';
@@ -22,57 +22,61 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => h?.stop());
 
-/** One complete sign-in: start, resolve, present; returns the uid and the answer. */
-async function signIn(opts: { credential?: string; wallet?: TestWallet; orgId?: string } = {}) {
-  const { uid, deepLink } = await h.start(opts.orgId);
+/** One sign-in up to the wallet's answer: /auth, the page, resolve, present; returns the flow and the answer. */
+async function signIn(opts: { credential?: string; wallet?: TestWallet; orgId?: string; token?: string } = {}) {
+  const flow = await h.start(opts.orgId, opts.token);
   const wallet = opts.wallet ?? h.wallet;
-  const request = await wallet.resolve(deepLink);
+  const request = await wallet.resolve(flow.deepLink);
   const answer = await wallet.present(request, opts.credential ?? (await h.credential()));
-  return { uid, deepLink, request, answer };
+  return { flow, uid: flow.uid, deepLink: flow.deepLink, request, answer };
+}
+
+/** Completes a verified sign-in in its browser (cross-device) and redeems the code: the ID token's claims. */
+async function idTokenOf(flow: Parameters<typeof finishSignIn>[0], responseCode?: string) {
+  return h.redeem(await finishSignIn(flow, responseCode));
 }
 
 describe('positive scenarios (WALLET.md §5.2)', () => {
   it('1. cross-device, x509_hash + signed request + direct_post.jwt (A128GCM): verified, completed once by polling', async () => {
-    const { uid, deepLink, request, answer } = await signIn();
+    const { flow, uid, deepLink, request, answer } = await signIn();
     expect(deepLink).toMatch(/^openid4vp:\/\/\?client_id=x509_hash%3A[^&]+&request_uri=http/);
     expect(request.payload.response_mode).toBe('direct_post.jwt');
     expect(answer.status).toBe(200);
     expect(answer.body.redirect_uri).toBe(
-      `${h.t.ctx.wallet.issuerOf(h.orgId)}/interaction/${uid}/wallet-return?response_code=${responseCodeOf(answer.body)}`,
+      `${h.issuerOf()}/interaction/${uid}/wallet-return?response_code=${responseCodeOf(answer.body)}`,
     );
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
-    const login = await h.t.ctx.wallet.complete(h.orgId, uid);
-    expect(login).toMatchObject({ acr: 'urn:assent:acr:wallet', amr: ['pop'] });
-    expect(Math.abs(login.authTime - Date.now() / 1000)).toBeLessThan(10);
-    expect(await h.t.ctx.wallet.claimsOf(h.orgId, login.accountId)).toEqual({
+    expect(await pageStatus(flow)).toEqual({
+      status: 'verified',
+      next: `${new URL(h.issuerOf()).pathname}/interaction/${uid}/complete`,
+    });
+    const claims = await idTokenOf(flow);
+    expect(claims).toMatchObject({
+      acr: 'urn:assent:acr:wallet',
+      amr: ['pop'],
       email: 'alice.wallet@example.test',
       email_verified: true,
     });
-    await expect(h.t.ctx.wallet.complete(h.orgId, uid)).rejects.toThrow(WalletFlowError);
+    expect(Math.abs((claims.auth_time as number) - Date.now() / 1000)).toBeLessThan(10);
+    expect((await tryFinish(flow)).rp).toBeNull();
   });
 
   it('4. same-device: the response_code completes the sign-in, once; a wrong code does not', async () => {
-    const { uid, answer } = await signIn();
-    await expect(h.t.ctx.wallet.complete(h.orgId, uid, 'not-the-code')).rejects.toMatchObject({
-      reason: 'wrong_response_code',
-    });
+    const { flow, answer } = await signIn();
+    const wrong = await tryFinish(flow, 'not-the-code');
+    expect(wrong).toMatchObject({ rp: null, status: 400 });
     const code = responseCodeOf(answer.body);
-    expect((await h.t.ctx.wallet.complete(h.orgId, uid, code)).accountId).toMatch(/^[0-9a-f-]{36}$/);
-    await expect(h.t.ctx.wallet.complete(h.orgId, uid, code)).rejects.toMatchObject({ reason: 'used' });
+    expect((await idTokenOf(flow, code)).sub).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await tryFinish(flow, code)).rp).toBeNull();
   });
 
   it('the same credential signs in the same individual, subscribed to the organisation, audited without personal data', async () => {
     const a = await signIn();
     const b = await signIn();
-    const first = await h.t.ctx.wallet.complete(h.orgId, a.uid);
-    const second = await h.t.ctx.wallet.complete(h.orgId, b.uid);
-    expect(second.accountId).toBe(first.accountId);
-    const subscribed = rowsOf(
-      await h.t.store.db.execute(
-        sql`SELECT 1 FROM subscriptions WHERE user_id = ${first.accountId} AND org_id = ${h.orgId}`,
-      ),
-    );
-    expect(subscribed.length).toBeGreaterThan(0);
+    const first = await idTokenOf(a.flow);
+    const second = await idTokenOf(b.flow);
+    expect(second.sub).toBe(first.sub);
+    const users = await call(`${h.t.base}/organizations/${h.orgId}/users?limit=100`, { token: h.ownerToken });
+    expect(users.body.Users.map((u: { ID: string }) => u.ID)).toContain(first.sub);
     const log = await call(`${h.t.base}/organizations/${h.orgId}/audit-log?limit=100`, { token: h.ownerToken });
     const signIns = (log.body.Entries as { Action: string; Detail: Record<string, unknown> }[]).filter(
       (e) => e.Action === 'wallet.sign-in',
@@ -91,11 +95,11 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     });
     const a = await signIn({ wallet: other, credential });
     const b = await signIn();
-    const bob = await h.t.ctx.wallet.complete(h.orgId, a.uid);
-    const alice = await h.t.ctx.wallet.complete(h.orgId, b.uid);
-    expect(bob.accountId).not.toBe(alice.accountId);
+    const bob = await idTokenOf(a.flow);
+    const alice = await idTokenOf(b.flow);
+    expect(bob.sub).not.toBe(alice.sub);
     const [row] = rowsOf<{ name: string; email: string }>(
-      await h.t.store.db.execute(sql`SELECT name, email FROM users WHERE id = ${bob.accountId}`),
+      await h.t.store.db.execute(sql`SELECT name, email FROM users WHERE id = ${bob.sub}`),
     );
     expect(row).toEqual({ name: '', email: 'bob.wallet@example.test' });
   });
@@ -113,19 +117,20 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     const plain = await signIn();
     expect(plain.request.payload.response_mode).toBe('direct_post');
     expect(plain.answer.status).toBe(200);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, plain.uid)).toEqual({ status: 'verified' });
+    expect((await pageStatus(plain.flow)).status).toBe('verified');
     await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], responseEncryption: ['A128GCM', 'A256GCM'] });
   });
 
   it('3. compatibility profile: redirect_uri client id, request by value, plain direct_post', async () => {
     expect((await h.configure({ profile: 'compat', trustedIssuerCertificates: [h.pki.root.pem] })).status).toBe(200);
     try {
-      const { uid, deepLink, request, answer } = await signIn();
+      const { flow, deepLink, request, answer } = await signIn();
       expect(deepLink).not.toContain('request_uri=');
-      expect(request.payload.client_id).toBe(`redirect_uri:${h.t.ctx.wallet.issuerOf(h.orgId)}/oid4vp/response`);
+      expect(request.payload.client_id).toBe(`redirect_uri:${h.issuerOf()}/oid4vp/response`);
       expect(request.payload.response_mode).toBe('direct_post');
       expect(answer.status).toBe(200);
-      expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
+      expect((await pageStatus(flow)).status).toBe('verified');
+      expect((await idTokenOf(flow)).email).toBe('alice.wallet@example.test');
     } finally {
       await h.configure({ profile: 'haip', trustedIssuerCertificates: [h.pki.root.pem] });
     }
@@ -175,15 +180,16 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
       const request = await h.wallet.resolve(a.deepLink);
       const ok = await h.wallet.present(request, pid, { disclose: ['email_address', 'given_name', 'family_name'] });
       expect(ok.status).toBe(200);
-      const dora = await h.t.ctx.wallet.complete(h.orgId, a.uid);
-      expect(await h.t.ctx.wallet.claimsOf(h.orgId, dora.accountId)).toEqual({
+      const dora = await idTokenOf(a);
+      expect(dora).toMatchObject({
         email: 'dora.pid@example.test',
         email_verified: true,
         given_name: 'Dora',
         family_name: 'Pid',
       });
+      expect(dora.birthdate).toBeUndefined();
       const [row] = rowsOf<{ name: string }>(
-        await h.t.store.db.execute(sql`SELECT name FROM users WHERE id = ${dora.accountId}`),
+        await h.t.store.db.execute(sql`SELECT name FROM users WHERE id = ${dora.sub}`),
       );
       expect(row!.name).toBe('Dora Pid');
       const b = await h.start();
@@ -211,35 +217,12 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     expect(put.status).toBe(200);
     try {
       const strict = new TestWallet(h.wallet.holder, [h.pki.verifierRoot.pem]);
-      const { uid, answer } = await signIn({ wallet: strict });
+      const { flow, answer } = await signIn({ wallet: strict });
       expect(answer.status).toBe(200);
-      expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
+      expect((await pageStatus(flow)).status).toBe('verified');
     } finally {
       await h.configure({ generateVerifierKey: true, trustedIssuerCertificates: [h.pki.root.pem] });
     }
-  });
-
-  it('a credential with a status list entry that is valid is accepted', async () => {
-    const uri = h.status.list('good', h.pki.statusSigner);
-    const { uid, answer } = await signIn({ credential: await h.credential({ status: { idx: 3, uri } }) });
-    expect(answer.status).toBe(200);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
-  });
-
-  it('a status list with a ttl is fetched once and reused within it; without ttl it is fetched every time', async () => {
-    const cached = h.status.list('cached', h.pki.statusSigner);
-    h.status.tamper('cached', { ttl: 120 });
-    for (let i = 0; i < 2; i++) {
-      const { answer } = await signIn({ credential: await h.credential({ status: { idx: i, uri: cached } }) });
-      expect(answer.status).toBe(200);
-    }
-    expect(h.status.fetches.get('cached')).toBe(1);
-    const fresh = h.status.list('fresh', h.pki.statusSigner);
-    for (let i = 0; i < 2; i++)
-      expect((await signIn({ credential: await h.credential({ status: { idx: i, uri: fresh } }) })).answer.status).toBe(
-        200,
-      );
-    expect(h.status.fetches.get('fresh')).toBe(2);
   });
 
   it('the request object: signed, typed, no-store, served once (WALLET.md §4.3)', async () => {
@@ -295,76 +278,17 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     const acme = await call(`${h.t.base}/organizations/${h.orgId}/wallet`, { token: h.ownerToken });
     expect(put.body.verifierClientId).not.toBe(acme.body.verifierClientId);
     const bravoCredential = await h.credential({ signer: h.pki.issuer2, iss: 'https://issuer2.test' });
-    const atBravo = await signIn({ orgId: bravoId, credential: bravoCredential });
+    const atBravo = await signIn({ orgId: bravoId, token, credential: bravoCredential });
     expect(atBravo.answer.status).toBe(200);
     expect(atBravo.answer.body.redirect_uri).toContain(`/oidc/${bravoId}/interaction/`);
     const atAcme = await signIn({ credential: bravoCredential });
     expect(atAcme.answer.status).toBe(400);
-    const acmeAtBravo = await signIn({ orgId: bravoId });
+    expect((await h.noCode(atAcme.flow)).status).toBe('failed');
+    const acmeAtBravo = await signIn({ orgId: bravoId, token });
     expect(acmeAtBravo.answer.status).toBe(400);
-    const bravoLogin = await h.t.ctx.wallet.complete(bravoId, atBravo.uid);
-    expect(await h.t.ctx.wallet.claimsOf(h.orgId, bravoLogin.accountId)).toEqual({});
-  });
-});
-
-describe('completion rules and account lifecycle', () => {
-  it('sameDeviceOnly: completion needs the response_code; polling completion is refused (HAIP 1.0 §5.1)', async () => {
-    expect((await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], sameDeviceOnly: true })).status).toBe(200);
-    try {
-      const { uid, answer } = await signIn();
-      await expect(h.t.ctx.wallet.complete(h.orgId, uid)).rejects.toMatchObject({ reason: 'same_device_only' });
-      expect((await h.t.ctx.wallet.complete(h.orgId, uid, responseCodeOf(answer.body))).accountId).toBeTruthy();
-    } finally {
-      await h.configure({ trustedIssuerCertificates: [h.pki.root.pem] });
-    }
-  });
-
-  it('two responses at once to one transaction: exactly one is accepted (single use)', async () => {
-    const { uid, deepLink } = await h.start();
-    const request = await h.wallet.resolve(deepLink);
-    const credential = await h.credential();
-    const answers = await Promise.all([h.wallet.present(request, credential), h.wallet.present(request, credential)]);
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
-  });
-
-  it('a new code for the interaction replaces the old transaction; the page sees the new one', async () => {
-    const first = await h.start();
-    const { uid } = first;
-    const view = await h.t.ctx.wallet.start({ orgId: h.orgId, interactionUid: uid, clientId: 'web-shop' });
-    expect(view.deepLink).not.toBe(first.deepLink);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'pending' });
-    const request = await h.wallet.resolve(view.deepLink);
-    expect((await h.wallet.present(request, await h.credential())).status).toBe(200);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'verified' });
-  });
-
-  it('account deletion erases the credential link and its claims; the next sign-in is a new individual', async () => {
-    const other = new TestWallet(await holderKey());
-    const credential = await issue({
-      holder: other.holder,
-      signer: h.pki.issuer,
-      claims: { email_address: 'carol.wallet@example.test' },
-    });
-    const a = await signIn({ wallet: other, credential });
-    const carol = await h.t.ctx.wallet.complete(h.orgId, a.uid);
-    await h.t.ctx.accounts.delete(carol.accountId);
-    const left = rowsOf(
-      await h.t.store.db.execute(sql`SELECT 1 FROM wallet_identities WHERE user_id = ${carol.accountId}`),
-    );
-    expect(left).toHaveLength(0);
-    expect(await h.t.ctx.wallet.claimsOf(h.orgId, carol.accountId)).toEqual({});
-    const b = await signIn({ wallet: other, credential });
-    expect((await h.t.ctx.wallet.complete(h.orgId, b.uid)).accountId).not.toBe(carol.accountId);
-  });
-
-  it('ended transactions are purged after their grace period', async () => {
-    const { uid } = await h.start();
-    await h.t.store.db.execute(
-      sql`UPDATE wallet_transactions SET expires_at = now() - interval '11 minutes' WHERE interaction_uid = ${uid}`,
-    );
-    const { purgeWalletTransactions } = await import('../src/wallet/flow.js');
-    expect(await purgeWalletTransactions(h.t.store.db)).toBeGreaterThanOrEqual(1);
-    expect(await h.t.ctx.wallet.outcome(h.orgId, uid)).toEqual({ status: 'expired' });
+    expect((await h.noCode(acmeAtBravo.flow)).status).toBe('failed');
+    const bravoClaims = await idTokenOf(atBravo.flow);
+    expect(bravoClaims.iss).toBe(h.issuerOf(bravoId));
+    expect(bravoClaims.email).toBe('alice.wallet@example.test');
   });
 });

@@ -100,13 +100,16 @@ export class WalletInteractions {
   }
 
   /**
-   * The page's poll: where the transaction stands, and where to go once it has ended; no personal data.
+   * The page's poll: where the transaction stands, and where to go once it has ended (not after a
+   * verified same-device-only sign-in, which the wallet's redirect completes); no personal data.
    * @throws {InteractionError} 404 / 400 as `pageModel`.
    */
   async status(orgId: string, uid: string, raw: Raw): Promise<{ status: string; next?: string }> {
     const { mountPath } = await this.open(orgId, uid, raw);
     const outcome = await this.verifier().outcome(orgId, uid);
-    const ended = outcome.status === 'verified' || outcome.status === 'failed';
+    // sameDeviceOnly: a verified sign-in completes only through the wallet's redirect; sending the
+    // page to `complete` would show an error page while the wallet's redirect is on its way.
+    const ended = outcome.status === 'failed' || (outcome.status === 'verified' && !outcome.sameDeviceOnly);
     return ended
       ? { status: outcome.status, next: interactionPaths(mountPath, uid).complete }
       : { status: outcome.status };

@@ -102,7 +102,10 @@ export class WalletFlow implements WalletSignIn {
   async outcome(orgId: string, interactionUid: string): Promise<WalletOutcome> {
     const tx = isId(orgId) ? await txs.currentTx(this.db, orgId, interactionUid) : null;
     if (!tx || tx.status === 'consumed') return { status: 'expired' };
-    if (tx.status === 'verified') return { status: 'verified' };
+    if (tx.status === 'verified')
+      return (tx.settings as { sameDeviceOnly?: boolean }).sameDeviceOnly
+        ? { status: 'verified', sameDeviceOnly: true }
+        : { status: 'verified' };
     if (tx.status === 'failed') {
       const error = (tx.result as { error?: string } | null)?.error;
       return { status: 'failed', error: error === 'access_denied' ? 'access_denied' : 'invalid_presentation' };

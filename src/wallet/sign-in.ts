@@ -29,6 +29,12 @@ export interface WalletOutcome {
    * `invalid_presentation` (a presentation that failed verification, never saying which check).
    */
   error?: 'access_denied' | 'invalid_presentation';
+  /**
+   * When `status` is `verified` and the organisation allows only same-device completion (HAIP 1.0
+   * §5.1; `sameDeviceOnly` of the transaction's settings): only the wallet's redirect with its
+   * `response_code` can complete, so the page must not be sent to the cross-device completion.
+   */
+  sameDeviceOnly?: true;
 }
 
 /** A verified wallet sign-in, ready for `interactionFinished({ login })` (OIDC Core §2, RFC 8176). */

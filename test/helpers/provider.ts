@@ -1,16 +1,20 @@
 /**
  * Helpers of the OpenID provider tests (SPEC 4.1; docs/wallet.md): two organisations with relying
- * parties registered through the import, the fake wallet plugged in through `ctx.wallet`, and a
- * cookie-keeping user agent that follows `/auth` to the wallet page.
+ * parties and wallet settings registered through the import (each trusting its own test issuer
+ * CA, with a generated verifier key), the test wallet of WALLET.md §5.1 holding a credential of
+ * each issuer, and a cookie-keeping user agent that follows `/auth` to the wallet page.
  */
 
 import jsQR from 'jsqr';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { oidcClientImport } from '../../src/oidc/import.js';
 import { runImport } from '../../src/orgs/import.js';
-import type { TestAssent } from './assent.js';
-import { FakeWallet } from './fake-wallet.js';
+import { walletSettingsImport } from '../../src/wallet/import.js';
+import { login, type TestAssent } from './assent.js';
 import { Browser } from './oidc.js';
+import { holderKey, issue } from './wallet/issuer.js';
+import { createPki, type TestCert, type TestPki } from './wallet/pki.js';
+import { type Knobs, type Submitted, TestWallet } from './wallet/wallet.js';
 
 /** The relying party's redirect URI (never fetched: the user agent stops at the redirect). */
 export const RP_CALLBACK = 'http://127.0.0.1:7/cb';
@@ -23,20 +27,50 @@ export interface TestOrg {
   /** The confidential client `shop`'s secret. */
   shopSecret: string;
   issuer: string;
+  /** An access token of the organisation's Owner (admin API). */
+  ownerToken: string;
+  /** The wallet settings the import gave it (to PUT them back after a test changed them). */
+  walletSettings: Record<string, unknown>;
+  /** A valid credential of the organisation's trusted issuer, held by the world's wallet. */
+  credential: string;
 }
 
 /** The world of a provider test. */
 export interface ProviderWorld {
   acme: TestOrg;
   beta: TestOrg;
-  wallet: FakeWallet;
+  pki: TestPki;
+  /** The test wallet (WALLET.md §5.1), holder of both organisations' credentials. */
+  wallet: TestWallet;
+  /**
+   * The wallet answers the request of a wallet page (its HTML): resolves the deep link, presents
+   * the organisation's credential with key binding (corrupted by `knobs`), posts the response.
+   */
+  present(org: TestOrg, pageHtml: string, knobs?: Knobs): Promise<Submitted>;
+}
+
+/** The ID-token claims the organisations' claim mapping gives the world's credential (issuer.ts `ALICE`). */
+export const WALLET_CLAIMS = { email: 'alice.wallet@example.test', email_verified: true, given_name: 'Alice' };
+
+/** The `response_code` of a verified response's `redirect_uri` (OpenID4VP 1.0 §8.2). */
+export function responseCodeOf(answer: Submitted): string {
+  if (answer.status !== 200 || !answer.body.redirect_uri)
+    throw new Error(`the verifier refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return new URL(answer.body.redirect_uri).searchParams.get('response_code')!;
 }
 
 /**
- * Registers clients at two organisations (`acme`, the demo one, and `beta`): a confidential
- * `shop` at each, and a public `app` at acme; plugs the fake wallet in.
+ * Registers clients and wallet settings at two organisations through the import (`acme`, the demo
+ * one, trusting `pki.root`, and `beta`, trusting `pki.root2`): a confidential `shop` at each, and
+ * a public `app` at acme; the real verifier (`ctx.wallet`) answers the test wallet.
  */
 export async function providerWorld(s: TestAssent): Promise<ProviderWorld> {
+  const [pki, holder] = await Promise.all([createPki(), holderKey()]);
+  const wallet = (root: TestCert) => ({
+    generateVerifierKey: true,
+    trustedIssuerCertificates: [root.pem],
+    claimMapping: { email: ['email_address'], given_name: ['given_name'] },
+  });
   const clients = [
     {
       clientId: 'shop',
@@ -57,26 +91,49 @@ export async function providerWorld(s: TestAssent): Promise<ProviderWorld> {
             ...clients,
             { clientId: 'app', name: 'Mobile <app>', public: true, redirectUris: [RP_CALLBACK] },
           ],
+          wallet: wallet(pki.root),
         },
-        { key: 'beta', name: 'Beta Org', oidcClients: clients },
+        {
+          key: 'beta',
+          name: 'Beta Org',
+          location: 'Oslo',
+          type: 'Retail',
+          admins: [{ username: 'owner@beta.example', password: 'beta-owner-passphrase', roles: ['owner'] }],
+          oidcClients: clients,
+          wallet: wallet(pki.root2),
+        },
       ],
     },
     s.config.argon2,
     redirectUriImport,
     oidcClientImport,
+    walletSettingsImport(s.ctx.master, new URL(s.config.publicUrl).hostname),
   );
-  const org = (key: string): TestOrg => {
+  const org = async (key: string, owner: [string, string], signer: TestCert, iss: string): Promise<TestOrg> => {
     const o = result.organisations[key]!;
     return {
       id: o.id,
       shopSecret: o.oidcClients!.shop!.clientSecret!,
       issuer: `${s.url}/v3/service/extension/oidc/${o.id}`,
+      ownerToken: (await login(s, owner[0], owner[1])).Token.access_token,
+      walletSettings: wallet(key === 'acme' ? pki.root : pki.root2),
+      credential: await issue({ holder, signer, iss }),
     };
   };
-  const wallet = new FakeWallet();
-  // The test hook: the real verifier (src/wallet/) takes this place in createContext.
-  s.ctx.wallet = wallet;
-  return { acme: org('acme'), beta: org('beta'), wallet };
+  const acme = await org('acme', ['owner@acme.example', 'owner-passphrase'], pki.issuer, 'https://issuer.test');
+  const beta = await org('beta', ['owner@beta.example', 'beta-owner-passphrase'], pki.issuer2, 'https://issuer2.test');
+  const testWallet = new TestWallet(holder);
+  return {
+    acme,
+    beta,
+    pki,
+    wallet: testWallet,
+    async present(o, pageHtml, knobs = {}) {
+      const deepLink = parsePage(pageHtml).deepLink;
+      if (!deepLink) throw new Error('the page has no data-deeplink');
+      return testWallet.present(await testWallet.resolve(deepLink), o.credential, knobs);
+    },
+  };
 }
 
 /** Valid authorization parameters of `shop`, with overrides (`undefined` removes one). */
@@ -118,8 +175,18 @@ export function parsePage(html: string) {
  * Opens `/auth` in the browser and follows oidc-provider's 303 to the wallet page.
  * @returns the interaction `uid`, the page's URL and its HTML.
  */
-export async function openWalletPage(browser: Browser, org: TestOrg, params: Record<string, string>) {
-  const auth = await browser.request(authUrl(org, params));
+export function openWalletPage(browser: Browser, org: TestOrg, params: Record<string, string>) {
+  return followAuthToPage(browser, authUrl(org, params));
+}
+
+/**
+ * Opens an authorization URL in the browser and follows oidc-provider's 303 to the wallet page,
+ * whatever that page answers.
+ * @returns the interaction `uid`, the page's URL and its answer.
+ * @throws Error when `/auth` does not answer 303 to an interaction.
+ */
+export async function followAuthToPage(browser: Browser, url: string) {
+  const auth = await browser.request(url);
   if (auth.status !== 303 || !auth.location) throw new Error(`/auth answered ${auth.status}: ${auth.body}`);
   const pageUrl = auth.location;
   const uid = /\/interaction\/([^/?]+)$/.exec(new URL(pageUrl).pathname)?.[1];
