@@ -181,10 +181,9 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   };
   const notifications = createNotifications({ store, master, mailer, config });
   const walletSettings = new WalletSettingsService(store.db, master, new URL(config.publicUrl).hostname);
-  const walletFlow = new WalletFlow(store.db, master, walletSettings, config);
+  const wallet = new WalletFlow(store.db, master, walletSettings, config);
   let stop: (() => Promise<void>) | undefined;
   const relyingParties = new RelyingPartyRegistry(store.db);
-  const wallet = () => ctx.wallet;
   const providers = new OrgProviders({
     db: store.db,
     publicUrl: config.publicUrl,
@@ -228,7 +227,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
       interactions: new WalletInteractions(providers, relyingParties, wallet),
     },
     webOrigins,
-    wallet: walletFlow,
+    wallet,
     walletSettings,
     notifications: notifications.service,
     consentRequests: new ConsentRequestService(store.db, notifications.service),

@@ -68,7 +68,7 @@ export class WalletInteractions {
   constructor(
     private readonly providers: OrgProviders,
     private readonly parties: RelyingParties,
-    private readonly wallet: () => WalletSignIn | undefined,
+    private readonly wallet: WalletSignIn,
   ) {}
 
   /**
@@ -80,12 +80,10 @@ export class WalletInteractions {
     const { organisationName, interaction, mountPath } = await this.open(orgId, uid, raw);
     const clientId = String(interaction.params.client_id);
     const party = await this.parties.findClient(orgId, clientId);
-    const view = await this.verifier()
-      .start({ orgId, interactionUid: uid, clientId })
-      .catch((err) => {
-        if (err instanceof WalletNotConfiguredError) throw notConfigured();
-        throw err;
-      });
+    const view = await this.wallet.start({ orgId, interactionUid: uid, clientId }).catch((err) => {
+      if (err instanceof WalletNotConfiguredError) throw notConfigured();
+      throw err;
+    });
     const paths = interactionPaths(mountPath, uid);
     return {
       organisationName,
@@ -106,7 +104,7 @@ export class WalletInteractions {
    */
   async status(orgId: string, uid: string, raw: Raw): Promise<{ status: string; next?: string }> {
     const { mountPath } = await this.open(orgId, uid, raw);
-    const outcome = await this.verifier().outcome(orgId, uid);
+    const outcome = await this.wallet.outcome(orgId, uid);
     // sameDeviceOnly: a verified sign-in completes only through the wallet's redirect; sending the
     // page to `complete` would show an error page while the wallet's redirect is on its way.
     const ended = outcome.status === 'failed' || (outcome.status === 'verified' && !outcome.sameDeviceOnly);
@@ -132,7 +130,7 @@ export class WalletInteractions {
    */
   async complete(orgId: string, uid: string, raw: Raw): Promise<string> {
     const { provider } = await this.open(orgId, uid, raw);
-    const outcome = await this.verifier().outcome(orgId, uid);
+    const outcome = await this.wallet.outcome(orgId, uid);
     if (outcome.status === 'failed') return this.deny(provider, raw, outcome.error);
     if (outcome.status !== 'verified')
       throw new InteractionError(409, 'Not signed in yet', 'Your wallet has not answered yet. Go back to the page.');
@@ -150,7 +148,7 @@ export class WalletInteractions {
       throw err;
     });
     if (!opened) return null;
-    const outcome = await this.verifier().outcome(orgId, uid);
+    const outcome = await this.wallet.outcome(orgId, uid);
     if (outcome.status === 'failed') return this.deny(opened.provider, raw, outcome.error);
     return this.finish(opened.provider, raw, await this.take(orgId, uid, responseCode));
   }
@@ -159,12 +157,6 @@ export class WalletInteractions {
   async abort(orgId: string, uid: string, raw: Raw): Promise<string> {
     const { provider } = await this.open(orgId, uid, raw);
     return this.deny(provider, raw, 'access_denied', 'the individual cancelled the sign-in');
-  }
-
-  private verifier(): WalletSignIn {
-    const wallet = this.wallet();
-    if (!wallet) throw notConfigured();
-    return wallet;
   }
 
   /** The organisation, its provider and the interaction of this browser's cookie, which must be `uid`. */
@@ -180,7 +172,7 @@ export class WalletInteractions {
 
   private async take(orgId: string, uid: string, responseCode?: string): Promise<WalletLogin> {
     try {
-      return await this.verifier().complete(orgId, uid, responseCode);
+      return await this.wallet.complete(orgId, uid, responseCode);
     } catch (err) {
       if (!(err instanceof WalletFlowError)) throw err;
       const status = err.reason === 'wrong_response_code' ? 400 : 409;

@@ -52,8 +52,8 @@ export interface ProviderInputs {
   signingKeys: object[];
   /** Cookie signing keys, the current one first (older ones still verify). */
   cookieKeys: string[];
-  /** The verifier, read at request time (undefined until one is configured). */
-  wallet: () => WalletSignIn | undefined;
+  /** The verifier: the claims of an individual's latest wallet sign-in go into the ID token. */
+  wallet: WalletSignIn;
 }
 
 /** A validator of a required authorization parameter: runs after the client and redirect URI checks, so the error is redirected (WALLET.md §4.7 item 3). */
@@ -187,7 +187,7 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
       return {
         accountId: sub,
         // The claims of the individual's latest verified wallet sign-in, mapped (WALLET.md §4.6).
-        claims: async () => ({ sub, ...((await inputs.wallet()?.claimsOf(orgId, sub)) ?? {}) }),
+        claims: async () => ({ sub, ...(await inputs.wallet.claimsOf(orgId, sub)) }),
       };
     },
     // No stack, no parameter echoed but the error code and its description (oidc-provider's own text).

@@ -39,8 +39,8 @@ export interface ProviderDeps {
   keys: KeyRing;
   master: MasterKey;
   parties: RelyingParties;
-  /** The verifier, read at request time (see `Context.wallet`). */
-  wallet: () => WalletSignIn | undefined;
+  /** The verifier (`Context.wallet`). */
+  wallet: WalletSignIn;
 }
 
 /** One organisation's provider and the key ring it was built from. */
