@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BegunSignIn, finishSignIn, pageStatus, refreshSignIn } from './helpers/wallet/flow.js';
 import { holderKey } from './helpers/wallet/issuer.js';
+import { leaf } from './helpers/wallet/pki.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 import { type Knobs, TestWallet } from './helpers/wallet/wallet.js';
 
@@ -90,6 +91,9 @@ describe('the credential (N6, N8–N12)', () => {
   it('N9: an iss the issuer certificate does not name, or not https, is refused', async () => {
     await refused(/iss must be an https URL/, {}, await h.credential({ iss: 'https://impostor.test' }));
     await refused(/iss must be an https URL/, {}, await h.credential({ iss: 'http://issuer.test' }));
+    // A certificate of the trusted CA that names no issuer URI vouches for no iss (SD-JWT VC -13 §3.5).
+    const unnamed = await leaf('Unnamed Issuer', h.pki.root);
+    await refused(/iss must be an https URL/, {}, await h.credential({ signer: unnamed }));
   });
   it('N9: typ other than dc+sd-jwt is refused', async () => {
     await refused(/typ dc\+sd-jwt/, {}, await h.credential({ typ: 'JWT' }));

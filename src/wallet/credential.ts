@@ -68,8 +68,11 @@ function libraryReason(err: unknown): PresentationError {
 }
 
 /**
- * The credential's `iss` is an https URL and, when the issuer certificate names URIs
- * (subjectAltName), one of them (SD-JWT VC §3.5: the key must belong to the issuer it claims).
+ * The credential's `iss` is an https URL that the issuer certificate names as a
+ * uniformResourceIdentifier subjectAltName (SD-JWT VC, draft-ietf-oauth-sd-jwt-vc-13 §3.5: with
+ * `x5c`, "the iss value MUST match a uniformResourceIdentifier SAN entry of the leaf certificate"
+ * unless it is a `dns:` URI, which an https `iss` never is). Threat: a certificate issued to one
+ * issuer vouching for credentials that claim another; a leaf naming no URI names no issuer.
  */
 function issuerNamedByLeaf(iss: unknown, leaf: X509Certificate): iss is string {
   if (typeof iss !== 'string' || !URL.canParse(iss) || new URL(iss).protocol !== 'https:') return false;
@@ -77,7 +80,7 @@ function issuerNamedByLeaf(iss: unknown, leaf: X509Certificate): iss is string {
     .split(', ')
     .filter((n) => n.startsWith('URI:'))
     .map((n) => n.slice(4));
-  return uris.length === 0 || uris.includes(iss);
+  return uris.includes(iss);
 }
 
 /**
