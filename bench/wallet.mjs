@@ -12,11 +12,13 @@
  *      /auth → page → request object, at BENCH_WALLET_CONNECTIONS (8), with p50/p99 latency;
  *   c. complete sign-ins per second (auth → page → wallet → status → complete → code → token) with
  *      BENCH_WALLET_FLOWS (8) at once;
- * and compares (b) with (a) (goal ≥ 0.7) and (b)'s p99 with 50 ms.
+ * and compares (b) with (a) (goal ≥ 0.7) and (b)'s p99 with 50 ms. The presentations of (b) and (c)
+ * are of BENCH_WALLET_INDIVIDUALS (64) individuals taken in turn (concurrent sign-ins are of
+ * different people, as in production), each signed in once by (b)'s warm-up.
  *
  * The server is `bin/assent.cjs serve` (dist/, built first) on a fresh PostgreSQL database
  * assent_bench_<timestamp> (BENCH_PG_URL), or on a PGlite directory (BENCH_WALLET_STORE=pglite),
- * with examples/demo.json imported; the PKI, the credential and the status-list server are made
+ * with examples/demo.json imported; the PKI, the credentials and the status-list server are made
  * for the run. Everything targets 127.0.0.1; the database and the children are removed at the end.
  * Prints a summary and writes bench/results/wallet-latest.json.
  */
@@ -33,7 +35,7 @@ import { createPgliteDir, createPostgresDatabase, serverEnv, startServer, stopSe
 import { load, log, r1, r2, runCli } from './lib/util.mjs';
 import { setUp } from './lib/wallet-flows.mjs';
 import { holderSigner } from './lib/wallet-holder.mjs';
-import { createPki, holderKey, issue, startStatusServer } from './lib/wallet-issuer.mjs';
+import { claimsOf, createPki, holderKey, issue, startStatusServer } from './lib/wallet-issuer.mjs';
 import { pipelineRate, signInRate } from './lib/wallet-measures.mjs';
 import { rawRate } from './lib/wallet-raw.mjs';
 
@@ -41,6 +43,7 @@ const opts = {
   rawSeconds: envInt('BENCH_WALLET_RAW_SECONDS', 5),
   presentations: envInt('BENCH_WALLET_PRESENTATIONS', 2000),
   warmup: envInt('BENCH_WALLET_WARMUP', 300),
+  individuals: envInt('BENCH_WALLET_INDIVIDUALS', 64),
   connections: envInt('BENCH_WALLET_CONNECTIONS', 8),
   flows: envInt('BENCH_WALLET_FLOWS', 8),
   signInSeconds: envInt('BENCH_WALLET_SIGNIN_SECONDS', 10),
@@ -104,22 +107,27 @@ async function main() {
   const pki = await createPki();
   const holder = await holderKey();
   const statusServer = await startStatusServer(pki);
-  const credential = await issue(pki, holder, { idx: 3, uri: statusServer.uri });
-  const raw = await rawRate(credential, holder, opts.rawSeconds);
+  const credentials = [];
+  for (let i = 0; i < opts.individuals; i++)
+    credentials.push(await issue(pki, holder, { idx: i % 16, uri: statusServer.uri }, claimsOf(i)));
+  const raw = await rawRate(credentials[0], holder, opts.rawSeconds);
 
   const store = await serverStore();
   const imported = JSON.parse(runCli(['import', DEMO_FILE], store.env, 120_000));
   const orgId = imported.organisations.acme.id;
-  const server = await startServer(opts.store, store.env, store.dbName);
+  // BENCH_WALLET_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const prof = process.env.BENCH_WALLET_CPU_PROF;
+  const script = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'bin/assent.cjs', 'serve'];
+  const server = await startServer(opts.store, store.env, store.dbName, script);
   const owner = await login(server.base, OWNER.username, OWNER.password);
   const rp = await setUp(server.base, orgId, owner.access, pki.rootPem);
   const signer = await holderSigner(holder);
-  const pipeline = await pipelineRate(server, rp, credential, signer, {
+  const pipeline = await pipelineRate(server, rp, credentials, signer, {
     count: opts.presentations,
     warmup: opts.warmup,
     connections: opts.connections,
   });
-  const signIns = await signInRate(server, rp, credential, signer, {
+  const signIns = await signInRate(server, rp, credentials, signer, {
     flows: opts.flows,
     seconds: opts.signInSeconds,
     warmupSeconds: opts.signInWarmupSeconds,

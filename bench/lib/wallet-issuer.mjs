@@ -64,6 +64,9 @@ export async function createPki() {
   };
 }
 
+/** The claims of individual `i` (its own e-mail address: the stable claim). */
+export const claimsOf = (i) => ({ ...CLAIMS, email_address: `bench.wallet.${i}@example.test` });
+
 /** A holder's P-256 key: `cnf.jwk` and the KB-JWT signer. */
 export async function holderKey() {
   const keys = await newKeys();
@@ -71,11 +74,12 @@ export async function holderKey() {
 }
 
 /**
- * Issues the credential.
+ * Issues a credential.
  * @param status - `{idx, uri}` of its status-list entry.
+ * @param claims - the disclosable claims (default: one individual's e-mail and names).
  * @returns the compact SD-JWT, ending with `~`.
  */
-export async function issue(pki, holder, status) {
+export async function issue(pki, holder, status, claims = CLAIMS) {
   const now = Math.floor(Date.now() / 1000);
   const sdjwt = new SDJwtVcInstance({
     hasher: digest,
@@ -91,9 +95,9 @@ export async function issue(pki, holder, status) {
     exp: now + 3600,
     cnf: { jwk: holder.publicJwk },
     status: { status_list: status },
-    ...CLAIMS,
+    ...claims,
   };
-  return sdjwt.issue(payload, { _sd: Object.keys(CLAIMS) }, { header: { x5c: [pki.issuer.b64] } });
+  return sdjwt.issue(payload, { _sd: Object.keys(claims) }, { header: { x5c: [pki.issuer.b64] } });
 }
 
 /**

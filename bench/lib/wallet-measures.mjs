@@ -30,12 +30,15 @@ async function pool(count, parallel, task) {
   return out;
 }
 
-/** Starts `count` transactions and builds the wallet's response to each. */
-async function prepareBodies(rp, credential, holderPrivate, count) {
+/**
+ * Starts `count` transactions and builds the wallet's response to each, the credentials taken in
+ * turn (individual `i % credentials.length`).
+ */
+async function prepareBodies(rp, credentials, holderPrivate, count) {
   const t0 = performance.now();
-  const bodies = await pool(count, 8, async () => {
+  const bodies = await pool(count, 8, async (i) => {
     const tx = await startTransaction(rp.issuer);
-    return responseBody(tx.request, credential, holderPrivate);
+    return responseBody(tx.request, credentials[i % credentials.length], holderPrivate);
   });
   log(`pipeline: ${count} transactions started and answered in ${r1((performance.now() - t0) / 1000)} s`);
   return { bodies, responseUri: `${rp.issuer}/oid4vp/response` };
@@ -63,12 +66,14 @@ function post(responseUri, bodies, connections) {
 }
 
 /**
- * (b): a warm-up of `warmup` presentations, then `count` measured.
+ * (b): a warm-up of `warmup` presentations (at least one per credential: each individual's first
+ * sign-in creates its account), then `count` measured, the credentials taken in turn.
  * @returns the autocannon summary, the server's event-loop delay and the CPU split.
  */
-export async function pipelineRate(server, rp, credential, holderPrivate, { count, warmup, connections }) {
-  const warm = await prepareBodies(rp, credential, holderPrivate, warmup);
-  const measured = await prepareBodies(rp, credential, holderPrivate, count);
+export async function pipelineRate(server, rp, credentials, holderPrivate, { count, warmup, connections }) {
+  if (warmup < credentials.length) throw new Error('the warm-up must sign each individual in once');
+  const warm = await prepareBodies(rp, credentials, holderPrivate, warmup);
+  const measured = await prepareBodies(rp, credentials, holderPrivate, count);
   log(`pipeline: warm-up, ${warmup} presentations`);
   await post(warm.responseUri, warm.bodies, connections);
   await eldMark(server);
@@ -85,19 +90,19 @@ export async function pipelineRate(server, rp, credential, holderPrivate, { coun
 }
 
 /**
- * (c): `flows` sign-ins at a time for `seconds` (after one alone, which creates the individual, and
- * a warm-up of `warmupSeconds`).
+ * (c): `flows` sign-ins at a time for `seconds`, after a warm-up of `warmupSeconds`; the
+ * individuals (signed in once by (b)'s warm-up) taken in turn.
  * @returns sign-ins per second and the latency of a whole sign-in (ms).
  */
-export async function signInRate(server, rp, credential, holderPrivate, { flows, seconds, warmupSeconds }) {
-  await signIn(rp, credential, holderPrivate);
+export async function signInRate(server, rp, credentials, holderPrivate, { flows, seconds, warmupSeconds }) {
+  let turn = 0;
   const run = async (duration) => {
     const durations = [];
     const end = performance.now() + duration * 1000;
     const worker = async () => {
       while (performance.now() < end) {
         const t = performance.now();
-        await signIn(rp, credential, holderPrivate);
+        await signIn(rp, credentials[turn++ % credentials.length], holderPrivate);
         durations.push(performance.now() - t);
       }
     };
