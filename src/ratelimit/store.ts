@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../db/open.js';
 
 /**
- * Counts one event against `key` in one statement, without waiting for its WAL flush: starts a new window when the current one is
+ * Counts one event against `key` in one statement: starts a new window when the current one is
  * older than `windowSeconds`, else adds one. The counter's `expires_at` is set to the window's
  * end (its start plus `windowSeconds`), exactly when the next event would start a new window.
  * @param windowSeconds - window length (seconds).
@@ -15,15 +15,8 @@ export async function hit(
   windowSeconds: number,
 ): Promise<{ count: number; windowStart: Date }> {
   const window = sql`make_interval(secs => ${windowSeconds})`;
-  // The counter's commit does not wait for its WAL flush (`synchronous_commit` off for this statement's
-  // transaction: PostgreSQL 15 docs §20.5.1, "the behavior for any one transaction is determined by
-  // the setting in effect when it commits"). Every request of one client IP updates the same row,
-  // whose lock is held until the commit: with the flush inside it, such requests ran one fsync at a
-  // time. A crash may forget the last increments (at most three `wal_writer_delay`s), which lets a
-  // client a few more requests: acceptable for a rate limit, which the flood never outlives.
   const result = await db.execute(sql`
-    INSERT INTO rate_limits (key, window_start, count, expires_at)
-    SELECT ${key}, now(), 1, now() + ${window} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+    INSERT INTO rate_limits (key, window_start, count, expires_at) VALUES (${key}, now(), 1, now() + ${window})
     ON CONFLICT (key) DO UPDATE SET
       count = CASE WHEN rate_limits.window_start <= now() - ${window} THEN 1 ELSE rate_limits.count + 1 END,
       window_start = CASE WHEN rate_limits.window_start <= now() - ${window} THEN now()
