@@ -68,6 +68,28 @@ describe('remembered verifications (WALLET.md §4.4)', () => {
     }
   });
 
+  it("a returning credential signs in the same individual and keeps this sign-in's claims for the ID token", async () => {
+    const mapping = { email: ['email_address'], given_name: ['given_name'] };
+    expect((await h.configure({ trustedIssuerCertificates: [h.pki.root.pem], claimMapping: mapping })).status).toBe(
+      200,
+    );
+    try {
+      const email = 'returning@example.test';
+      const first = await present(await h.credential({ claims: { email_address: email, given_name: 'Ann' } }));
+      const second = await present(await h.credential({ claims: { email_address: email, given_name: 'Anna' } }));
+      const a = await h.t.ctx.wallet.complete(h.orgId, first.uid);
+      const b = await h.t.ctx.wallet.complete(h.orgId, second.uid);
+      expect(b.accountId).toBe(a.accountId);
+      expect(await h.t.ctx.wallet.claimsOf(h.orgId, b.accountId)).toEqual({
+        email,
+        email_verified: true,
+        given_name: 'Anna',
+      });
+    } finally {
+      await trust(h.pki.root.pem);
+    }
+  });
+
   it('two first sign-ins of one credential at once make one individual, each result with its own transaction', async () => {
     const credential = await h.credential({ claims: { email_address: 'twice.at.once@example.test' } });
     const [a, b] = await Promise.all([present(credential), present(credential)]);

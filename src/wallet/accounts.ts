@@ -65,23 +65,24 @@ export async function signInCredential(
   const subject = createHash('sha256').update(String(stable)).digest('hex');
   const key: store.CredentialKey = { orgId, issuer: cred.issuer, vct: cred.vct, subject };
   const claims = mapClaims(cred.claims, mapping);
-  let userId = await store.linkedUser(ex, key);
+  // A returning credential: its link's claims updated and its user found in one statement.
+  let userId = await store.touchLinkedIdentity(ex, key, claims);
   if (!userId) {
     // Two simultaneous first sign-ins of one credential must not create two users: the second
     // waits for the first's commit, then finds its link (read again under the lock).
     await store.lockCredential(ex, key);
     userId = await store.linkedUser(ex, key);
+    if (!userId) {
+      const name = [text(claims.given_name, 100), text(claims.family_name, 100)].filter(Boolean).join(' ');
+      userId = await createFederatedUser(ex, {
+        username: `wallet:${randomUUID()}`,
+        name: text(claims.name, 200) || name,
+        email: text(claims.email, 320),
+        phone: text(claims.phone_number, 40),
+      });
+    }
+    await store.saveIdentity(ex, key, userId, claims);
   }
-  if (!userId) {
-    const name = [text(claims.given_name, 100), text(claims.family_name, 100)].filter(Boolean).join(' ');
-    userId = await createFederatedUser(ex, {
-      username: `wallet:${randomUUID()}`,
-      name: text(claims.name, 200) || name,
-      email: text(claims.email, 320),
-      phone: text(claims.phone_number, 40),
-    });
-  }
-  await store.saveIdentity(ex, key, userId, claims);
   await subscribe(ex, userId, orgId);
   return { userId, claims };
 }
