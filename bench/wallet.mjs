@@ -66,6 +66,18 @@ async function serverStore() {
   return { env, dbName, database: `PostgreSQL ${pgVersion}` };
 }
 
+/**
+ * The server's CPU per verified presentation (ms; main thread and its other threads, from /proc)
+ * and the raw loop's CPU per presentation divided by it: the ratio of (b) to (a) that the other
+ * processes of a shared machine do not move.
+ */
+function cpuPerPresentation(pipeline, raw) {
+  const cores = pipeline.cpuCores;
+  if (!cores) return { serverCpuMsPerPresentation: null, cpuRatio: null };
+  const ms = ((cores.serverMainThread + cores.serverOtherThreads) * pipeline.seconds * 1000) / pipeline.ok2xx;
+  return { serverCpuMsPerPresentation: r2(ms), cpuRatio: r2(raw.cpuMsPerPresentation / ms) };
+}
+
 function summary(r) {
   const ratio = r.derived.pipelineToRaw;
   const line = (label, value, goal) => `  ${label.padEnd(44)} ${String(value).padStart(10)}${goal ? `   ${goal}` : ''}`;
@@ -80,6 +92,9 @@ function summary(r) {
     ),
     line('    non-2xx', r.pipeline.non2xx),
     line('    (b) ÷ (a)', ratio, `goal ≥ ${GOALS.pipelineToRaw}: ${ratio >= GOALS.pipelineToRaw ? 'met' : 'MISSED'}`),
+    line('    server CPU per presentation (ms)', r.derived.serverCpuMsPerPresentation),
+    line('    raw CPU per presentation (ms)', r.raw.cpuMsPerPresentation),
+    line('    raw CPU ÷ server CPU per presentation', r.derived.cpuRatio),
     line(
       '    server main thread / other threads (cores)',
       `${r.pipeline.cpuCores?.serverMainThread} / ${r.pipeline.cpuCores?.serverOtherThreads}`,
@@ -143,7 +158,10 @@ async function main() {
     pipeline,
     signIns,
     statusListFetches: statusServer.fetches(),
-    derived: { pipelineToRaw: r2(pipeline.okPerSecond / raw.perSecond) },
+    derived: {
+      pipelineToRaw: r2(pipeline.okPerSecond / raw.perSecond),
+      ...cpuPerPresentation(pipeline, raw),
+    },
     shutdown,
     loadAvgEnd: load(),
   };
