@@ -8,6 +8,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
+import { call } from './helpers/assent.js';
 import { issue } from './helpers/wallet/issuer.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 
@@ -66,6 +67,18 @@ describe('remembered verifications (WALLET.md §4.4)', () => {
     } finally {
       await trust(h.pki.root.pem);
     }
+  });
+
+  it('a new verifier key is used at once: the next request names it and is signed by it', async () => {
+    const before = await h.wallet.resolve((await h.start()).deepLink);
+    expect((await h.configure({ generateVerifierKey: true, trustedIssuerCertificates: [h.pki.root.pem] })).status).toBe(
+      200,
+    );
+    const settings = await call(`${h.t.base}/organizations/${h.orgId}/wallet`, { token: h.ownerToken });
+    // resolve() checks the request object's signature by its x5c leaf and the leaf's x509_hash.
+    const after = await h.wallet.resolve((await h.start()).deepLink);
+    expect(after.payload.client_id).toBe(settings.body.verifierClientId);
+    expect(after.payload.client_id).not.toBe(before.payload.client_id);
   });
 
   it("a returning credential signs in the same individual and keeps this sign-in's claims for the ID token", async () => {
