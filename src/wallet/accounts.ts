@@ -5,7 +5,7 @@
  * (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db, Executor } from '../db/open.js';
+import type { Executor } from '../db/open.js';
 import { createFederatedUser } from '../individuals/service.js';
 import { subscribe } from '../orgs/membership.js';
 import type { VerifiedCredential } from './credential.js';
@@ -44,13 +44,15 @@ export function mapClaims(
 
 /**
  * Finds or creates the individual of a verified credential, subscribes them to the organisation,
- * and keeps the mapped claims of this sign-in.
+ * and keeps the mapped claims of this sign-in; inside the caller's transaction (`receive.ts` settles
+ * the wallet transaction in the same one, so a sign-in and its result commit together).
+ * @param ex - an executor inside a transaction (the advisory lock lasts until its end).
  * @param stableClaim - the credential claim that identifies the individual (e.g. `email_address`).
  * @returns the user ID and the mapped claims.
  * @throws {PresentationError} `credential_claims` when the stable claim was not disclosed.
  */
 export async function signInCredential(
-  db: Db,
+  ex: Executor,
   orgId: string,
   cred: VerifiedCredential,
   stableClaim: string,
@@ -63,23 +65,24 @@ export async function signInCredential(
   const subject = createHash('sha256').update(String(stable)).digest('hex');
   const key: store.CredentialKey = { orgId, issuer: cred.issuer, vct: cred.vct, subject };
   const claims = mapClaims(cred.claims, mapping);
-  const userId = await db.transaction(async (tx) => {
-    const ex = tx as unknown as Executor;
-    // Two simultaneous first sign-ins of one credential must not create two users.
+  // A returning credential: its link's claims updated and its user found in one statement.
+  let userId = await store.touchLinkedIdentity(ex, key, claims);
+  if (!userId) {
+    // Two simultaneous first sign-ins of one credential must not create two users: the second
+    // waits for the first's commit, then finds its link (read again under the lock).
     await store.lockCredential(ex, key);
-    let id = await store.linkedUser(ex, key);
-    if (!id) {
+    userId = await store.linkedUser(ex, key);
+    if (!userId) {
       const name = [text(claims.given_name, 100), text(claims.family_name, 100)].filter(Boolean).join(' ');
-      id = await createFederatedUser(ex, {
+      userId = await createFederatedUser(ex, {
         username: `wallet:${randomUUID()}`,
         name: text(claims.name, 200) || name,
         email: text(claims.email, 320),
         phone: text(claims.phone_number, 40),
       });
     }
-    await store.saveIdentity(ex, key, id, claims);
-    await subscribe(ex, id, orgId);
-    return id;
-  });
+    await store.saveIdentity(ex, key, userId, claims);
+  }
+  await subscribe(ex, userId, orgId);
   return { userId, claims };
 }

@@ -106,6 +106,8 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
   checkDisclosures(compact);
   // Which signature the library found bad, to name the failed check (its messages do not say).
   const signatures: { issuer?: boolean; kb?: boolean } = {};
+  // The status-list tokens fetchStatusList returned: it verified them (signature, chain, typ, sub).
+  const verifiedStatus = new Set<string>();
   const sdjwt = new SDJwtVcInstance({
     hasher: digest,
     verifier: (data, sig) => {
@@ -113,6 +115,7 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
       return signatures.issuer;
     },
     statusVerifier: (data, sig) => {
+      if (verifiedStatus.has(`${data}.${sig}`)) return true;
       const statusLeaf = verifyChain(headerOf(data).x5c, ctx.anchors, ctx.now);
       return headerOf(data).alg === 'ES256' && es256(data, sig, statusLeaf.publicKey);
     },
@@ -124,7 +127,11 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
         es256(data, sig, createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }));
       return signatures.kb;
     },
-    statusListFetcher: (uri) => fetchStatusList(uri, ctx.anchors, ctx.outbound, ctx.now, ctx.statusCache),
+    statusListFetcher: async (uri) => {
+      const token = await fetchStatusList(uri, ctx.anchors, ctx.outbound, ctx.now, ctx.statusCache);
+      verifiedStatus.add(token);
+      return token;
+    },
   });
   const nowSeconds = Math.floor(ctx.now.getTime() / 1000);
   let result: Awaited<ReturnType<SDJwtVcInstance['verify']>>;

@@ -7,7 +7,6 @@
  * 8. sign the individual in, keep the result, answer the same-device `redirect_uri`.
  * Nothing personal is logged or answered: errors carry fixed texts (errors.ts).
  */
-import { X509Certificate } from 'node:crypto';
 import {
   parseOpenid4VpAuthorizationResponsePayload,
   validateOpenid4vpAuthorizationResponsePayload,
@@ -16,7 +15,7 @@ import type { DcqlQuery } from 'dcql';
 import type { Config } from '../config.js';
 import { sha256 } from '../crypto/digest.js';
 import type { MasterKey } from '../crypto/master-key.js';
-import type { Db } from '../db/open.js';
+import type { Db, Executor } from '../db/open.js';
 import { recordAudit } from '../orgs/audit.js';
 import { signInCredential } from './accounts.js';
 import { PresentationError } from './errors.js';
@@ -25,6 +24,7 @@ import { random } from './request.js';
 import { openResponse } from './response.js';
 import type { VerifierPolicy } from './settings-rules.js';
 import type { StatusListCache } from './status.js';
+import { anchorCertificates } from './trust.js';
 import * as txs from './tx-store.js';
 
 /** What the pipeline needs. */
@@ -74,40 +74,40 @@ export async function receiveResponse(
   try {
     checkParameters(payload, request);
     const credentials = await verifyVpToken(payload.vp_token, snapshot.dcqlQuery as DcqlQuery, {
-      anchors: snapshot.trustedIssuerCertificates.map((pem) => new X509Certificate(pem)),
+      anchors: anchorCertificates(snapshot.trustedIssuerCertificates),
       clientId: String(request.client_id),
       nonce: String(request.nonce),
       outbound: { allowHttpHosts: deps.config.walletAllowHttpHosts, dnsServers: deps.config.dnsServers },
       statusCache: deps.statusCache,
       now,
     });
-    const { userId } = await signInCredential(
-      deps.db,
-      orgId,
-      credentials[0]!,
-      snapshot.stableClaim,
-      snapshot.claimMapping,
-    );
     const responseCode = random();
-    const settled = await deps.db.transaction(async (t) => {
+    // One transaction: the individual, the transaction's result and the audit entry commit together.
+    await deps.db.transaction(async (t) => {
+      const { userId } = await signInCredential(
+        t as unknown as Executor,
+        orgId,
+        credentials[0]!,
+        snapshot.stableClaim,
+        snapshot.claimMapping,
+      );
       const ok = await txs.settle(t, tx.id, {
         status: 'verified',
         result: { userId, verifiedAt: Math.floor(now.getTime() / 1000) },
         // Kept as its SHA-256: a reader of the database holds no code to present (crypto/digest.ts).
         responseCodeHash: sha256(responseCode),
       });
+      // Another response got there first: nothing of this one is kept (the throw rolls it back).
+      if (!ok) throw new PresentationError('answered_transaction', 'response: the transaction was answered already');
       // The audit names the individual by ID only, never a claim (WALLET.md §4.4: no PII in logs).
-      if (ok)
-        await recordAudit(t, {
-          orgId,
-          actorUserId: userId,
-          actorApiKeyId: null,
-          action: 'wallet.sign-in',
-          detail: { userId, clientId: tx.clientId },
-        });
-      return ok;
+      await recordAudit(t, {
+        orgId,
+        actorUserId: userId,
+        actorApiKeyId: null,
+        action: 'wallet.sign-in',
+        detail: { userId, clientId: tx.clientId },
+      });
     });
-    if (!settled) throw new PresentationError('answered_transaction', 'response: the transaction was answered already');
     return {
       redirect_uri: `${deps.issuer}/interaction/${encodeURIComponent(tx.interactionUid)}/wallet-return?response_code=${responseCode}`,
     };

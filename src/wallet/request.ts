@@ -7,7 +7,7 @@
  *   parameters travel by value in the deep link (`@openid4vc` refuses a request object for it).
  * `direct_post.jwt` (§8.3) carries a fresh ECDH-ES P-256 key per transaction in `client_metadata`.
  */
-import { createPrivateKey, randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
 import type { JwtSigner } from '@openid4vc/oauth2';
 import { createOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -39,6 +39,41 @@ export function walletEndpoints(issuer: string, requestId: string) {
   return { requestUri: `${issuer}/oid4vp/request/${requestId}`, responseUri: `${issuer}/oid4vp/response` };
 }
 
+/** What a verifier signs with, derived from its settings once per process (`verifierMaterial`). */
+interface VerifierMaterial {
+  key: KeyObject;
+  clientId: string;
+  x5c: string[];
+  signerJwk: Record<string, string> & { kty: string };
+}
+
+/** Most verifiers remembered (count); the oldest goes first. */
+const MAX_VERIFIERS = 1000;
+const materials = new Map<string, VerifierMaterial>();
+
+/**
+ * The verifier's private key, `x509_hash` client identifier, `x5c` and public JWK: parsed from the
+ * settings' PEM once per process, not at every new transaction. Keyed by a SHA-256 of the key and
+ * chain, so a changed setting is parsed afresh and no PEM text is kept as a key.
+ */
+function verifierMaterial(verifier: Verifier): VerifierMaterial {
+  const chain = verifier.policy.verifierCertificateChain;
+  const id = createHash('sha256').update(verifier.keyPem).update(chain.join('')).digest('base64url');
+  const known = materials.get(id);
+  if (known) return known;
+  const certs = chain.map((p) => parseCertificates(p)[0]!);
+  const leaf = certs[0]!;
+  const made: VerifierMaterial = {
+    key: createPrivateKey(verifier.keyPem),
+    clientId: x509HashClientId(leaf),
+    x5c: certs.map(x5cEntry),
+    signerJwk: { ...(leaf.publicKey.export({ format: 'jwk' }) as Record<string, string>), kty: 'EC' },
+  };
+  if (materials.size >= MAX_VERIFIERS) materials.delete(materials.keys().next().value!);
+  materials.set(id, made);
+  return made;
+}
+
 /**
  * Builds the request of a new transaction.
  * @param verifier - the organisation's settings and key.
@@ -49,7 +84,7 @@ export function walletEndpoints(issuer: string, requestId: string) {
 export async function buildRequest(verifier: Verifier, issuer: string, requestId: string): Promise<BuiltRequest> {
   const { policy } = verifier;
   const { requestUri, responseUri } = walletEndpoints(issuer, requestId);
-  const leaf = parseCertificates(policy.verifierCertificateChain[0]!)[0]!;
+  const material = verifierMaterial(verifier);
   const encrypted = policy.responseEncryption.length > 0;
   const vpState = random();
   let encKid: string | null = null;
@@ -68,7 +103,7 @@ export async function buildRequest(verifier: Verifier, issuer: string, requestId
   const haip = policy.profile === 'haip';
   const payload = {
     response_type: 'vp_token' as const,
-    client_id: haip ? x509HashClientId(leaf) : `redirect_uri:${responseUri}`,
+    client_id: haip ? material.clientId : `redirect_uri:${responseUri}`,
     response_mode: encrypted ? ('direct_post.jwt' as const) : ('direct_post' as const),
     response_uri: responseUri,
     nonce: random(),
@@ -76,12 +111,7 @@ export async function buildRequest(verifier: Verifier, issuer: string, requestId
     dcql_query: policy.dcqlQuery as Record<string, unknown>,
     client_metadata: clientMetadata,
   };
-  const key = createPrivateKey(verifier.keyPem);
-  const signer: JwtSigner = {
-    method: 'x5c',
-    x5c: policy.verifierCertificateChain.map((p) => x5cEntry(parseCertificates(p)[0]!)),
-    alg: 'ES256',
-  };
+  const signer: JwtSigner = { method: 'x5c', x5c: material.x5c, alg: 'ES256' };
   const made = await createOpenid4vpAuthorizationRequest({
     scheme: policy.deepLinkScheme,
     authorizationRequestPayload: payload,
@@ -97,8 +127,8 @@ export async function buildRequest(verifier: Verifier, issuer: string, requestId
       : {}),
     callbacks: {
       signJwt: async (_signer, jwt) => ({
-        jwt: await new SignJWT(jwt.payload).setProtectedHeader({ ...jwt.header, alg: 'ES256' }).sign(key),
-        signerJwk: { ...(leaf.publicKey.export({ format: 'jwk' }) as Record<string, string>), kty: 'EC' },
+        jwt: await new SignJWT(jwt.payload).setProtectedHeader({ ...jwt.header, alg: 'ES256' }).sign(material.key),
+        signerJwk: material.signerJwk,
       }),
       encryptJwe: () => {
         throw new Error('the verifier encrypts no request');

@@ -19,29 +19,57 @@ export const MAX_STATUS_CACHE_SECONDS = 300;
 /** Most status-list tokens kept (count); the oldest goes first. */
 export const MAX_STATUS_CACHE_ENTRIES = 1000;
 
+/** A status-list token kept by `StatusListCache`. */
+export interface CachedStatusList {
+  text: string;
+  /** Until when it may be reused (seconds since the epoch). */
+  until: number;
+  /** Its `x5c` header and `exp` claim, for the checks that depend on time. */
+  x5c: unknown;
+  exp: unknown;
+  /** The anchor sets (fingerprints) under which its signature, `typ` and `sub` were verified. */
+  verifiedUnder: Set<string>;
+}
+
 /**
  * Fetched status-list tokens, by URI, for as long as their `ttl` claim allows (at most 300 s, never
  * past `exp`; draft-ietf-oauth-status-list §13.7). A token without `ttl` is fetched every time.
- * Only the fetch is saved: each use still checks the token against the organisation's anchors.
+ * A kept token also remembers the anchor sets it was verified under: its signature is not verified
+ * again under the same anchors, but its chain's validity periods and its `exp` are, at each use.
  */
 export class StatusListCache {
-  private readonly entries = new Map<string, { text: string; until: number }>();
+  private readonly entries = new Map<string, CachedStatusList>();
 
   /** The cached token of `uri` at `now` (seconds since the epoch), or undefined. */
-  get(uri: string, now: number): string | undefined {
+  get(uri: string, now: number): CachedStatusList | undefined {
     const hit = this.entries.get(uri);
-    if (hit && hit.until > now) return hit.text;
+    if (hit && hit.until > now) return hit;
     this.entries.delete(uri);
     return undefined;
   }
 
-  /** Keeps a verified token per its `ttl` and `exp` (seconds). */
-  put(uri: string, text: string, payload: Record<string, unknown>, now: number): void {
+  /**
+   * Keeps a token verified under `anchorsKey` (the anchors' SHA-256 fingerprints, joined), per its
+   * `ttl` and `exp` (seconds); a token kept already gains `anchorsKey`. A token without `ttl` is not kept.
+   */
+  put(
+    uri: string,
+    text: string,
+    token: { header: Record<string, unknown>; payload: Record<string, unknown> },
+    anchorsKey: string,
+    now: number,
+  ): void {
+    const { header, payload } = token;
+    const known = this.entries.get(uri);
+    if (known?.text === text) {
+      known.verifiedUnder.add(anchorsKey);
+      return;
+    }
     if (typeof payload.ttl !== 'number' || payload.ttl <= 0) return;
     let until = now + Math.min(payload.ttl, MAX_STATUS_CACHE_SECONDS);
     if (typeof payload.exp === 'number') until = Math.min(until, payload.exp);
     if (this.entries.size >= MAX_STATUS_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(uri, { text, until });
+    this.entries.set(uri, { text, until, x5c: header.x5c, exp: payload.exp, verifiedUnder: new Set([anchorsKey]) });
   }
 }
 
@@ -77,7 +105,8 @@ export async function verifyX5cJwt(
  * Fetches and checks the status-list token at `uri`.
  * @param anchors - the organisation's trusted issuer certificates.
  * @param policy - the outbound policy (`ASSENT_WALLET_ALLOW_HTTP_HOSTS`).
- * @param cache - tokens fetched before, reused within their `ttl`.
+ * @param cache - tokens fetched before, reused within their `ttl`; one verified before under the
+ *   same anchors has its chain's validity periods and its `exp` checked again, not its signature.
  * @returns the token (compact JWT), for `@sd-jwt` to read the credential's bits from.
  * @throws {PresentationError} `status` when it cannot be fetched or is not valid.
  */
@@ -89,7 +118,19 @@ export async function fetchStatusList(
   cache?: StatusListCache,
 ): Promise<string> {
   const t = Math.floor(now.getTime() / 1000);
-  let text = cache?.get(uri, t);
+  const anchorsKey = anchors.map((a) => a.fingerprint256).join(',');
+  const kept = cache?.get(uri, t);
+  if (kept?.verifiedUnder.has(anchorsKey)) {
+    // Verified before under these very anchors: only what depends on time is checked again.
+    try {
+      verifyChain(kept.x5c, anchors, now);
+    } catch {
+      throw bad('is not signed under a trusted issuer certificate');
+    }
+    if (typeof kept.exp === 'number' && kept.exp + 60 < t) throw bad('is expired');
+    return kept.text;
+  }
+  let text = kept?.text;
   if (text === undefined) {
     try {
       const res = await guardedFetch(uri, { headers: { accept: 'application/statuslist+jwt' } }, policy);
@@ -113,6 +154,6 @@ export async function fetchStatusList(
   });
   if (payload.sub !== uri) throw bad('sub differs from its URI');
   if (typeof payload.exp === 'number' && payload.exp + 60 < t) throw bad('is expired');
-  cache?.put(uri, text, payload, t);
+  cache?.put(uri, text, { header, payload }, anchorsKey, t);
   return text;
 }

@@ -1,5 +1,5 @@
 /** SQL of organisations' wallet settings (`wallet_settings`) and of linked credentials (`wallet_identities`). */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
 import { users } from '../db/schema.js';
 import { walletIdentities, walletSettings } from '../db/schema-wallet.js';
@@ -71,6 +71,25 @@ export async function linkedUser(db: Executor, k: CredentialKey): Promise<string
     return null;
   }
   return row.userId;
+}
+
+/**
+ * A returning credential's sign-in in one statement: updates the claims of the link to a live user
+ * and answers that user, or null (no link, or a link to a deleted account, which `linkedUser`
+ * then drops).
+ */
+export async function touchLinkedIdentity(
+  db: Executor,
+  k: CredentialKey,
+  claims: Record<string, unknown>,
+): Promise<string | null> {
+  const [row] = await db
+    .update(walletIdentities)
+    .set({ claims, updatedAt: sql`now()` })
+    .from(users)
+    .where(and(identityKey(k), eq(users.id, walletIdentities.userId), isNull(users.deletedAt)))
+    .returning({ userId: walletIdentities.userId });
+  return row?.userId ?? null;
 }
 
 /** Links a credential to a user, or updates the claims of its latest sign-in. */

@@ -1,0 +1,89 @@
+/**
+ * Debian's Chromium for the browser tests, driven by playwright-core (never a downloaded browser):
+ * headless, no sandbox, no network of its own (background networking, component updates, sync and
+ * QUIC off), on a fresh user-data directory removed at the end; and the tiny loopback HTTP servers
+ * a browser test needs (a relying party's callback page, a page on another origin).
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Where Debian installs Chromium. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Whether the browser tests run here: true when Chromium is installed. When it is missing the
+ * tests are skipped with a message, unless `ASSENT_REQUIRE_BROWSER=1` (CI), where they must fail.
+ */
+export const browserAvailable = existsSync(CHROMIUM);
+
+/** True when a missing browser must fail the run instead of skipping (CI). */
+export const browserRequired = process.env.ASSENT_REQUIRE_BROWSER === '1';
+
+/** A running Chromium with its own profile. */
+export interface TestChromium {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium on a fresh user-data directory (deleted by `close`). */
+export async function launchChromium(): Promise<TestChromium> {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'assent-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+    viewport: { width: 800, height: 1000 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A loopback HTTP server answering every GET with the HTML that `page(url)` returns. */
+export interface PageServer {
+  origin: string;
+  /** Paths requested so far, with their query. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (a free port) that answers each request with `page(url)` as
+ * `text/html`.
+ * @param page - the HTML of a request's URL (path and query).
+ */
+export async function startPageServer(page: (url: URL) => string): Promise<PageServer> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push(url.pathname + url.search);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(url));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * Wallet sign-in in a real browser (Debian's Chromium through playwright-core; WALLET.md §5.2,
+ * §4.8; SPEC 4.1): a stock `openid-client` relying party sends Chromium to the provider's `/auth`;
+ * the wallet page's QR code, read from a screenshot, is its "Open in wallet" deep link; the test
+ * wallet answers that link from another device (cross-device), with a credential that names a
+ * status list; the page's own script polls and lands on the relying party's callback, whose code
+ * the relying party redeems. The same browser shows that no other origin can frame the page
+ * (clickjacking, ASVS 14.4.7) and that the page raises no console error or CSP violation.
+ *
+ * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1
+ * (CI), where it fails.
+ */
+import jsQR from 'jsqr';
+import * as oidc from 'openid-client';
+import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from './helpers/assent.js';
+import {
+  browserAvailable,
+  browserRequired,
+  CHROMIUM,
+  launchChromium,
+  type PageServer,
+  startPageServer,
+  type TestChromium,
+} from './helpers/chromium.js';
+import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
+
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+if (!browserAvailable && !browserRequired) {
+  console.warn(`wallet-browser.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`);
+}
+
+describe('browser present', () => {
+  it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
+    expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
+  });
+});
+
+describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
+  let h: WalletHarness;
+  let chrome: TestChromium;
+  let rpServer: PageServer;
+  let framer: PageServer;
+  let rp: oidc.Configuration;
+  let issuer: string;
+  let callbackUri: string;
+  /** What the framing page puts in its iframe (`?src=`). */
+  const framed = (url: URL) =>
+    `<!doctype html><title>framer</title><iframe src="${url.searchParams.get('src')}"></iframe>`;
+
+  beforeAll(async () => {
+    h = await startWalletHarness();
+    rpServer = await startPageServer((url) => `<!doctype html><title>RP</title><p id="rp">${url.pathname}</p>`);
+    framer = await startPageServer(framed);
+    callbackUri = `${rpServer.origin}/cb`;
+    const client = await call(`${h.t.base}/organizations/${h.orgId}/oidc-clients`, {
+      token: h.ownerToken,
+      body: { clientId: 'browser-rp', name: 'Browser shop', redirectUris: [callbackUri] },
+    });
+    expect(client.status).toBe(201);
+    issuer = `${h.t.url}/v3/service/extension/oidc/${h.orgId}`;
+    rp = await oidc.discovery(
+      new URL(issuer),
+      'browser-rp',
+      undefined,
+      oidc.ClientSecretBasic(client.body.clientSecret),
+      insecure,
+    );
+    chrome = await launchChromium();
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await rpServer?.close();
+    await framer?.close();
+    await h?.stop();
+  });
+
+  /** The relying party's authorization URL, with PKCE, state and nonce. */
+  async function authorization() {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(rp, {
+      redirect_uri: callbackUri,
+      scope: 'openid',
+      state,
+      nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    return { url, verifier, state, nonce };
+  }
+
+  /** Console errors, uncaught exceptions and CSP violations of a page. */
+  function watchErrors(page: Page): string[] {
+    const errors: string[] = [];
+    page.on('console', (msg) => {
+      // Chromium asks every origin for /favicon.ico on its own; Assent has none (a 404), which the page does not cause.
+      if (msg.location().url.endsWith('/favicon.ico')) return;
+      if (msg.type() === 'error' || /Content Security Policy/i.test(msg.text()))
+        errors.push(`${msg.text()} (${msg.location().url})`);
+    });
+    page.on('pageerror', (err) => errors.push(err.message));
+    return errors;
+  }
+
+  /** The QR code read from a screenshot of the page, or null. */
+  async function qrOfScreenshot(page: Page): Promise<string | null> {
+    const png = PNG.sync.read(await page.screenshot({ fullPage: true }));
+    return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
+  }
+
+  it('signs in cross-device: QR from a screenshot, the wallet answers, the page lands on the RP with a code', async () => {
+    const page = await chrome.context.newPage();
+    const errors = watchErrors(page);
+    const auth = await authorization();
+
+    await page.goto(auth.url.href);
+    expect(page.url()).toMatch(new RegExp(`^${issuer}/interaction/[^/]+$`));
+    const href = await page.locator('#open-wallet').getAttribute('href');
+    expect(href).toMatch(/^openid4vp:\/\/\?client_id=x509_hash%3A/);
+    expect(await page.locator('#wallet').getAttribute('data-deeplink')).toBe(href);
+    const qr = await qrOfScreenshot(page);
+    expect(qr).toBe(href);
+
+    // The wallet is on another device: it gets the deep link from the QR code, not from the browser.
+    const uri = h.status.list('browser', h.pki.issuer);
+    const credential = await h.credential({ status: { idx: 3, uri } });
+    const request = await h.wallet.resolve(qr!);
+    const answer = await h.wallet.present(request, credential);
+    expect(answer.status).toBe(200);
+    expect(h.status.fetches.get('browser')).toBeGreaterThan(0);
+
+    // The page's own script polls the status and navigates; Chromium ends on the RP's page.
+    await page.waitForURL((u) => u.href.startsWith(callbackUri), { timeout: 15_000 });
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('state')).toBe(auth.state);
+    expect(landed.searchParams.get('code')).toBeTruthy();
+    expect(landed.searchParams.get('iss')).toBe(issuer);
+    expect(await page.locator('#rp').textContent()).toBe('/cb');
+
+    const tokens = await oidc.authorizationCodeGrant(rp, landed, {
+      pkceCodeVerifier: auth.verifier,
+      expectedState: auth.state,
+      expectedNonce: auth.nonce,
+    });
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({
+      iss: issuer,
+      aud: 'browser-rp',
+      nonce: auth.nonce,
+      email: 'alice.wallet@example.test',
+      email_verified: true,
+      acr: 'urn:assent:acr:wallet',
+      amr: ['pop'],
+    });
+    expect(claims.sub).toMatch(/^[0-9a-f-]{20,}$/i);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the wallet page has no console error or CSP violation while it polls', async () => {
+    const page = await chrome.context.newPage();
+    const errors = watchErrors(page);
+    const auth = await authorization();
+    const polled = page.waitForResponse((r) => r.url().endsWith('/status'), { timeout: 10_000 });
+    await page.goto(auth.url.href);
+    expect((await polled).status()).toBe(200);
+    // The script ran: the countdown shows minutes and seconds.
+    await expect.poll(() => page.locator('#countdown').textContent()).toMatch(/^\d+:\d\d$/);
+    expect(errors).toEqual([]);
+    // The listener would see one: an inline script is refused by the page's CSP and reported.
+    await page.setContent(
+      '<meta http-equiv="Content-Security-Policy" content="script-src \'none\'"><script>1</script>',
+    );
+    await expect.poll(() => errors.length).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  /** Loads `src` in an iframe of a page on another loopback origin; returns what the frame shows. */
+  async function frameOf(src: string) {
+    const page = await chrome.context.newPage();
+    await page.goto(`${framer.origin}/?src=${encodeURIComponent(src)}`);
+    // goto waits for the load event, which waits for the frame's (a refused frame shows Chromium's error page).
+    const f = await (await page.locator('iframe').elementHandle())!.contentFrame();
+    const url = f?.url() ?? '';
+    const wallet = f && !url.startsWith('chrome-error:') ? await f.locator('#wallet, #rp').count() : 0;
+    await page.close();
+    return { url, wallet };
+  }
+
+  it('refuses to be framed by another origin: /auth and the wallet page (clickjacking)', async () => {
+    // The control: a frameable page of another origin does show in the frame.
+    const control = await frameOf(`${rpServer.origin}/framed`);
+    expect(control.wallet).toBe(1);
+
+    const viaAuth = await frameOf((await authorization()).url.href);
+    expect(viaAuth.url).toMatch(/^chrome-error:/);
+    expect(viaAuth.wallet).toBe(0);
+
+    // The wallet page itself, with the browser's interaction cookie.
+    const page = await chrome.context.newPage();
+    await page.goto((await authorization()).url.href);
+    const pageUrl = page.url();
+    await page.close();
+    const direct = await frameOf(pageUrl);
+    expect(direct.url).toMatch(/^chrome-error:/);
+    expect(direct.wallet).toBe(0);
+  });
+});
