@@ -163,6 +163,11 @@ describe('wallet sign-in over HTTPS: assent serve behind a TLS-terminating proxy
     const urls = urlsIn(discovery);
     expect(urls.length).toBeGreaterThan(4);
     for (const url of urls) expect(url.startsWith(`${issuer}/`) || url === issuer, url).toBe(true);
+    // Threat: a forged Host (the proxy forwards it as X-Forwarded-Host) sending the relying party's token request elsewhere.
+    const forged = await (
+      await httpsFetch(`${issuer}/.well-known/openid-configuration`, { headers: { host: 'evil.test' } })
+    ).json();
+    expect(forged).toEqual(discovery);
     const browser = new Browser(httpsFetch);
     const params = { client_id: 'shop', redirect_uri: RP_CALLBACK, response_type: 'code', scope: 'openid' };
     const auth = await httpsFetch(`${issuer}/auth?${new URLSearchParams({ ...params, state: 's', nonce: 'n' })}`, {

@@ -22,18 +22,23 @@ export function trustingFetch(caPem: string): typeof fetch {
     const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
     const headers = Object.fromEntries(req.headers);
     return new Promise<Response>((resolve, reject) => {
-      const out = https.request(url, { method: req.method, headers, ca: caPem, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const answer = new Headers();
-          for (let i = 0; i < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-          const status = res.statusCode!;
-          const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
-          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: answer }));
-        });
-      });
+      const out = https.request(
+        url,
+        { method: req.method, headers, ca: caPem, servername: url.hostname, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const answer = new Headers();
+            for (let i = 0; i < res.rawHeaders.length; i += 2)
+              answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+            const status = res.statusCode!;
+            const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
+            resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: answer }));
+          });
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });
