@@ -18,7 +18,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/assent.js';
 import { freshStore, runCli, type ServeProcess, startServe, type TestStore, writeFile } from './helpers/cli.js';
-import { Browser, followToRp, RP_CALLBACK, WALLET_CLAIMS } from './helpers/provider.js';
+import { authParams, Browser, followToRp, RP_CALLBACK, WALLET_CLAIMS } from './helpers/provider.js';
 import { startTlsProxy, type TlsProxy, trustingFetch } from './helpers/tls.js';
 import { beginSignIn, pageStatus } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';
@@ -163,25 +163,13 @@ describe('wallet sign-in over HTTPS: assent serve behind a TLS-terminating proxy
     const urls = urlsIn(discovery);
     expect(urls.length).toBeGreaterThan(4);
     for (const url of urls) expect(url.startsWith(`${issuer}/`) || url === issuer, url).toBe(true);
-    // Threat: a forged Host (the proxy forwards it as X-Forwarded-Host) sending the relying party's token request elsewhere.
-    const forged = await (
-      await httpsFetch(`${issuer}/.well-known/openid-configuration`, { headers: { host: 'evil.test' } })
-    ).json();
-    expect(forged).toEqual(discovery);
-    const browser = new Browser(httpsFetch);
-    const params = { client_id: 'shop', redirect_uri: RP_CALLBACK, response_type: 'code', scope: 'openid' };
-    const auth = await httpsFetch(`${issuer}/auth?${new URLSearchParams({ ...params, state: 's', nonce: 'n' })}`, {
-      redirect: 'manual',
-    });
+    const auth = await httpsFetch(`${issuer}/auth?${new URLSearchParams(authParams())}`, { redirect: 'manual' });
     expect(auth.status).toBe(303);
-    // Behind the proxy (ASSENT_TRUST_PROXY) the interaction cookies are Secure: never sent over http.
+    // At an https public URL the interaction cookies are Secure: never sent over http.
     const cookies = auth.headers.getSetCookie();
     expect(cookies.length).toBeGreaterThan(0);
     for (const cookie of cookies) expect(cookie, cookie).toMatch(/;\s*secure/i);
-    const flow = await beginSignIn(
-      `${issuer}/auth?${new URLSearchParams({ ...params, state: 's', nonce: 'n' })}`,
-      browser,
-    );
+    const flow = await beginSignIn(`${issuer}/auth?${new URLSearchParams(authParams())}`, new Browser(httpsFetch));
     const requestObject = await httpsFetch(new URL(flow.deepLink).searchParams.get('request_uri')!);
     expect(requestObject.status).toBe(200);
     expect(requestObject.headers.get('content-type')).toContain('application/oauth-authz-req+jwt');
@@ -189,19 +177,24 @@ describe('wallet sign-in over HTTPS: assent serve behind a TLS-terminating proxy
     expect(claims.response_uri).toBe(`${issuer}/oid4vp/response`);
     for (const url of urlsIn(claims)) expect(url, url).toMatch(/^https:\/\//);
   });
+
+  it('a forged Host (forwarded as X-Forwarded-Host) cannot move discovery’s endpoints, where the relying party sends its secret and code', async () => {
+    const discovery = `${issuer}/.well-known/openid-configuration`;
+    const honest = await (await httpsFetch(discovery)).json();
+    const forged = await (await httpsFetch(discovery, { headers: { host: 'evil.test' } })).json();
+    expect(forged.token_endpoint).toBe(`${issuer}/token`);
+    expect(forged).toEqual(honest);
+  });
 });
 
 describe('a plain-http public URL at a non-loopback host', () => {
   it('wallet sign-in refuses to start: a request_uri or response_uri over http could be read or rewritten on the network', async () => {
     const { store: plainStore, serve: plain, orgId } = await deploy(pki, { ASSENT_PUBLIC_URL: 'http://assent.test' });
     try {
-      const prefix = `/v3/service/extension/oidc/${orgId}`;
-      const query = new URLSearchParams({ client_id: 'shop', redirect_uri: RP_CALLBACK, response_type: 'code' });
-      query.set('scope', 'openid');
-      query.set('state', 's');
-      query.set('nonce', 'n');
       const browser = new Browser();
-      const auth = await browser.request(`${plain.url}${prefix}/auth?${query}`);
+      const auth = await browser.request(
+        `${plain.url}/v3/service/extension/oidc/${orgId}/auth?${new URLSearchParams(authParams())}`,
+      );
       expect(auth.status).toBe(303);
       const page = await browser.request(`${plain.url}${new URL(auth.location!).pathname}`);
       // The page's "wallet sign-in unavailable" answer, not a 500 and not a QR code.
