@@ -187,7 +187,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const providers = new OrgProviders({
     db: store.db,
     publicUrl: config.publicUrl,
-    trustProxy: Boolean(config.trustProxy),
     keys,
     master,
     parties: relyingParties,

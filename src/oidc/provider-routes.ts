@@ -39,6 +39,22 @@ function asPage(reply: FastifyReply, err: unknown) {
   throw err;
 }
 
+/**
+ * Makes oidc-provider (Koa, `proxy` on) see the public URL's protocol and host whatever the request
+ * carried: its endpoint URLs in discovery and redirects follow the request (decision 0015 §2,
+ * gotcha 5), while the issuer is configuration (OpenID Connect Discovery 1.0 §4.3), and its
+ * cookies are `Secure` exactly when the public URL is https. `X-Forwarded-For` becomes the client
+ * address Fastify resolved (which honours ASSENT_TRUST_PROXY).
+ */
+function pinToPublicUrl(request: FastifyRequest, publicUrl: URL): void {
+  const headers = request.raw.headers;
+  // Threat: a forged Host or X-Forwarded-Host/Proto sending a relying party's token request (its secret, the code) elsewhere.
+  headers.host = publicUrl.host;
+  headers['x-forwarded-host'] = publicUrl.host;
+  headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+  headers['x-forwarded-for'] = request.ip;
+}
+
 /** The routes; registered at the root by `buildApp`. */
 export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = async (
   app,
@@ -48,7 +64,11 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
   // oidc-provider reads the bodies of /token and /session/end/confirm itself: leave the stream unread.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
-  const raw = (request: FastifyRequest, reply: FastifyReply) => ({ req: request.raw, res: reply.raw });
+  const publicUrl = providers.publicUrl();
+  const raw = (request: FastifyRequest, reply: FastifyReply) => {
+    pinToPublicUrl(request, publicUrl);
+    return { req: request.raw, res: reply.raw };
+  };
 
   app.get(
     `${ASSET_PREFIX}:file`,
@@ -149,6 +169,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
     reply.hijack();
     // oidc-provider's mount path is `originalUrl` minus `url`: it must be the issuer's path (decision 0015 §2, gotcha 6).
     Object.assign(request.raw, { originalUrl: `${providers.mountPath(org)}${rest}`, url: rest });
-    await provider.callback()(request.raw, reply.raw);
+    const { req, res } = raw(request, reply);
+    await provider.callback()(req, res);
   });
 };

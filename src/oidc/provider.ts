@@ -34,8 +34,6 @@ export interface ProviderDeps {
   db: Db;
   /** `ASSENT_PUBLIC_URL`: the issuer is this plus the prefix. */
   publicUrl: string;
-  /** Koa's `proxy` flag: endpoint URLs follow `X-Forwarded-*` only behind a trusted proxy (decision 0015 §2, gotcha 5). */
-  trustProxy: boolean;
   keys: KeyRing;
   master: MasterKey;
   parties: RelyingParties;
@@ -66,6 +64,11 @@ export class OrgProviders {
   /** The issuer of organisation `orgId` (SPEC 4.1): `{ASSENT_PUBLIC_URL}/v3/service/extension/oidc/{orgId}`. */
   issuer(orgId: string): string {
     return `${this.deps.publicUrl.replace(/\/+$/, '')}${providerPrefix(orgId)}`;
+  }
+
+  /** The public URL (`ASSENT_PUBLIC_URL`), whose protocol and host every issuer and endpoint URL carries. */
+  publicUrl(): URL {
+    return new URL(this.deps.publicUrl);
   }
 
   /** The issuer's path: the provider's mount path (decision 0015 §2, gotcha 6). */
@@ -129,7 +132,9 @@ export class OrgProviders {
         wallet: deps.wallet,
       }),
     );
-    provider.proxy = deps.trustProxy;
+    // Endpoint URLs follow X-Forwarded-Proto/Host (decision 0015 §2, gotcha 5), which provider-routes.ts
+    // sets from the public URL on every request (`pinToPublicUrl`), never from what the client sent.
+    provider.proxy = true;
     // Client secrets are stored hashed: the presented one is checked against the hash (decision 0016).
     provider.Client.prototype.compareClientSecret = function (this: { clientId: string }, actual: string) {
       return deps.parties.verifySecret(orgId, this.clientId, actual);

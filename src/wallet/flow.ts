@@ -46,6 +46,15 @@ export function insecureLoopback(publicUrl: string): boolean {
   return url.protocol === 'http:' && LOOPBACK.has(url.hostname);
 }
 
+/**
+ * True when wallet sign-in may run at this public URL: https, or plain http at a loopback host
+ * (`insecureLoopback`). Elsewhere the request_uri and response_uri would be http URLs on the
+ * network (OpenID4VP 1.0 §14; docs/wallet.md "Development and tests").
+ */
+export function walletUrlsAllowed(publicUrl: string): boolean {
+  return new URL(publicUrl).protocol === 'https:' || insecureLoopback(publicUrl);
+}
+
 /** The wallet sign-in verifier: one per process, built by `createContext` as `ctx.wallet`. */
 export class WalletFlow implements WalletSignIn {
   private readonly statusCache = new StatusListCache();
@@ -71,6 +80,11 @@ export class WalletFlow implements WalletSignIn {
   }
 
   async start(input: { orgId: string; interactionUid: string; clientId: string }): Promise<WalletTransactionView> {
+    // Threat: a request object or a presentation sent over plain http, readable or rewritable on the network.
+    if (!walletUrlsAllowed(this.config.publicUrl))
+      throw new WalletNotConfiguredError(
+        'wallet sign-in needs an https ASSENT_PUBLIC_URL (http only at a loopback host)',
+      );
     const verifier = isId(input.orgId) ? await this.settings.verifierOf(input.orgId) : null;
     if (!verifier) throw new WalletNotConfiguredError('this organisation has no wallet settings');
     const requestId = random();

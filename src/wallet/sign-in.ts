@@ -70,7 +70,8 @@ export interface WalletSignIn {
    * @param input.orgId - the organisation (its wallet settings apply; snapshot kept in the transaction).
    * @param input.interactionUid - oidc-provider's interaction `uid`.
    * @param input.clientId - the relying party's `client_id` (for the audit log and the wallet's display).
-   * @throws {WalletNotConfiguredError} when the organisation has no usable verifier settings.
+   * @throws {WalletNotConfiguredError} when the organisation has no usable verifier settings, or
+   *   the public URL is plain http at a non-loopback host.
    */
   start(input: { orgId: string; interactionUid: string; clientId: string }): Promise<WalletTransactionView>;
   /** Where the interaction's current transaction stands; `expired` after its `expiresAt`. */
@@ -90,7 +91,10 @@ export interface WalletSignIn {
   claimsOf(orgId: string, accountId: string): Promise<Record<string, unknown>>;
 }
 
-/** Thrown by `start` when the organisation has no wallet settings: the provider shows its error page instead of a QR code. */
+/**
+ * Thrown by `start` when the organisation has no wallet settings, or when the public URL is plain http at a
+ * non-loopback host: the provider shows its error page (404) instead of a QR code.
+ */
 export class WalletNotConfiguredError extends Error {
   override name = 'WalletNotConfiguredError';
 }

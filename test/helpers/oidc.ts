@@ -23,12 +23,15 @@ export class Browser {
   /** Every URL requested, in order. */
   readonly visited: string[] = [];
 
+  /** @param fetch - how it sends requests (default the global fetch; an HTTPS test passes one trusting its CA). */
+  constructor(readonly fetch: typeof globalThis.fetch = globalThis.fetch) {}
+
   async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
     this.visited.push(url);
     const headers: Record<string, string> = {};
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(url, {
+    const res = await this.fetch(url, {
       method: init.method ?? (init.form ? 'POST' : 'GET'),
       headers,
       body: init.form ? new URLSearchParams(init.form).toString() : undefined,

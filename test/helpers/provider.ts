@@ -199,7 +199,7 @@ export async function followAuthToPage(browser: Browser, url: string) {
 export async function fetchWithJar(browser: Browser, url: string, init: { method?: string } = {}) {
   const headers: Record<string, string> = {};
   if (browser.cookies.size) headers.cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, redirect: 'manual' });
+  const res = await browser.fetch(url, { method: init.method ?? 'GET', headers, redirect: 'manual' });
   const location = res.headers.get('location');
   return {
     status: res.status,

@@ -62,17 +62,18 @@ export async function selfSigned(name: string, ca = true): Promise<TestCert> {
   return finish(cert, keys);
 }
 
-/** A leaf issued by `issuer`: not a CA; `validDays` negative for an expired one. */
+/** A leaf issued by `issuer`: not a CA; SANs `uri`, `dns`, `ip` when given; `validDays` negative for an expired one. */
 export async function leaf(
   name: string,
   issuer: TestCert,
-  opts: { uri?: string; dns?: string; validDays?: number } = {},
+  opts: { uri?: string; dns?: string; ip?: string; validDays?: number } = {},
 ): Promise<TestCert> {
   const keys = await newKeys();
   const days = opts.validDays ?? 365;
   const san = [
     ...(opts.uri ? [{ type: 'url' as const, value: opts.uri }] : []),
     ...(opts.dns ? [{ type: 'dns' as const, value: opts.dns }] : []),
+    ...(opts.ip ? [{ type: 'ip' as const, value: opts.ip }] : []),
   ];
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: (serial++).toString(16).padStart(2, '0'),

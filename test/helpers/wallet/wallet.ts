@@ -60,10 +60,12 @@ export class TestWallet {
   /**
    * @param holder - the holder key of its credentials.
    * @param verifierAnchors - PEM CA certificates the request object's x5c must chain to; empty: pinned by x509_hash alone.
+   * @param fetch - how it reaches the verifier (request_uri, response_uri); an HTTPS test passes one trusting its CA.
    */
   constructor(
     readonly holder: HolderKey,
     private readonly verifierAnchors: string[] = [],
+    private readonly fetch: typeof globalThis.fetch = globalThis.fetch,
   ) {}
 
   private callbacks(): Partial<CallbackContext> {
@@ -74,7 +76,7 @@ export class TestWallet {
         return createHash('sha256').update(data).digest();
       },
       getX509CertificateMetadata: () => ({ sanDnsNames: [], sanUriNames: [] }),
-      fetch: (input, init) => fetch(input, init),
+      fetch: (input, init) => this.fetch(input, init),
       verifyJwt: async (signer, jwt) => {
         if (signer.method !== 'x5c') return { verified: false };
         const leaf = new X509Certificate(Buffer.from(signer.x5c[0]!, 'base64'));
@@ -169,7 +171,7 @@ export class TestWallet {
       form = new URLSearchParams();
       for (const [key, v] of Object.entries(params)) form.set(key, typeof v === 'string' ? v : JSON.stringify(v));
     }
-    const res = await fetch(request.payload.response_uri, { method: 'POST', body: form });
+    const res = await this.fetch(request.payload.response_uri, { method: 'POST', body: form });
     const text = await res.text();
     let body: any = text;
     try {
