@@ -7,12 +7,18 @@
  *   a. the raw rate of one presentation's cryptography in a loop in this process: JWE decryption
  *      (ECDH-ES P-256 + A256GCM, jose), two ES256 verifications (issuer, KB-JWT), the disclosures'
  *      SHA-256;
+ *  a2. the verifier's own library work per response, in this process, no database, no HTTP: the
+ *      transaction's sealed key opened and imported, the JWE decrypted, the parameters and the
+ *      vp_token verified by dist/wallet (`openResponse`, `verifyVpToken`), status list cached
+ *      (wallet-verifier.mjs), over BENCH_WALLET_VERIFIER_PRESENTATIONS (2000) responses;
  *   b. presentations verified per second through POST …/oid4vp/response (direct_post.jwt, a
  *      credential with a status list), each with its own transaction started beforehand through
  *      /auth → page → request object, at BENCH_WALLET_CONNECTIONS (8), with p50/p99 latency;
  *   c. complete sign-ins per second (auth → page → wallet → status → complete → code → token) with
  *      BENCH_WALLET_FLOWS (8) at once;
- * and compares (b) with (a) (goal ≥ 0.7) and (b)'s p99 with 50 ms. The presentations of (b) and (c)
+ *   f. the floor (PostgreSQL only): a node:http server doing only (a2)'s work plus the one
+ *      single-use UPDATE … RETURNING of the transaction, stormed as (b) (wallet-floor.mjs);
+ * and compares (b) with (a) (goal ≥ 0.7), (a2) and (f), and (b)'s p99 with 50 ms. The presentations of (b) and (c)
  * are of BENCH_WALLET_INDIVIDUALS (64) individuals taken in turn (concurrent sign-ins are of
  * different people, as in production), each signed in once by (b)'s warm-up.
  *
@@ -33,15 +39,18 @@ import { OWNER } from './lib/consent-config.mjs';
 import { login } from './lib/consent-http.mjs';
 import { createPgliteDir, createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
 import { load, log, r1, r2, runCli } from './lib/util.mjs';
-import { setUp } from './lib/wallet-flows.mjs';
+import { floorRate } from './lib/wallet-floor.mjs';
+import { setUp, startTransaction } from './lib/wallet-flows.mjs';
 import { holderSigner } from './lib/wallet-holder.mjs';
 import { claimsOf, createPki, holderKey, issue, startStatusServer } from './lib/wallet-issuer.mjs';
 import { pipelineRate, signInRate } from './lib/wallet-measures.mjs';
 import { rawRate } from './lib/wallet-raw.mjs';
+import { sharedOf, verifierRate } from './lib/wallet-verifier.mjs';
 
 const opts = {
   rawSeconds: envInt('BENCH_WALLET_RAW_SECONDS', 5),
   presentations: envInt('BENCH_WALLET_PRESENTATIONS', 2000),
+  verifierPresentations: envInt('BENCH_WALLET_VERIFIER_PRESENTATIONS', 2000),
   warmup: envInt('BENCH_WALLET_WARMUP', 300),
   individuals: envInt('BENCH_WALLET_INDIVIDUALS', 64),
   connections: envInt('BENCH_WALLET_CONNECTIONS', 8),
@@ -84,6 +93,19 @@ function summary(r) {
   return [
     `Wallet benchmark (${r.database}; ${r.machine.cores} cores, Node ${r.machine.node}, load ${r.machine.loadAvgStart.join(' ')})`,
     line('(a) raw crypto, presentations/s', r.raw.perSecond),
+    line('(a2) verifier library work, presentations/s', r.verifier.perSecond),
+    line('    CPU per presentation (ms)', r.verifier.cpuMsPerPresentation),
+    ...(r.floor
+      ? [
+          line(`(f) floor server, verified/s at ${r.floor.connections} connections`, r.floor.okPerSecond),
+          line('    p50 / p99 latency (ms)', `${r.floor.latencyMs.p50} / ${r.floor.latencyMs.p99}`),
+          line('    non-2xx', r.floor.non2xx),
+          line(
+            '    floor main thread + threads / postgres (cores)',
+            `${r2((r.floor.cpuCores?.serverMainThread ?? 0) + (r.floor.cpuCores?.serverOtherThreads ?? 0))} / ${r.floor.cpuCores?.postgres}`,
+          ),
+        ]
+      : [line('(f) floor server', 'PostgreSQL only')]),
     line(`(b) pipeline, verified/s at ${r.pipeline.connections} connections`, r.pipeline.okPerSecond),
     line(
       '    p50 / p99 latency (ms)',
@@ -92,6 +114,8 @@ function summary(r) {
     ),
     line('    non-2xx', r.pipeline.non2xx),
     line('    (b) ÷ (a)', ratio, `goal ≥ ${GOALS.pipelineToRaw}: ${ratio >= GOALS.pipelineToRaw ? 'met' : 'MISSED'}`),
+    line('    (b) ÷ (a2)', r.derived.pipelineToVerifier),
+    line('    (b) ÷ (f)', r.derived.pipelineToFloor ?? 'n/a'),
     line('    server CPU per presentation (ms)', r.derived.serverCpuMsPerPresentation),
     line('    raw CPU per presentation (ms)', r.raw.cpuMsPerPresentation),
     line('    raw CPU ÷ server CPU per presentation', r.derived.cpuRatio),
@@ -137,6 +161,9 @@ async function main() {
   const owner = await login(server.base, OWNER.username, OWNER.password);
   const rp = await setUp(server.base, orgId, owner.access, pki.rootPem);
   const signer = await holderSigner(holder);
+  // (a2) with the DCQL query, client_id and response mode of a real transaction of this server.
+  const shared = sharedOf((await startTransaction(rp.issuer)).request, pki.rootPem);
+  const verifier = await verifierRate(shared, credentials, signer, opts.verifierPresentations);
   const pipeline = await pipelineRate(server, rp, credentials, signer, {
     count: opts.presentations,
     warmup: opts.warmup,
@@ -148,6 +175,14 @@ async function main() {
     warmupSeconds: opts.signInWarmupSeconds,
   });
   const shutdown = await stopServer(server);
+  const floor =
+    opts.store === 'postgres'
+      ? await floorRate(store.env, store.dbName, shared, credentials, signer, {
+          count: opts.presentations,
+          warmup: opts.warmup,
+          connections: opts.connections,
+        })
+      : null;
   const results = {
     startedAt: new Date().toISOString(),
     options: opts,
@@ -155,11 +190,15 @@ async function main() {
     database: store.database,
     goals: GOALS,
     raw,
+    verifier,
     pipeline,
+    floor,
     signIns,
     statusListFetches: statusServer.fetches(),
     derived: {
       pipelineToRaw: r2(pipeline.okPerSecond / raw.perSecond),
+      pipelineToVerifier: r2(pipeline.okPerSecond / verifier.perSecond),
+      pipelineToFloor: floor ? r2(pipeline.okPerSecond / floor.okPerSecond) : null,
       ...cpuPerPresentation(pipeline, raw),
     },
     shutdown,

@@ -44,8 +44,8 @@ async function prepareBodies(rp, credentials, holderPrivate, count) {
   return { bodies, responseUri: `${rp.issuer}/oid4vp/response` };
 }
 
-/** Posts each body once through autocannon at `connections`. */
-function post(responseUri, bodies, connections) {
+/** Posts each body once through autocannon at `connections` (also (f), wallet-floor.mjs). */
+export function post(responseUri, bodies, connections) {
   let next = 0;
   return autocannon({
     url: responseUri,
