@@ -6,6 +6,7 @@
  * logout. The test wallet (test/helpers/wallet/) answers the page's request; the real verifier
  * (src/wallet/) signs the credential's individual in.
  */
+
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ import {
   RP_LOGGED_OUT,
   type TestOrg,
 } from './helpers/provider.js';
+import { authorizationRequest } from './helpers/wallet/flow.js';
 
 let s: TestAssent;
 let w: ProviderWorld;
@@ -44,17 +46,7 @@ async function rp(org: TestOrg, kind: 'basic' | 'post' | 'public', secret = org.
  * organisation's credential, the page completes; returns the RP's callback URL and what the RP must remember.
  */
 async function authorize(config: oidc.Configuration, org: TestOrg) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: RP_CALLBACK,
-    scope: 'openid',
-    state,
-    nonce,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+  const { url, verifier, state, nonce } = await authorizationRequest(config);
   const browser = new Browser();
   const auth = await browser.request(url.href);
   expect(auth.status).toBe(303);

@@ -10,6 +10,7 @@
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1
  * (CI), where it fails.
  */
+
 import jsQR from 'jsqr';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
@@ -25,6 +26,7 @@ import {
   startPageServer,
   type TestChromium,
 } from './helpers/chromium.js';
+import { authorizationRequest } from './helpers/wallet/flow.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -79,20 +81,7 @@ describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
   });
 
   /** The relying party's authorization URL, with PKCE, state and nonce. */
-  async function authorization() {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(rp, {
-      redirect_uri: callbackUri,
-      scope: 'openid',
-      state,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    return { url, verifier, state, nonce };
-  }
+  const authorization = () => authorizationRequest(rp, callbackUri);
 
   /** Console errors, uncaught exceptions and CSP violations of a page. */
   function watchErrors(page: Page): string[] {

@@ -20,7 +20,7 @@ import { freePort } from './helpers/assent.js';
 import { freshStore, runCli, type ServeProcess, startServe, type TestStore, writeFile } from './helpers/cli.js';
 import { authParams, Browser, followToRp, RP_CALLBACK, WALLET_CLAIMS } from './helpers/provider.js';
 import { startTlsProxy, type TlsProxy, trustingFetch } from './helpers/tls.js';
-import { beginSignIn, pageStatus } from './helpers/wallet/flow.js';
+import { authorizationRequest, beginSignIn, pageStatus } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';
 import { createPki, leaf, selfSigned, type TestPki } from './helpers/wallet/pki.js';
 import { type StatusServer, startStatusServer } from './helpers/wallet/status-server.js';
@@ -114,17 +114,7 @@ const urlsIn = (value: unknown): string[] =>
 describe('wallet sign-in over HTTPS: assent serve behind a TLS-terminating proxy, no insecure URLs allowed', () => {
   it('a stock openid-client relying party signs an individual in through the test wallet, over https only', async () => {
     const config = await relyingParty();
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const auth = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: RP_CALLBACK,
-      scope: 'openid',
-      state,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const { url: auth, verifier, state, nonce } = await authorizationRequest(config);
     expect(auth.href.startsWith(`${issuer}/auth?`)).toBe(true);
     const flow = await beginSignIn(auth, new Browser(httpsFetch));
     // The deep link's request_uri and the request object's response_uri are https under the public URL.

@@ -20,7 +20,7 @@ import {
   type TestOrg,
   WALLET_CLAIMS,
 } from './helpers/provider.js';
-import { type BegunSignIn, beginSignIn, pageStatus } from './helpers/wallet/flow.js';
+import { authorizationRequest, type BegunSignIn, beginSignIn, pageStatus } from './helpers/wallet/flow.js';
 
 let s: TestAssent;
 let w: ProviderWorld;
@@ -60,17 +60,7 @@ async function pollAndComplete(flow: BegunSignIn): Promise<URL> {
  */
 async function signIn(org: TestOrg, kind: 'confidential' | 'public', device: 'cross' | 'same') {
   const config = await relyingParty(org, kind);
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: RP_CALLBACK,
-    scope: 'openid',
-    state,
-    nonce,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+  const { url, verifier, state, nonce } = await authorizationRequest(config);
   const flow = await beginSignIn(url);
   expect((await pageStatus(flow)).status).toBe('pending');
   const answer = await w.present(org, flow.html);

@@ -6,8 +6,30 @@
  * (cross-device) or follows the wallet's `redirect_uri` (same-device), and stops where it would
  * leave for the relying party.
  */
+import * as oidc from 'openid-client';
 import { Browser } from '../oidc.js';
 import { fetchWithJar, followAuthToPage, parsePage, RP_CALLBACK } from '../provider.js';
+
+/**
+ * A stock openid-client relying party's authorization request (SPEC 4.1): `scope=openid`, a fresh
+ * `state` and `nonce`, and PKCE S256 (RFC 7636), which the relying party keeps for its callback.
+ * @param config - the relying party's configuration from discovery.
+ * @param redirectUri - its registered redirect URI (default `RP_CALLBACK`).
+ */
+export async function authorizationRequest(config: oidc.Configuration, redirectUri = RP_CALLBACK) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid',
+    state,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  return { url, verifier, state, nonce };
+}
 
 /** A sign-in begun at an organisation's provider, up to its wallet page. */
 export interface BegunSignIn {
