@@ -55,6 +55,20 @@ describe('discovery and JWKS per organisation', () => {
     expect(w.acme.issuer).not.toBe(w.beta.issuer);
   });
 
+  it('offers only the endpoints SPEC 4.1 needs: no pushed authorization requests, introspection or revocation', async () => {
+    // Attack surface: every endpoint a relying party never uses is one more to get wrong.
+    const res = await call(`${w.acme.issuer}/.well-known/openid-configuration`);
+    const endpoints = Object.keys(res.body).filter((key) => key.endsWith('_endpoint'));
+    expect(endpoints.sort()).toEqual([
+      'authorization_endpoint',
+      'end_session_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+    ]);
+    const par = await fetch(`${w.acme.issuer}/request`, { method: 'POST' });
+    expect(par.status).toBe(404);
+  });
+
   it("/jwks publishes Assent's ES256 key ring, public halves only", async () => {
     const res = await call(`${w.acme.issuer}/jwks`);
     expect(res.status).toBe(200);
