@@ -7,6 +7,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
+import { Browser } from './helpers/oidc.js';
+import { fetchWithJar } from './helpers/provider.js';
 import { finishSignIn, pageStatus, refreshSignIn, tryFinish } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';
 import { responseCodeOf, startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
@@ -62,6 +64,14 @@ describe('completion rules', () => {
       expect(await pageStatus(flow)).toEqual({ status: 'verified' });
       const polled = await tryFinish(flow);
       expect(polled.rp?.searchParams.get('code') ?? null).toBeNull();
+      // The wallet's redirect opened in another browser cannot go on, there or on the first device:
+      // its page says to start again, not "continue on your other device".
+      const returnUrl = `${flow.issuer}/interaction/${flow.uid}/wallet-return?response_code=${responseCodeOf(answer.body)}`;
+      const elsewhere = await fetchWithJar(new Browser(), returnUrl);
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.location).toBeNull();
+      expect(elsewhere.body).toContain('Start again in this browser');
+      expect(elsewhere.body).not.toContain('other device');
       const rp = await finishSignIn(flow, responseCodeOf(answer.body));
       expect(rp.searchParams.get('code')).toBeTruthy();
       expect(rp.searchParams.get('state')).toBe(flow.state);

@@ -139,15 +139,28 @@ export class WalletInteractions {
 
   /**
    * The wallet's same-device redirect (OpenID4VP §8.2): completes only in the browser holding the
-   * interaction cookie (HAIP §5.1; WALLET.md §4.8); elsewhere answers null ("continue on your other device").
+   * interaction cookie (HAIP §5.1; WALLET.md §4.8). Elsewhere it answers which page to show:
+   * `other_device` ("continue on your other device") or, when the organisation allows only
+   * same-device completion, `same_browser_only` (start again in the browser the wallet returns to).
    * @param responseCode - the `response_code` of the wallet's redirect.
+   * @returns the URL to send the browser on to, or `{elsewhere}`.
    */
-  async walletReturn(orgId: string, uid: string, responseCode: string, raw: Raw): Promise<string | null> {
+  async walletReturn(
+    orgId: string,
+    uid: string,
+    responseCode: string,
+    raw: Raw,
+  ): Promise<string | { elsewhere: 'other_device' | 'same_browser_only' }> {
     const opened = await this.open(orgId, uid, raw).catch((err) => {
       if (err instanceof InteractionError && err.status === 400) return null;
       throw err;
     });
-    if (!opened) return null;
+    if (!opened) {
+      // Another browser: the sign-in goes on where it began, unless the organisation allows only
+      // the browser the wallet returns to (HAIP 1.0 §5.1), where it cannot go on at all.
+      const { sameDeviceOnly } = await this.wallet.outcome(orgId, uid);
+      return { elsewhere: sameDeviceOnly ? 'same_browser_only' : 'other_device' };
+    }
     const outcome = await this.wallet.outcome(orgId, uid);
     if (outcome.status === 'failed') return this.deny(opened.provider, raw, outcome.error);
     return this.finish(opened.provider, raw, await this.take(orgId, uid, responseCode));

@@ -57,6 +57,17 @@ function secondsLeft(at: Date): string {
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
 }
 
+/**
+ * The same-device return opened in another browser where the organisation allows only same-device
+ * completion (`sameDeviceOnly`, HAIP 1.0 §5.1): the sign-in cannot go on anywhere; start again here.
+ */
+export function sameBrowserOnlyPage(): string {
+  return page(
+    'Start again in this browser',
+    '<main><h1>Start again in this browser</h1><p>This organisation lets a wallet sign-in finish only in the browser that the wallet opens, and this is not the browser where the sign-in began. Start the sign-in again here.</p></main>',
+  );
+}
+
 /** The same-device return opened in another browser (WALLET.md §4.2): the sign-in finishes on the device that shows the code. */
 export function otherDevicePage(): string {
   return page(

@@ -16,7 +16,7 @@ import { InteractionError, type WalletInteractions } from './interaction.js';
 import type { OrgProviders } from './provider.js';
 import { ASSET_PREFIX, assetByName } from './provider-assets.js';
 import { errorPage, htmlHeaders } from './provider-html.js';
-import { otherDevicePage, walletPage } from './provider-page.js';
+import { otherDevicePage, sameBrowserOnlyPage, walletPage } from './provider-page.js';
 
 /** The options: the providers and the interaction steps, built by `createContext` (`ctx.oidc`). */
 export interface ProviderRouteOptions {
@@ -146,7 +146,8 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
       if (typeof code !== 'string' || code === '') return html(reply, 200, otherDevicePage());
       try {
         const next = await interactions.walletReturn(org, uid, code, raw(request, reply));
-        return next ? reply.redirect(next, 303) : html(reply, 200, otherDevicePage());
+        if (typeof next === 'string') return reply.redirect(next, 303);
+        return html(reply, 200, next.elsewhere === 'same_browser_only' ? sameBrowserOnlyPage() : otherDevicePage());
       } catch (err) {
         return asPage(reply, err);
       }
