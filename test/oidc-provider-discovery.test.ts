@@ -8,6 +8,7 @@ import {
   authParams,
   authUrl,
   Browser,
+  expectPageHeaders,
   fetchWithJar,
   type ProviderWorld,
   providerWorld,
@@ -22,19 +23,6 @@ beforeAll(async () => {
   w = await providerWorld(s);
 });
 afterAll(() => s?.stop());
-
-/** The headers WALLET.md §4.8 requires on every HTML answer. */
-function expectPageHeaders(headers: Headers) {
-  expect(headers.get('content-type')).toMatch(/^text\/html/);
-  expect(headers.get('x-frame-options')).toBe('DENY');
-  const csp = headers.get('content-security-policy') ?? '';
-  expect(csp).toContain("frame-ancestors 'none'");
-  expect(csp).toContain("script-src 'self'");
-  expect(csp).not.toContain('unsafe-inline');
-  expect(headers.get('cache-control')).toBe('no-store');
-  expect(headers.get('referrer-policy')).toBe('no-referrer');
-  expect(headers.get('x-content-type-options')).toBe('nosniff');
-}
 
 describe('discovery and JWKS per organisation', () => {
   it('each organisation has its own issuer and endpoints under its prefix', async () => {

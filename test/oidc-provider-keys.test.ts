@@ -9,12 +9,13 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxTokenTtl, rotateSigningKey } from '../src/identity/keys.js';
 import { call, freePort, startAssent, type TestAssent } from './helpers/assent.js';
-import { freshStore, runCli, type ServeProcess, startServe, type TestStore, writeFile } from './helpers/cli.js';
+import { freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 import {
   authParams,
   Browser,
   fetchWithJar,
   followToRp,
+  importAcmeWithApp,
   openWalletPage,
   type ProviderWorld,
   providerWorld,
@@ -113,18 +114,7 @@ describe('`assent keys rotate` against a running `assent serve`', () => {
   beforeAll(async () => {
     store = await freshStore();
     const env = { ...store.env, PORT: String(await freePort()), LOG_LEVEL: 'warn' };
-    const file = writeFile(store.dataDir, 'import.json', {
-      organisations: [
-        {
-          key: 'acme',
-          name: 'Acme',
-          oidcClients: [{ clientId: 'app', name: 'App', public: true, redirectUris: [RP_CALLBACK] }],
-        },
-      ],
-    });
-    const imported = await runCli(['import', file], env);
-    expect(imported.code, imported.stderr).toBe(0);
-    const id = JSON.parse(imported.stdout).organisations.acme.id as string;
+    const id = await importAcmeWithApp(store, env);
     serve = await startServe(env);
     org = { id, shopSecret: '', issuer: `${serve.url}/v3/service/extension/oidc/${id}` };
     Object.assign(store.env, env);

@@ -10,6 +10,7 @@ import {
   authUrl,
   Browser,
   decodeSvgQr,
+  expectPageHeaders,
   fetchWithJar,
   followToRp,
   openWalletPage,
@@ -30,17 +31,6 @@ beforeAll(async () => {
 /** The request_uri of a page's deep link: 200 while its transaction is the interaction's current one. */
 const requestUriOf = (html: string) => new URL(parsePage(html).deepLink!).searchParams.get('request_uri')!;
 afterAll(() => s?.stop());
-
-function expectPageHeaders(headers: Headers) {
-  expect(headers.get('content-type')).toMatch(/^text\/html/);
-  expect(headers.get('x-frame-options')).toBe('DENY');
-  expect(headers.get('content-security-policy')).toBe(
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  );
-  expect(headers.get('cache-control')).toBe('no-store');
-  expect(headers.get('referrer-policy')).toBe('no-referrer');
-  expect(headers.get('x-content-type-options')).toBe('nosniff');
-}
 
 describe('the wallet page', () => {
   it("shows the organisation's and the relying party's names, the QR code as inline SVG and the deep link", async () => {

@@ -11,12 +11,13 @@ import { type Context, createContext } from '../src/context.js';
 import { openPostgres, type Store } from '../src/db/open.js';
 import { buildApp } from '../src/server.js';
 import { call, freePort, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
-import { freshStore, runCli, type ServeProcess, startServe, type TestStore, writeFile } from './helpers/cli.js';
+import { freshStore, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 import {
   authParams,
   Browser,
   fetchWithJar,
   followToRp,
+  importAcmeWithApp,
   type ProviderWorld,
   providerWorld,
   RP_CALLBACK,
@@ -108,18 +109,7 @@ describe.skipIf(!onPostgres)('PostgreSQL only: two `assent serve` processes on o
     const portA = await freePort();
     const publicUrl = `http://127.0.0.1:${portA}`;
     const env = { ...store.env, LOG_LEVEL: 'warn', ASSENT_PUBLIC_URL: publicUrl };
-    const file = writeFile(store.dataDir, 'import.json', {
-      organisations: [
-        {
-          key: 'acme',
-          name: 'Acme',
-          oidcClients: [{ clientId: 'app', name: 'App', public: true, redirectUris: [RP_CALLBACK] }],
-        },
-      ],
-    });
-    const imported = await runCli(['import', file], env);
-    expect(imported.code, imported.stderr).toBe(0);
-    const id = JSON.parse(imported.stdout).organisations.acme.id as string;
+    const id = await importAcmeWithApp(store, env);
     a = await startServe({ ...env, PORT: String(portA) });
     bProc = await startServe({ ...env, PORT: String(await freePort()) });
     issuer = `${publicUrl}/v3/service/extension/oidc/${id}`;

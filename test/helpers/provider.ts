@@ -6,11 +6,13 @@
  */
 
 import jsQR from 'jsqr';
+import { expect } from 'vitest';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { oidcClientImport } from '../../src/oidc/import.js';
 import { runImport } from '../../src/orgs/import.js';
 import { walletSettingsImport } from '../../src/wallet/import.js';
 import { login, type TestAssent } from './assent.js';
+import { runCli, type TestStore, writeFile } from './cli.js';
 import { Browser } from './oidc.js';
 import { holderKey, issue } from './wallet/issuer.js';
 import { createPki, type TestCert, type TestPki } from './wallet/pki.js';
@@ -256,4 +258,39 @@ export function decodeSvgQr(html: string): string | null {
     }
   }
   return jsQR(pixels, width, width)?.data ?? null;
+}
+
+/**
+ * Imports, with the real `assent import`, an organisation `acme` with one public relying party
+ * `app` redirecting to `RP_CALLBACK`: the set-up of the tests that run `assent serve` processes.
+ * @param store - the fresh store the processes will share.
+ * @param env - their environment.
+ * @returns the organisation's ID.
+ * @throws the import's stderr when it does not exit 0.
+ */
+export async function importAcmeWithApp(store: TestStore, env: Record<string, string>): Promise<string> {
+  const file = writeFile(store.dataDir, 'import.json', {
+    organisations: [
+      {
+        key: 'acme',
+        name: 'Acme',
+        oidcClients: [{ clientId: 'app', name: 'App', public: true, redirectUris: [RP_CALLBACK] }],
+      },
+    ],
+  });
+  const imported = await runCli(['import', file], env);
+  if (imported.code !== 0) throw new Error(`assent import failed: ${imported.stderr}`);
+  return JSON.parse(imported.stdout).organisations.acme.id as string;
+}
+
+/** The headers WALLET.md §4.8 requires on every HTML answer of the provider (RFC 7034; RFC 9700 §4.16). */
+export function expectPageHeaders(headers: Headers): void {
+  expect(headers.get('content-type')).toMatch(/^text\/html/);
+  expect(headers.get('x-frame-options')).toBe('DENY');
+  expect(headers.get('content-security-policy')).toBe(
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  );
+  expect(headers.get('cache-control')).toBe('no-store');
+  expect(headers.get('referrer-policy')).toBe('no-referrer');
+  expect(headers.get('x-content-type-options')).toBe('nosniff');
 }
