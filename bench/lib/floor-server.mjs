@@ -16,9 +16,9 @@
  * `GET /readyz` answers 200 once listening. SIGTERM closes the server and exits 0.
  */
 
-import http from 'node:http';
 import { verify } from '@node-rs/argon2';
 import pg from 'pg';
+import { serveFloor } from './floor-http.mjs';
 
 const mode = process.env.FLOOR_MODE;
 if (mode !== 'verify' && mode !== 'database') throw new Error(`FLOOR_MODE must be verify or database, got ${mode}`);
@@ -48,33 +48,4 @@ async function login(body) {
   return true;
 }
 
-const server = http.createServer((req, res) => {
-  if (req.method === 'GET' && req.url === '/readyz') {
-    res.end('ok');
-    return;
-  }
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk) => {
-    body += chunk;
-  });
-  req.on('end', () => {
-    login(body).then(
-      (ok) => {
-        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok }));
-      },
-      (err) => {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: String(err.message) }));
-      },
-    );
-  });
-});
-server.listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
-
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  Promise.resolve(pool?.end()).finally(() => process.exit(0));
-});
+serveFloor((body) => login(body).then((ok) => ({ status: ok ? 200 : 401, body: { ok } })), 500, pool);

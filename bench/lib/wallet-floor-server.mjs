@@ -15,8 +15,8 @@
  * 200 once listening. SIGTERM closes the server and exits 0.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import pg from 'pg';
+import { serveFloor } from './floor-http.mjs';
 import { loadVerifier } from './wallet-verifier.mjs';
 
 const shared = JSON.parse(readFileSync(process.env.FLOOR_WALLET, 'utf8'));
@@ -47,33 +47,8 @@ async function take({ kid }) {
   };
 }
 
-const server = http.createServer((req, res) => {
-  if (req.method === 'GET' && req.url === '/readyz') {
-    res.end('ok');
-    return;
-  }
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk) => {
-    body += chunk;
-  });
-  req.on('end', () => {
-    verify(body, take).then(
-      () => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"redirect_uri":"http://127.0.0.1/"}');
-      },
-      (err) => {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: String(err.reason ?? err.message) }));
-      },
-    );
-  });
-});
-server.listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
-
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  pool.end().finally(() => process.exit(0));
-});
+serveFloor(
+  (body) => verify(body, take).then(() => ({ status: 200, body: { redirect_uri: 'http://127.0.0.1/' } })),
+  400,
+  pool,
+);
