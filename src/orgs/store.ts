@@ -10,7 +10,6 @@ import {
   organisationTypes,
   purposeAttributes,
   purposes,
-  subscriptions,
   userRoles,
   users,
 } from '../db/schema.js';
@@ -131,17 +130,25 @@ export async function subscribe(
   userId: string,
   orgId: string,
 ): Promise<{ subscribed: boolean; consentId: string }> {
-  const added = await db
-    .insert(subscriptions)
-    .values({ userId, orgId })
-    .onConflictDoNothing()
-    .returning({ userId: subscriptions.userId });
+  // One round trip, and no write when both exist (every returning sign-in subscribes again).
+  const [row] = rowsOf<{ subscribed: boolean; id: string | null }>(
+    await db.execute(sql`WITH s AS (
+        INSERT INTO subscriptions (user_id, org_id) VALUES (${userId}, ${orgId})
+        ON CONFLICT DO NOTHING RETURNING user_id),
+      kept AS (SELECT id FROM consent_records WHERE org_id = ${orgId} AND user_id = ${userId}),
+      added AS (
+        INSERT INTO consent_records (id, org_id, user_id)
+        SELECT ${uuidv7()}, ${orgId}, ${userId} WHERE NOT EXISTS (SELECT 1 FROM kept)
+        ON CONFLICT (org_id, user_id) DO NOTHING RETURNING id)
+      SELECT EXISTS (SELECT 1 FROM s) AS subscribed, coalesce((SELECT id FROM added), (SELECT id FROM kept)) AS id`),
+  );
+  if (row!.id) return { subscribed: row!.subscribed, consentId: row!.id };
+  // A simultaneous subscription committed the record after this statement's snapshot: read it now.
   const [record] = await db
-    .insert(consentRecords)
-    .values({ id: uuidv7(), orgId, userId })
-    .onConflictDoUpdate({ target: [consentRecords.orgId, consentRecords.userId], set: { orgId: sql`excluded.org_id` } })
-    .returning({ id: consentRecords.id });
-  return { subscribed: added.length > 0, consentId: record!.id };
+    .select({ id: consentRecords.id })
+    .from(consentRecords)
+    .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));
+  return { subscribed: row!.subscribed, consentId: record!.id };
 }
 
 /**
