@@ -32,6 +32,7 @@ import { KeyRing, maxTokenTtl } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { IdentityService } from './identity/service.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
+import { WebSessions } from './identity/web-sessions.js';
 import { ImageService } from './images/service.js';
 import { IndividualService } from './individuals/service.js';
 import { InvitationService } from './invitations/service.js';
@@ -97,6 +98,8 @@ export interface Context {
   accounts: AccountService;
   /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
   auditLog: AuditLogService;
+  /** The web front ends' browser sessions (docs/web.md "Sessions"). */
+  webSessions: WebSessions;
   /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
   passwords: PasswordService;
   invitations: InvitationService;
@@ -226,6 +229,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
       interactions: new WalletInteractions(providers, relyingParties, wallet),
     },
     webOrigins,
+    webSessions: new WebSessions(store.db, identity),
     wallet,
     walletSettings,
     notifications: notifications.service,

@@ -40,6 +40,7 @@ import { retentionRoutes } from './retention/routes.js';
 import { userRoutes } from './users/routes.js';
 import { walletRoutes } from './wallet/routes.js';
 import { walletSettingsRoutes } from './wallet/settings-routes.js';
+import { webRoutes } from './web/plugin.js';
 
 /** Options of `buildApp`. */
 export interface AppOptions {
@@ -121,6 +122,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
   // SPEC 4.1: each organisation's OpenID provider and its wallet sign-in page, at the root.
   await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
+  // The web front ends (docs/web.md): /dashboard and /web/assets/, at the root.
+  await app.register(webRoutes, {
+    sessions: ctx.webSessions,
+    identity: ctx.identity,
+    consents: ctx.consents,
+    history: ctx.history,
+    users: ctx.users,
+    passwords: ctx.passwords,
+    accounts: ctx.accounts,
+    publicUrl: ctx.config.publicUrl,
+  });
   await app.register(
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });

@@ -66,14 +66,16 @@ export class HistoryService {
   /**
    * One page of an individual's events, newest first.
    * @param filter.beforeSeq - exclusive cursor (the `startid` of the page).
-   * @returns the events and, when more exist, the cursor of the next page.
+   * @returns the events; when more exist, the cursor of the next page; and `intact`, how many of
+   *   the page's events still match their stored hash and link (recomputed from their content and
+   *   the predecessor's link they name; the whole chain's order is `verify`'s).
    */
   async page(
     record: RecordRow,
     filter: { purposeId?: string; from?: Date; to?: Date; startId?: string },
     limit: number,
   ) {
-    if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined };
+    if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined, intact: 0 };
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
     if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq))
       throw new BadRequest('startid must be the Seq of an event');
@@ -91,7 +93,8 @@ export class HistoryService {
       limit + 1,
     );
     const page = keysetPage(rows, limit, (e) => String(e.seq));
-    return { events: page.items.map(presentEvent), next: page.next };
+    const intact = page.items.filter((e) => checkEvent(e, e.seq, e.prevLink) === null).length;
+    return { events: page.items.map(presentEvent), next: page.next, intact };
   }
 
   /**

@@ -257,3 +257,4 @@ export * from './schema-notifications.js';
 export * from './schema-oidc.js';
 export * from './schema-users.js';
 export * from './schema-wallet.js';
+export * from './schema-web.js';

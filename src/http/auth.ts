@@ -80,7 +80,8 @@ export function installAuthGuard(app: FastifyInstance, services: GuardServices):
     const operation = (request.routeOptions.config as OperationConfig).operation;
     if (!operation) return; // 404 handler and framework routes
     const rule = ACCESS_POLICY[operation];
-    if (rule.credential === 'none') return;
+    // `web`: the web guard (src/web/guard.ts) checks the session cookie and the CSRF token instead.
+    if (rule.credential === 'none' || rule.credential === 'web') return;
     const principal = await services.authenticate(request.headers.authorization);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access')

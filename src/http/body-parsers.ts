@@ -3,14 +3,14 @@
  * - an empty body is an empty body whatever its `Content-Type` (clients send body-less POSTs
  *   labelled `application/x-www-form-urlencoded` or `application/json`); the route's schema then
  *   decides whether a body was required;
- * - `application/x-www-form-urlencoded` bodies are parsed on the logins, the token refresh and
- *   logout only, as OAuth 2.0 clients send them (RFC 6749 §4.3.2, §6); keys are then matched
+ * - `application/x-www-form-urlencoded` bodies are parsed on the logins, the token refresh,
+ *   logout and the web front ends' forms (`web` operations) only, as OAuth 2.0 clients send them (RFC 6749 §4.3.2, §6); keys are then matched
  *   without regard to case like JSON keys (`body-keys.ts`);
  * - any other non-empty body of a type no route reads is a 415.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BadRequest, HttpError } from './errors.js';
-import type { OperationConfig } from './policy.js';
+import { ACCESS_POLICY, type OperationConfig } from './policy.js';
 
 /**
  * Operations whose body may be form-encoded: the logins and the
@@ -54,7 +54,8 @@ export function parseForm(text: string): Record<string, string | string[]> {
 
 function formAllowed(request: FastifyRequest): boolean {
   const operation = (request.routeOptions.config as OperationConfig | undefined)?.operation;
-  return operation !== undefined && FORM_OPERATIONS.has(operation);
+  // The web front ends' forms: their guard checks origin and CSRF token (src/web/guard.ts).
+  return operation !== undefined && (FORM_OPERATIONS.has(operation) || ACCESS_POLICY[operation].credential === 'web');
 }
 
 /**

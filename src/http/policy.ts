@@ -6,7 +6,9 @@
  * - `none`: no credential (logins, refresh, health, JWKS, the API description);
  * - `any`: a live access token or API key of any user (SPEC 5; docs/api.md "Authorization header");
  * - `session`: a live access token only; an API key is refused (operations that end a session or
- *   change a password).
+ *   change a password);
+ * - `web`: the pages of the web front ends (docs/web.md); the API's guard lets them through and the
+ *   web guard (`src/web/guard.ts`) checks the browser's session cookie and CSRF token instead.
  *
  * Every route names its operation in `config.operation`; a route without one fails the server's
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
@@ -28,7 +30,7 @@ const SUBJECT_WRITE =
   "the individual; an API key of the organisation's Owner, Admin or Developer, for a subscribed individual (checked by the consent service)";
 
 /** The credential an operation requires. */
-export type Credential = 'none' | 'any' | 'session';
+export type Credential = 'none' | 'any' | 'session' | 'web';
 
 /** One row of the policy. */
 export interface PolicyRule {
@@ -242,6 +244,22 @@ export const ACCESS_POLICY = {
   'oidc.wallet.return': { credential: 'none', who: 'the wallet, in the browser holding the interaction cookie' },
   'oidc.wallet.abort': { credential: 'none', who: 'the browser holding the interaction cookie' },
   'oidc.wallet.asset': { credential: 'none', who: "anyone (the sign-in page's script and style)" },
+  'web.asset': { credential: 'none', who: "anyone (the web front ends' scripts and stylesheet)" },
+  'web.dashboard.sign-in.page': { credential: 'web', who: 'anyone' },
+  'web.dashboard.sign-in': { credential: 'web', who: 'anyone, from this origin' },
+  'web.dashboard.home': { credential: 'web', who: 'a signed-in browser' },
+  'web.dashboard.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.dashboard.consents': { credential: 'web', who: 'a signed-in browser: the individual’s own consents' },
+  'web.dashboard.consent.update': {
+    credential: 'web',
+    who: 'a signed-in browser, with its CSRF token: the individual’s own consents',
+  },
+  'web.dashboard.history': { credential: 'web', who: 'a signed-in browser: the individual’s own history' },
+  'web.dashboard.data': { credential: 'web', who: 'a signed-in browser: the individual’s own profile' },
+  'web.dashboard.profile.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.dashboard.delete.page': { credential: 'web', who: 'a signed-in browser' },
+  'web.dashboard.delete': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -24,14 +24,14 @@ import { schedulePeriodic } from './periodic.js';
  */
 export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): () => Promise<void> {
   return schedulePeriodic(log, config.purgeSeconds, 'purge of stale throttle counters', async () => {
-    const { counters, successors } = await purgeLapsed(db, config);
+    const { counters, successors, webSessions } = await purgeLapsed(db, config);
     const keys = await deleteExpired(db);
     const walletTransactions = await purgeWalletTransactions(db);
     const oidcRecords = await purgeExpiredProviderState(db);
-    if (counters + keys + successors + walletTransactions + oidcRecords > 0)
+    if (counters + keys + successors + walletTransactions + oidcRecords + webSessions > 0)
       log.info(
-        { counters, keys, successors, walletTransactions, oidcRecords },
-        'stale throttle counters, lapsed refresh answers, ended wallet transactions and expired OpenID provider state purged',
+        { counters, keys, successors, walletTransactions, oidcRecords, webSessions },
+        'stale throttle counters, lapsed refresh answers, ended wallet transactions, expired OpenID provider state and lapsed web sessions purged',
       );
   });
 }

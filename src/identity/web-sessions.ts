@@ -1,0 +1,109 @@
+/**
+ * Server-side sessions of the web front ends (docs/web.md "Sessions"; OWASP ASVS 5.0 V7), kept by
+ * identity beside the token families they ride on. The
+ * browser holds one opaque random cookie (HttpOnly, SameSite=Lax, Secure under https); the row
+ * holds the user, the identity session (token family) it rides on, and the CSRF token. No token
+ * ever reaches the page.
+ *
+ * A session ends at sign-out (the row and its token family go at once), after
+ * `WEB_SESSION_SECONDS` (absolute), after `WEB_IDLE_SECONDS` without a request (idle), and as
+ * soon as its token family is revoked elsewhere (a logout of that family, a password change,
+ * account deletion): every request checks the family's liveness as the API's auth guard does.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 } from '../crypto/digest.js';
+import type { Db } from '../db/open.js';
+import type { IdentityService } from './service.js';
+import * as store from './web-session-store.js';
+
+/** Absolute lifetime of a web session (seconds): a working day (ASVS 5.0 V7.3.2). */
+export const WEB_SESSION_SECONDS = 8 * 3600;
+/** Idle timeout (seconds): 30 minutes without a request ends the session (ASVS 5.0 V7.3.1). */
+export const WEB_IDLE_SECONDS = 30 * 60;
+/** Activity is written at most this often (seconds), so that a page view is not a write. */
+const TOUCH_EVERY_SECONDS = 60;
+
+/** A live web session, as the routes see it. */
+export interface WebSession {
+  userId: string;
+  /** The identity session (token family): the `sid` its service calls act under. */
+  familyId: string;
+  /** The synchronizer token every state-changing request must carry. */
+  csrfToken: string;
+}
+
+/** 32 random bytes, base64url: a cookie value or a CSRF token (256 bits, ASVS 5.0 V7.2.3). */
+const token = () => randomBytes(32).toString('base64url');
+
+/** The web sessions: open, resolve, end. */
+export class WebSessions {
+  /**
+   * @param db - the store.
+   * @param identity - opens and checks the token family a web session rides on.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly identity: IdentityService,
+  ) {}
+
+  /**
+   * Opens a session for a user whose credentials the caller has just checked.
+   * @returns the cookie's value (shown to the browser once, stored only as its SHA-256) and the session.
+   * @throws {BadRequest} `invalid_client` when no client is registered (see `openBrowserSession`).
+   */
+  async open(userId: string): Promise<{ cookie: string; session: WebSession }> {
+    const familyId = await this.identity.openBrowserSession(userId);
+    const cookie = token();
+    const csrfToken = token();
+    await store.insertSession(this.db, {
+      idHash: sha256(cookie),
+      userId,
+      familyId,
+      csrfToken,
+      expiresAt: new Date(Date.now() + WEB_SESSION_SECONDS * 1000),
+    });
+    return { cookie, session: { userId, familyId, csrfToken } };
+  }
+
+  /**
+   * The live session of a cookie, or null (unknown, expired, idle too long, or its family revoked).
+   * @param cookie - the cookie's value as sent; anything malformed is simply no session.
+   */
+  async resolve(cookie: string | undefined): Promise<WebSession | null> {
+    if (cookie?.length !== 43) return null;
+    const idHash = sha256(cookie);
+    const row = await store.findSession(this.db, idHash);
+    if (!row) return null;
+    const idleMs = Date.now() - row.lastSeenAt.getTime();
+    // Threat: an unattended signed-in browser; idle sessions end (ASVS 5.0 V7.3.1).
+    if (idleMs > WEB_IDLE_SECONDS * 1000) {
+      await store.deleteSession(this.db, idHash);
+      return null;
+    }
+    if (!(await this.identity.isSessionLive(row.userId, row.familyId))) {
+      await store.deleteSession(this.db, idHash);
+      return null;
+    }
+    if (idleMs > TOUCH_EVERY_SECONDS * 1000) await store.touchSession(this.db, idHash);
+    return { userId: row.userId, familyId: row.familyId, csrfToken: row.csrfToken };
+  }
+
+  /**
+   * Ends a session at once: its row, and its token family (revoked, so that every process refuses it).
+   * @param cookie - the cookie's value; unknown is a no-op.
+   */
+  async end(cookie: string | undefined): Promise<void> {
+    if (!cookie) return;
+    const gone = await store.deleteSession(this.db, sha256(cookie));
+    if (gone) await this.identity.revokeSession(gone.userId, gone.familyId, 'web sign-out');
+  }
+}
+
+/**
+ * Whether a submitted CSRF token is the session's, in constant time (OWASP CSRF cheat sheet,
+ * synchronizer token pattern).
+ */
+export function csrfMatches(session: WebSession, sent: unknown): boolean {
+  if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
+  return timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
+}

@@ -1,0 +1,218 @@
+/**
+ * Routes of the privacy dashboard (docs/web.md "Privacy dashboard"), at `{PUBLIC_URL}/dashboard`:
+ * - `GET /dashboard` → the consents; `GET|POST /dashboard/sign-in`; `POST /dashboard/sign-out`
+ * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
+ * - `GET /dashboard/history?org=&startid=`
+ * - `GET /dashboard/data`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
+ *   `GET|POST /dashboard/data/delete`
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AccountService } from '../../accounts/service.js';
+import { requestMeta } from '../../consent/routes.js';
+import { attributeChoice } from '../../consent/values.js';
+import { HttpError } from '../../http/errors.js';
+import type { WebSession, WebSessions } from '../../identity/web-sessions.js';
+import type { PasswordService } from '../../passwords/service.js';
+import type { UserService } from '../../users/service.js';
+import { seeOther, sendPage } from '../html.js';
+import { AttributeRow, ConsentsPage } from './consents.js';
+import { DataPage, DeletePage } from './data.js';
+import { HistoryPage } from './history.js';
+import { SignInPage, safeNext } from './sign-in.js';
+import { type DashboardReads, myConsents, myHistory, principalOf } from './views.js';
+
+/** What the dashboard calls. */
+export interface DashboardDeps extends DashboardReads {
+  sessions: WebSessions;
+  users: UserService;
+  passwords: PasswordService;
+  accounts: AccountService;
+  /** Sets or clears the session cookie (plugin.ts knows its name and flags). */
+  cookie: { set(reply: FastifyReply, value: string): void; clear(reply: FastifyReply): void };
+}
+
+const signedIn = { web: 'signed-in', signIn: '/dashboard/sign-in' } as const;
+const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
+const Days = Type.Optional(Type.String({ pattern: '^[0-9]{0,4}$', description: 'days' }));
+const session = (req: FastifyRequest) => req.webSession as WebSession;
+const htmx = (req: FastifyRequest) => req.headers['hx-request'] === 'true';
+
+/** @param opts - the services and the cookie helper. */
+export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (app, deps) => {
+  app.get('/dashboard', { config: { operation: 'web.dashboard.home', ...signedIn } }, (_req, reply) =>
+    reply.redirect('/dashboard/consents', 303),
+  );
+
+  app.get('/dashboard/sign-in', {
+    config: { operation: 'web.dashboard.sign-in.page', web: 'public' },
+    schema: { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) }) },
+    handler: (req, reply) => {
+      const next = safeNext(req.query.next, '/dashboard');
+      if (req.webSession) return reply.redirect(next, 303);
+      return sendPage(
+        reply,
+        SignInPage({ next, action: '/dashboard/sign-in', app: 'Privacy dashboard', home: '/dashboard' }),
+      );
+    },
+  });
+
+  app.post('/dashboard/sign-in', {
+    config: { operation: 'web.dashboard.sign-in', web: 'public' },
+    schema: {
+      body: Type.Object({
+        username: Type.String({ maxLength: 320 }),
+        password: Type.String({ maxLength: 1024 }),
+        next: Type.Optional(Type.String({ maxLength: 500 })),
+      }),
+    },
+    handler: async (req, reply) => {
+      const next = safeNext(req.body.next, '/dashboard');
+      try {
+        // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
+        const profile = await deps.identity.checkPassword(req.body.username, req.body.password, req.ip);
+        // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
+        await deps.sessions.end(req.webCookie);
+        const opened = await deps.sessions.open(profile.row.id);
+        deps.cookie.set(reply, opened.cookie);
+        return seeOther(reply, next, false);
+      } catch (err) {
+        if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
+        const error =
+          err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
+        reply.headers(err.headers);
+        const page = SignInPage({
+          next,
+          action: '/dashboard/sign-in',
+          app: 'Privacy dashboard',
+          home: '/dashboard',
+          error,
+          username: req.body.username,
+        });
+        return sendPage(reply, page, err.statusCode);
+      }
+    },
+  });
+
+  app.post('/dashboard/sign-out', {
+    config: { operation: 'web.dashboard.sign-out', ...signedIn },
+    schema: { body: Type.Object(Csrf) },
+    handler: async (req, reply) => {
+      await deps.sessions.end(req.webCookie);
+      deps.cookie.clear(reply);
+      return seeOther(reply, '/dashboard/sign-in', htmx(req));
+    },
+  });
+
+  app.get('/dashboard/consents', { config: { operation: 'web.dashboard.consents', ...signedIn } }, async (req, reply) =>
+    sendPage(reply, ConsentsPage({ orgs: await myConsents(deps, session(req)), csrfToken: session(req).csrfToken })),
+  );
+
+  app.post('/dashboard/consents/:organizationID/:purposeID/:attributeID', {
+    config: { operation: 'web.dashboard.consent.update', ...signedIn },
+    schema: {
+      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String(), attributeID: Type.String() }),
+      body: Type.Object({ ...Csrf, consented: Type.Optional(Type.String({ maxLength: 20 })), days: Days }),
+    },
+    handler: async (req, reply) => {
+      const s = session(req);
+      const { organizationID: orgId, purposeID, attributeID } = req.params;
+      const days = req.body.days ? Number(req.body.days) : undefined;
+      // The API's rule for one attribute (values.ts), then the API's change (ConsentService.change).
+      const { value, days: d } = attributeChoice(req.body.consented, days);
+      const path = { orgId, userId: s.userId };
+      await deps.consents.change(
+        principalOf(s),
+        path,
+        purposeID,
+        [{ attributeId: attributeID, value, days: d }],
+        requestMeta(req),
+      );
+      if (!htmx(req)) return seeOther(reply, `/dashboard/consents#a-${purposeID}-${attributeID}`, false);
+      const body = deps.consents.purposeBody(await deps.consents.read(principalOf(s), path, purposeID));
+      const attribute = body.Consents.Consents.find((a) => a.ID === attributeID)!;
+      const row = AttributeRow({
+        orgId,
+        purposeId: purposeID,
+        attribute,
+        editable: true,
+        csrfToken: s.csrfToken,
+        saved: true,
+      });
+      return sendPage(reply, row, 200, true);
+    },
+  });
+
+  app.get('/dashboard/history', {
+    config: { operation: 'web.dashboard.history', ...signedIn },
+    schema: {
+      querystring: Type.Object({
+        org: Type.Optional(Type.String({ maxLength: 100 })),
+        startid: Type.Optional(Type.String({ maxLength: 20 })),
+      }),
+    },
+    handler: async (req, reply) => {
+      const s = session(req);
+      const views = await myHistory(deps, s, req.query.org, req.query.startid, false);
+      return sendPage(reply, HistoryPage({ views, userId: s.userId, csrfToken: s.csrfToken }));
+    },
+  });
+
+  app.get('/dashboard/data', {
+    config: { operation: 'web.dashboard.data', ...signedIn },
+    schema: { querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) }) },
+    handler: async (req, reply) => {
+      const s = session(req);
+      const done = { profile: 'Profile saved.', password: 'Password changed.' }[req.query.done ?? ''];
+      const user = await deps.users.me(s.userId);
+      return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, done, exportable: false }));
+    },
+  });
+
+  app.post('/dashboard/data/profile', {
+    config: { operation: 'web.dashboard.profile.update', ...signedIn },
+    schema: {
+      body: Type.Object({ ...Csrf, name: Type.String({ maxLength: 200 }), phone: Type.String({ maxLength: 40 }) }),
+    },
+    handler: async (req, reply) => {
+      await deps.users.updateProfile(session(req).userId, { name: req.body.name, phone: req.body.phone });
+      return seeOther(reply, '/dashboard/data?done=profile', false);
+    },
+  });
+
+  app.post('/dashboard/data/password', {
+    config: { operation: 'web.dashboard.password.update', ...signedIn },
+    schema: {
+      body: Type.Object({
+        ...Csrf,
+        currentpassword: Type.String({ maxLength: 1024 }),
+        password: Type.String({ maxLength: 1024 }),
+      }),
+    },
+    handler: async (req, reply) => {
+      const { password, currentpassword } = req.body;
+      // The API's change: policy, current password, every other session ended (PasswordService).
+      await deps.passwords.changeWithSession(principalOf(session(req)), { password, currentpassword }, req.ip, req.log);
+      return seeOther(reply, '/dashboard/data?done=password', false);
+    },
+  });
+
+  app.get('/dashboard/data/delete', { config: { operation: 'web.dashboard.delete.page', ...signedIn } }, (req, reply) =>
+    sendPage(reply, DeletePage({ csrfToken: session(req).csrfToken })),
+  );
+
+  app.post('/dashboard/data/delete', {
+    config: { operation: 'web.dashboard.delete', ...signedIn },
+    schema: { body: Type.Object({ ...Csrf, confirm: Type.String({ maxLength: 20 }) }) },
+    handler: async (req, reply) => {
+      const s = session(req);
+      if (req.body.confirm !== 'DELETE')
+        return sendPage(reply, DeletePage({ csrfToken: s.csrfToken, error: 'Type DELETE to confirm.' }), 400);
+      // The API's deletion (AccountService.delete, GDPR Art. 17): sessions, this one included, end with it.
+      await deps.accounts.delete(s.userId);
+      deps.cookie.clear(reply);
+      return seeOther(reply, '/dashboard/sign-in', false);
+    },
+  });
+};

@@ -1,0 +1,79 @@
+/**
+ * What the dashboard's pages show, read through the same services as the JSON API (docs/web.md
+ * "How it is built": the web layer adds no rule of its own): the individual's organisations, each
+ * organisation's consent record, and a page of its history.
+ */
+import type { HistoryService } from '../../consent/history.js';
+import type { ConsentService } from '../../consent/service.js';
+import type { Principal } from '../../http/auth.js';
+import type { IdentityService } from '../../identity/service.js';
+import type { WebSession } from '../../identity/web-sessions.js';
+import type { OrgConsents } from './consents.js';
+import type { HistoryView } from './history.js';
+
+/** Events per history page (count). */
+export const HISTORY_PAGE = 25;
+
+/** The services the dashboard reads through. */
+export interface DashboardReads {
+  identity: IdentityService;
+  consents: ConsentService;
+  history: HistoryService;
+}
+
+/** The principal a web session acts as: its user, through its token family (as an access token would). */
+export function principalOf(session: WebSession): Principal {
+  return { userId: session.userId, via: 'access', familyId: session.familyId };
+}
+
+/** The organisations the individual is subscribed to, as the User record lists them. */
+export async function subscribedOrgs(
+  reads: DashboardReads,
+  userId: string,
+): Promise<Array<{ id: string; name: string }>> {
+  const user = await reads.identity.userRecord(userId, false);
+  return (user.Orgs ?? []).map((o) => ({ id: o.OrgID, name: o.Name }));
+}
+
+/** Every subscribed organisation's consent record (SPEC 2 shape). */
+export async function myConsents(reads: DashboardReads, session: WebSession): Promise<OrgConsents[]> {
+  const orgs = await subscribedOrgs(reads, session.userId);
+  return Promise.all(
+    orgs.map(async (o) => ({
+      orgName: o.name,
+      record: reads.consents.recordBody(
+        await reads.consents.read(principalOf(session), { orgId: o.id, userId: session.userId }),
+        true,
+      ),
+    })),
+  );
+}
+
+/**
+ * One page of history per organisation (only `onlyOrg`'s when given, from `startId`).
+ * @param receipts - whether receipts can be downloaded.
+ */
+export async function myHistory(
+  reads: DashboardReads,
+  session: WebSession,
+  onlyOrg: string | undefined,
+  startId: string | undefined,
+  receipts: boolean,
+): Promise<HistoryView[]> {
+  const principal = principalOf(session);
+  const orgs = (await subscribedOrgs(reads, session.userId)).filter((o) => !onlyOrg || o.id === onlyOrg);
+  return Promise.all(
+    orgs.map(async (o) => {
+      const path = { orgId: o.id, userId: session.userId };
+      const { record } = await reads.consents.open(principal, path, 'history');
+      const page = await reads.history.page(record, { startId: o.id === onlyOrg ? startId : undefined }, HISTORY_PAGE);
+      const body = reads.consents.recordBody(await reads.consents.read(principal, path), true);
+      const names = new Map<string, string>();
+      for (const p of body.ConsentsAndPurposes) {
+        names.set(p.Purpose.ID, p.Purpose.Name);
+        for (const a of p.Consents) names.set(a.ID, a.Description);
+      }
+      return { orgId: o.id, orgName: o.name, ...page, names, receipts };
+    }),
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * The web front ends (docs/web.md), served by Assent itself: the privacy dashboard at
+ * `/dashboard` and the hashed static files at `/web/assets/`. One encapsulated Fastify plugin, so
+ * that its cookie parsing, guard and HTML error pages apply to its routes only and the JSON API
+ * keeps its own.
+ */
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { NotFound } from '../http/errors.js';
+import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
+import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
+import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
+import { installWebErrors } from './error-page.js';
+import { cookieName, installWebGuard } from './guard.js';
+
+/** One year (seconds): hashed files never change under their name. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
+export type WebDeps = Omit<DashboardDeps, 'cookie'> & { publicUrl: string };
+
+/** Registers the web front ends. */
+export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
+  const name = cookieName(deps.publicUrl);
+  const secure = deps.publicUrl.startsWith('https:');
+  // Pages, not API: left out of the OpenAPI description (docs/web.md lists them).
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  await app.register(cookie);
+  installWebGuard(app, deps.sessions, deps.publicUrl);
+  installWebErrors(app);
+
+  app.get(`${ASSET_PREFIX}:name`, {
+    config: { operation: 'web.asset' },
+    schema: { params: Type.Object({ name: Type.String({ maxLength: 100 }) }) },
+    handler: (req, reply) => {
+      const asset = ASSETS_BY_NAME.get(req.params.name);
+      if (!asset) throw new NotFound('No such file');
+      return reply.type(asset.type).header('Cache-Control', IMMUTABLE).send(asset.body);
+    },
+  });
+
+  await app.register(dashboardRoutes, {
+    ...deps,
+    cookie: {
+      // Threat: the session cookie read by script (HttpOnly), sent cross-site (SameSite=Lax), or over plain http (Secure).
+      set: (reply, value) =>
+        reply.setCookie(name, value, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure,
+          maxAge: WEB_SESSION_SECONDS,
+        }),
+      clear: (reply) => reply.clearCookie(name, { path: '/', httpOnly: true, sameSite: 'lax', secure }),
+    },
+  });
+};
