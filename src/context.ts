@@ -13,6 +13,7 @@ import { CatalogueCache } from './consent/catalogue.js';
 import { GroupCommit } from './consent/group-commit.js';
 import { HistoryService } from './consent/history.js';
 import { ListingService } from './consent/listing.js';
+import { ReceiptService } from './consent/receipts.js';
 import { ConsentRequestService } from './consent/request.js';
 import { ChainSealer } from './consent/sealer.js';
 import { ConsentService } from './consent/service.js';
@@ -31,6 +32,7 @@ import { authenticate } from './identity/credentials.js';
 import { KeyRing, maxTokenTtl } from './identity/keys.js';
 import { LivenessCache } from './identity/liveness.js';
 import { IdentityService } from './identity/service.js';
+import { DocumentSigner } from './identity/signer.js';
 import { REFRESH_MAC_PURPOSE, Tokens } from './identity/tokens.js';
 import { WebSessions } from './identity/web-sessions.js';
 import { ImageService } from './images/service.js';
@@ -92,6 +94,8 @@ export interface Context {
   dataAttributes: DataAttributeService;
   consents: ConsentService;
   history: HistoryService;
+  /** Signed ISO/IEC TS 27560 receipts of history events (docs/consents.md "Consent receipts"). */
+  receipts: ReceiptService;
   individuals: IndividualService;
   listings: ListingService;
   anonymous: AnonymousService;
@@ -160,6 +164,16 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
   const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
+  const receipts = new ReceiptService({
+    db: store.db,
+    sealer,
+    consents,
+    purposes,
+    dataAttributes,
+    retention,
+    signer: new DocumentSigner(keys),
+    issuer: config.publicUrl,
+  });
   const individuals = new IndividualService(store.db, config, roles);
   const listings = new ListingService(store.db, catalogues);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
@@ -213,6 +227,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     dataAttributes,
     consents,
     history,
+    receipts,
     individuals,
     listings,
     anonymous,

@@ -10,6 +10,7 @@ import { accountRoutes } from './accounts/routes.js';
 import { anonymousRoutes } from './anonymous/routes.js';
 import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
+import { receiptRoutes } from './consent/receipt-routes.js';
 import { consentRequestRoutes } from './consent/request-routes.js';
 import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
@@ -151,6 +152,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         history: ctx.history,
         publicUrl: ctx.config.publicUrl,
       });
+      await v1.register(receiptRoutes, { receipts: ctx.receipts });
       await v1.register(consentRequestRoutes, { requests: ctx.consentRequests, publicUrl: ctx.config.publicUrl });
       await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });

@@ -197,6 +197,14 @@ export async function eventsAfter(
   return rows.map(toSealed);
 }
 
+/** One sealed event of a consent record in the organisation's chain, or null (none, another record's, or unsealed). */
+export async function sealedEvent(db: Executor, orgId: string, recordId: string, eventId: string) {
+  const [row] = await sealedEvents(db).where(
+    and(eq(consentEvents.id, eventId), eq(consentEvents.recordId, recordId), eq(consentEventSeals.orgId, orgId)),
+  );
+  return row ? toSealed(row) : null;
+}
+
 /** The organisation's chain head, or null before its first event. */
 export async function chainHead(db: Executor, orgId: string): Promise<{ seq: number; link: Buffer } | null> {
   const [row] = await db

@@ -29,6 +29,14 @@ const present = (row: store.DataAttributeRow): DataAttributeBody => ({
   PurposeIDs: row.purposeIds,
 });
 
+/** A data attribute as consent evidence names it: live or deleted (ISO/IEC TS 27560 "PII type"). */
+export interface RecordedDataAttribute {
+  id: string;
+  name: string;
+  /** When it was deleted, or null while it is live. */
+  deletedAt: Date | null;
+}
+
 /** Manages data attributes; the caller's right to do so is checked by the access policy. */
 export class DataAttributeService {
   constructor(private readonly db: Db) {}
@@ -65,6 +73,15 @@ export class DataAttributeService {
   /** Live data attributes of the organisation. */
   async list(orgId: string): Promise<DataAttributeBody[]> {
     return (await store.listDataAttributes(this.db, orgId)).map(present);
+  }
+
+  /**
+   * A data attribute of the organisation, deleted or not, as it is named now: for the consent
+   * evidence, which keeps naming deleted attributes (consent receipts, docs/consents.md).
+   * @returns null when the organisation has no data attribute with that ID (a malformed ID included).
+   */
+  async recorded(orgId: string, id: string): Promise<RecordedDataAttribute | null> {
+    return isId(id) ? store.findDataAttribute(this.db, orgId, id) : null;
   }
 
   /**

@@ -33,6 +33,15 @@ export async function listDataAttributes(db: Executor, orgId: string, ids?: stri
   return rows.map((r) => ({ ...r, purposeIds: [...r.purposeIds] }));
 }
 
+/** A data attribute of the organisation, deleted or not (for the evidence), or null. */
+export async function findDataAttribute(db: Executor, orgId: string, id: string) {
+  const [row] = await db
+    .select({ id: dataAttributes.id, name: dataAttributes.name, deletedAt: dataAttributes.deletedAt })
+    .from(dataAttributes)
+    .where(and(eq(dataAttributes.id, id), eq(dataAttributes.orgId, orgId)));
+  return row ?? null;
+}
+
 /** Which of `purposeIds` are live purposes of the organisation. */
 export async function livePurposeIds(db: Executor, orgId: string, purposeIds: string[]): Promise<Set<string>> {
   if (purposeIds.length === 0) return new Set();

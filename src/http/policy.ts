@@ -29,6 +29,9 @@ const SUBJECT_READ =
 const SUBJECT_WRITE =
   "the individual; an API key of the organisation's Owner, Admin or Developer, for a subscribed individual (checked by the consent service)";
 
+/** Readers of an individual's consent history; `consent/access.ts` decides per request. */
+const HISTORY_READ = 'the individual, or the Dpo of the organisation (checked by the consent service)';
+
 /** The credential an operation requires. */
 export type Credential = 'none' | 'any' | 'session' | 'web';
 
@@ -113,10 +116,8 @@ export const ACCESS_POLICY = {
   'consents.purpose.update': { credential: 'any', who: SUBJECT_WRITE },
   'consents.purpose.status.update': { credential: 'any', who: SUBJECT_WRITE },
   'consents.attribute.update': { credential: 'any', who: SUBJECT_WRITE },
-  'consents.history.list': {
-    credential: 'any',
-    who: 'the individual, or the Dpo of the organisation (checked by the consent service)',
-  },
+  'consents.history.list': { credential: 'any', who: HISTORY_READ },
+  'consents.history.receipt': { credential: 'any', who: HISTORY_READ },
   'consents.history.at': {
     credential: 'any',
     who: 'the individual named by `userid`, or the Dpo of the organisation (checked by the consent service)',

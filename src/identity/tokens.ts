@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { createDecoder, createSigner, createVerifier, TokenError } from 'fast-jwt';
 import { sha256 } from '../crypto/digest.js';
 import { ALG, type KeyRing } from './keys.js';
+import { Es256Signer } from './signer.js';
 
 /** The three token kinds, by their `typ` header. */
 export const TokenType = { access: 'at+jwt', refresh: 'refresh+jwt', apiKey: 'apikey+jwt' } as const;
@@ -102,11 +103,11 @@ function checked(verify: VerifyFn, token: string): TokenClaims {
 
 /**
  * Signs and verifies tokens for one issuer, with fast-jwt (synchronous node:crypto ECDSA: about a
- * third of the CPU of a WebCrypto signature here). Signers and verifiers are built once per
- * (`kid`, kind) and dropped when the key leaves the ring.
+ * third of the CPU of a WebCrypto signature here). Signers (`Es256Signer`, shared with the signed
+ * documents) and verifiers are built once per (`kid`, kind) and dropped when the key leaves the ring.
  */
 export class Tokens {
-  private signers = new Map<string, SignFn>();
+  private readonly es256: Es256Signer;
   private verifiers = new Map<string, { pem: string; verify: VerifyFn }>();
   private readonly refreshSigner: SignFn;
   private readonly refreshVerifier: VerifyFn;
@@ -122,6 +123,7 @@ export class Tokens {
     refreshMacKey: Buffer,
   ) {
     const common = { iss: issuer, aud: issuer };
+    this.es256 = new Es256Signer(keys, common);
     this.refreshSigner = createSigner({
       key: refreshMacKey,
       algorithm: REFRESH_ALG,
@@ -153,8 +155,7 @@ export class Tokens {
     if (claims.client_id) payload.client_id = claims.client_id;
     if (claims.sid) payload.sid = claims.sid;
     if (type === TokenType.refresh) return { token: this.refreshSigner(payload), jti, exp };
-    const { kid, privatePem } = await this.keys.signingKey();
-    return { token: this.signerFor(kid, privatePem, type)(payload), jti, exp };
+    return { token: await this.es256.sign(type, payload), jti, exp };
   }
 
   /**
@@ -185,24 +186,6 @@ export class Tokens {
       allowedAud: this.issuer,
       requiredClaims: ['sub', 'jti', 'exp', 'iat'],
     };
-  }
-
-  private signerFor(kid: string, privatePem: string, type: Exclude<TokenType, 'refresh+jwt'>): SignFn {
-    const id = `${kid} ${type}`;
-    let signer = this.signers.get(id);
-    if (!signer) {
-      if (this.signers.size > 32) this.signers.clear(); // old kids after rotations
-      signer = createSigner({
-        key: privatePem,
-        algorithm: ALG,
-        kid,
-        header: { alg: ALG, typ: type },
-        iss: this.issuer,
-        aud: this.issuer,
-      }) as SignFn;
-      this.signers.set(id, signer);
-    }
-    return signer;
   }
 
   private verifierFor(kid: string, pem: string, type: Exclude<TokenType, 'refresh+jwt'>): VerifyFn {

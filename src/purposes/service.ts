@@ -27,6 +27,18 @@ function fields(input: PurposeInput): store.PurposeFields {
   };
 }
 
+/** A purpose as consent evidence names it: live or deleted (ISO/IEC TS 27560 "purpose"). */
+export interface RecordedPurpose {
+  id: string;
+  name: string;
+  description: string;
+  /** True when the lawful basis is not consent (GDPR Art. 6(1)(b)-(f)). */
+  lawfulUsage: boolean;
+  policyUrl: string;
+  /** When it was deleted, or null while it is live. */
+  deletedAt: Date | null;
+}
+
 /** Manages purposes; the caller's right to do so is checked by the access policy. */
 export class PurposeService {
   constructor(private readonly db: Db) {}
@@ -58,6 +70,18 @@ export class PurposeService {
     const row = isId(purposeId) ? await store.findPurpose(this.db, orgId, purposeId) : null;
     if (!row) throw new NotFound('Purpose not found');
     return presentPurpose(row);
+  }
+
+  /**
+   * A purpose of the organisation, deleted or not, as it is configured now: for the consent
+   * evidence, which keeps naming deleted purposes (consent receipts, docs/consents.md).
+   * @returns null when the organisation has no purpose with that ID (a malformed ID included).
+   */
+  async recorded(orgId: string, purposeId: string): Promise<RecordedPurpose | null> {
+    const row = isId(purposeId) ? await store.findPurpose(this.db, orgId, purposeId, false) : null;
+    if (!row) return null;
+    const { id, name, description, lawfulUsage, policyUrl, deletedAt } = row;
+    return { id, name, description, lawfulUsage, policyUrl, deletedAt };
   }
 
   /** Replaces a purpose's fields. @throws {NotFound} */

@@ -24,12 +24,20 @@ export async function listPurposes(db: Executor, orgId: string): Promise<Purpose
     .orderBy(asc(purposes.createdAt), asc(purposes.id));
 }
 
-/** A live purpose of the organisation, or null. */
-export async function findPurpose(db: Executor, orgId: string, purposeId: string): Promise<PurposeRow | null> {
+/**
+ * A purpose of the organisation, or null.
+ * @param live - only a live one (the default); false finds a deleted one too, for the evidence.
+ */
+export async function findPurpose(
+  db: Executor,
+  orgId: string,
+  purposeId: string,
+  live = true,
+): Promise<PurposeRow | null> {
   const [row] = await db
     .select()
     .from(purposes)
-    .where(and(eq(purposes.id, purposeId), eq(purposes.orgId, orgId), isNull(purposes.deletedAt)));
+    .where(and(eq(purposes.id, purposeId), eq(purposes.orgId, orgId), live ? isNull(purposes.deletedAt) : undefined));
   return row ?? null;
 }
 
