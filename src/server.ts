@@ -132,6 +132,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     users: ctx.users,
     passwords: ctx.passwords,
     accounts: ctx.accounts,
+    receipts: ctx.receipts,
     publicUrl: ctx.config.publicUrl,
   });
   await app.register(

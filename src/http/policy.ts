@@ -256,6 +256,7 @@ export const ACCESS_POLICY = {
     who: 'a signed-in browser, with its CSRF token: the individual’s own consents',
   },
   'web.dashboard.history': { credential: 'web', who: 'a signed-in browser: the individual’s own history' },
+  'web.dashboard.receipt': { credential: 'web', who: 'a signed-in browser: the individual’s own receipts' },
   'web.dashboard.data': { credential: 'web', who: 'a signed-in browser: the individual’s own profile' },
   'web.dashboard.profile.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },

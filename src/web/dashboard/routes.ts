@@ -2,7 +2,7 @@
  * Routes of the privacy dashboard (docs/web.md "Privacy dashboard"), at `{PUBLIC_URL}/dashboard`:
  * - `GET /dashboard` → the consents; `GET|POST /dashboard/sign-in`; `POST /dashboard/sign-out`
  * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
- * - `GET /dashboard/history?org=&startid=`
+ * - `GET /dashboard/history?org=&startid=`; `GET /dashboard/history/{organizationID}/{eventID}/receipt`
  * - `GET /dashboard/data`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
  *   `GET|POST /dashboard/data/delete`
  */
@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountService } from '../../accounts/service.js';
+import type { ReceiptService } from '../../consent/receipts.js';
 import { requestMeta } from '../../consent/routes.js';
 import { attributeChoice } from '../../consent/values.js';
 import { HttpError } from '../../http/errors.js';
@@ -29,6 +30,7 @@ export interface DashboardDeps extends DashboardReads {
   users: UserService;
   passwords: PasswordService;
   accounts: AccountService;
+  receipts: ReceiptService;
   /** Sets or clears the session cookie (plugin.ts knows its name and flags). */
   cookie: { set(reply: FastifyReply, value: string): void; clear(reply: FastifyReply): void };
 }
@@ -154,8 +156,28 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
     },
     handler: async (req, reply) => {
       const s = session(req);
-      const views = await myHistory(deps, s, req.query.org, req.query.startid, false);
+      const views = await myHistory(deps, s, req.query.org, req.query.startid, true);
       return sendPage(reply, HistoryPage({ views, userId: s.userId, csrfToken: s.csrfToken }));
+    },
+  });
+
+  app.get('/dashboard/history/:organizationID/:eventID/receipt', {
+    config: { operation: 'web.dashboard.receipt', ...signedIn },
+    schema: { params: Type.Object({ organizationID: Type.String(), eventID: Type.String() }) },
+    handler: async (req, reply) => {
+      const s = session(req);
+      // The API's receipt (ReceiptService): the same access rule, the same signature.
+      const { receipt, jws } = await deps.receipts.receipt(
+        principalOf(s),
+        req.params.organizationID,
+        s.userId,
+        req.params.eventID,
+      );
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('Content-Disposition', `attachment; filename="consent-receipt-${req.params.eventID}.json"`)
+        .send(JSON.stringify({ Receipt: receipt, JWS: jws }, null, 2));
     },
   });
 
