@@ -1,0 +1,1 @@
+CREATE INDEX "consent_records_user" ON "consent_records" USING btree ("user_id");
