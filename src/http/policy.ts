@@ -57,6 +57,7 @@ export const ACCESS_POLICY = {
   'organizations.roles.list': { credential: 'any', who: 'any signed-in user or API key' },
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
+  'user.export': { credential: 'any', who: 'the signed-in user (their own data; the path names no user)' },
   'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
   'user.image.upload': {
     credential: 'any',
