@@ -10,6 +10,7 @@ import { AccountService } from './accounts/service.js';
 import { AnonymousService } from './anonymous/service.js';
 import type { Config } from './config.js';
 import { CatalogueCache } from './consent/catalogue.js';
+import { ConsentExport } from './consent/export.js';
 import { GroupCommit } from './consent/group-commit.js';
 import { HistoryService } from './consent/history.js';
 import { ListingService } from './consent/listing.js';
@@ -99,6 +100,7 @@ export interface Context {
   individuals: IndividualService;
   listings: ListingService;
   anonymous: AnonymousService;
+  /** The individual's data export (GDPR Art. 15 and 20) and account deletion (Art. 17). */
   accounts: AccountService;
   /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
   auditLog: AuditLogService;
@@ -178,7 +180,10 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const listings = new ListingService(store.db, catalogues);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
-  const accounts = new AccountService(store.db, liveness);
+  const accounts = new AccountService(store.db, liveness, {
+    publicUrl: config.publicUrl,
+    consents: new ConsentExport(store.db, views, sealer, consents),
+  });
   const auditLog = new AuditLogService(store.db);
   const passwords = new PasswordService({ db: store.db, config, mailer, background: new BackgroundTasks(), liveness });
   const invitations = new InvitationService(store.db, config, mailer);

@@ -1,4 +1,7 @@
 /**
+ * The individual's account as a whole: its data export (GDPR Art. 15 and 20; docs/identity.md "Data export (GDPR
+ * Art. 15 and 20)"), assembled in `export.ts`, and its deletion.
+ *
  * Account deletion (GDPR Art. 17 "right to erasure"; docs/decisions/0012-account-deletion.md), by the user (`POST
  * {base}/users/unregister`)
  * or by an operator (`assent user delete ID`). Personal data and credentials are deleted; the
@@ -17,18 +20,31 @@ import { eraseResetToken } from '../passwords/erasure.js';
 import { scrubAccount } from '../users/erasure.js';
 import { isId } from '../util/ids.js';
 import { eraseWalletIdentities } from '../wallet/erasure.js';
+import { type AccountExport, assembleExport, type ExportSources } from './export.js';
 
-/** Deletes accounts. */
+/** Exports and deletes accounts. */
 export class AccountService {
   /**
    * @param db - the database.
    * @param liveness - told of the deletion, so that the user's tokens stop working at once (in a
    *   process that serves no requests, the CLI's, it holds nothing and this changes nothing).
+   * @param exports - what the data export reads: the public URL and the consent domain's export.
    */
   constructor(
     private readonly db: Db,
     private readonly liveness: LivenessCache,
+    private readonly exports: Omit<ExportSources, 'db'>,
   ) {}
+
+  /**
+   * Everything Assent keeps about the user (GDPR Art. 15 and 20): every part read now but the consent history,
+   * read in chunks while `ConsentHistory` is iterated; `exportJson` writes it as the JSON document of
+   * `GET {base}/user/export`. Only ever called with the caller's own ID (threat: IDOR, reading someone else's data).
+   * @throws {NotFound} when there is no such live account (never existed, or deleted).
+   */
+  exportData(userId: string): Promise<AccountExport> {
+    return assembleExport({ db: this.db, ...this.exports }, userId);
+  }
 
   /**
    * Deletes the account `userId` in one transaction.

@@ -151,7 +151,7 @@ export type EventRow = typeof consentEvents.$inferSelect;
 type SealRow = typeof consentEventSeals.$inferSelect;
 
 /** An event joined to its seal, in the shape it was hashed. */
-function toSealed({ e, s }: { e: EventRow; s: SealRow }): SealedEvent {
+export function toSealed({ e, s }: { e: EventRow; s: SealRow }): SealedEvent {
   return { ...toContent(e), seq: s.seq, contentHash: s.contentHash, prevLink: s.prevLink, link: s.link };
 }
 

@@ -10,32 +10,9 @@ import type { Principal } from '../http/auth.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { errors } from '../http/schemas.js';
 import { type HistoryService, parseInstant } from './history.js';
-import { ConsentsAndPurpose } from './schemas.js';
+import { ConsentEvent, ConsentsAndPurpose } from './schemas.js';
 import type { ConsentService } from './service.js';
 
-const Event = Type.Object({
-  ID: Type.String(),
-  Seq: Type.Integer({ description: 'position in the organisation’s chain, from 1' }),
-  ConsentID: Type.String(),
-  UserID: Type.String(),
-  PurposeID: Type.String(),
-  AttributeID: Type.String(),
-  OldValue: Type.String(),
-  NewValue: Type.String(),
-  OldDays: Type.Integer({ description: 'days' }),
-  NewDays: Type.Integer({ description: 'days' }),
-  TimeStamp: Type.String({ description: 'RFC 3339' }),
-  Actor: Type.Object({
-    Type: Type.String({ description: 'individual, apiKey or system' }),
-    UserID: Type.String(),
-    APIKeyID: Type.String(),
-  }),
-  Channel: Type.Object({ Endpoint: Type.String(), UserAgent: Type.String() }),
-  RequestID: Type.String(),
-  Hash: Type.String({ description: 'hex SHA-256 of the event’s RFC 8785 canonical JSON' }),
-  PrevLink: Type.String({ description: 'hex link of the previous event (64 zeros before the first)' }),
-  Link: Type.String({ description: 'hex SHA-256(PrevLink ‖ Hash)' }),
-});
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['consent history'];
 const security = [{ bearer: [] }];
@@ -59,7 +36,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{
         from: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
         to: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
       }),
-      response: { 200: Type.Object({ Events: Type.Array(Event), Links }), ...errors(400, 401, 403, 404) },
+      response: { 200: Type.Object({ Events: Type.Array(ConsentEvent), Links }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);

@@ -9,6 +9,7 @@ import { isId } from '../util/ids.js';
 import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './evidence.js';
 import * as evidence from './evidence-store.js';
 import { presentPurpose, toPurposeStates } from './present.js';
+import type { ConsentEventBody } from './schemas.js';
 import type { ChainSealer } from './sealer.js';
 import type { RecordRow } from './store.js';
 import type { ConsentValue } from './values.js';
@@ -17,7 +18,7 @@ import type { ConsentValue } from './values.js';
 const VERIFY_BATCH = 2000;
 
 /** An event as the history endpoints show it. */
-export function presentEvent(e: SealedEvent) {
+export function presentEvent(e: SealedEvent): ConsentEventBody {
   return {
     ID: e.id,
     Seq: e.seq,

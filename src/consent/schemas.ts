@@ -82,3 +82,30 @@ export const UpdateResultBody = Type.Object({
 });
 /** An update result body. */
 export type UpdateResultBody = Static<typeof UpdateResultBody>;
+
+/** One event of the consent history (docs/decisions/0005-consent-evidence.md "Evidence"), as the history endpoints show it. */
+export const ConsentEvent = Type.Object({
+  ID: Type.String(),
+  Seq: Type.Integer({ description: 'position in the organisation’s chain, from 1' }),
+  ConsentID: Type.String(),
+  UserID: Type.String(),
+  PurposeID: Type.String(),
+  AttributeID: Type.String(),
+  OldValue: Type.String(),
+  NewValue: Type.String(),
+  OldDays: Type.Integer({ description: 'days' }),
+  NewDays: Type.Integer({ description: 'days' }),
+  TimeStamp: Type.String({ description: 'RFC 3339' }),
+  Actor: Type.Object({
+    Type: Type.String({ description: 'individual, apiKey or system' }),
+    UserID: Type.String(),
+    APIKeyID: Type.String(),
+  }),
+  Channel: Type.Object({ Endpoint: Type.String(), UserAgent: Type.String() }),
+  RequestID: Type.String(),
+  Hash: Type.String({ description: 'hex SHA-256 of the event’s RFC 8785 canonical JSON' }),
+  PrevLink: Type.String({ description: 'hex link of the previous event (64 zeros before the first)' }),
+  Link: Type.String({ description: 'hex SHA-256(PrevLink ‖ Hash)' }),
+});
+/** A consent event body. */
+export type ConsentEventBody = Static<typeof ConsentEvent>;

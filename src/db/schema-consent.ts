@@ -39,7 +39,11 @@ export const consentRecords = pgTable(
      */
     version: bigint('version', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [uniqueIndex('consent_records_org_user').on(t.orgId, t.userId)],
+  (t) => [
+    uniqueIndex('consent_records_org_user').on(t.orgId, t.userId),
+    // An individual's records across organisations: the data export (GDPR Art. 15 and 20; docs/identity.md).
+    index('consent_records_user').on(t.userId),
+  ],
 );
 
 /**

@@ -170,3 +170,20 @@ export async function deleteUserLinks(tx: Executor, userId: string): Promise<voi
   await tx.execute(sql`DELETE FROM federated_identities WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM federation_codes WHERE user_id = ${userId}`);
 }
+
+/** The user's links to external identities, oldest first (the data export; index `federated_identities_user`). */
+export async function userLinks(
+  db: Executor,
+  userId: string,
+): Promise<Array<{ orgId: string; issuer: string; subject: string; createdAt: Date }>> {
+  return db
+    .select({
+      orgId: federatedIdentities.orgId,
+      issuer: federatedIdentities.issuer,
+      subject: federatedIdentities.subject,
+      createdAt: federatedIdentities.createdAt,
+    })
+    .from(federatedIdentities)
+    .where(eq(federatedIdentities.userId, userId))
+    .orderBy(federatedIdentities.createdAt, federatedIdentities.orgId);
+}

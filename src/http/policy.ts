@@ -62,6 +62,7 @@ export const ACCESS_POLICY = {
   'organizations.roles.list': { credential: 'any', who: 'any signed-in user or API key' },
   'user.read': { credential: 'any', who: 'the signed-in user (their own record)' },
   'user.update': { credential: 'any', who: 'the signed-in user (their own record)' },
+  'user.export': { credential: 'any', who: 'the signed-in user (their own data; the path names no user)' },
   'user.apikey.revoke': { credential: 'session', who: 'the signed-in user with an access token (their own API keys)' },
   'user.image.upload': {
     credential: 'any',
@@ -258,6 +259,7 @@ export const ACCESS_POLICY = {
   'web.dashboard.history': { credential: 'web', who: 'a signed-in browser: the individual’s own history' },
   'web.dashboard.receipt': { credential: 'web', who: 'a signed-in browser: the individual’s own receipts' },
   'web.dashboard.data': { credential: 'web', who: 'a signed-in browser: the individual’s own profile' },
+  'web.dashboard.export': { credential: 'web', who: 'a signed-in browser: the individual’s own data' },
   'web.dashboard.profile.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.delete.page': { credential: 'web', who: 'a signed-in browser' },

@@ -10,6 +10,7 @@ import {
   organisationTypes,
   purposeAttributes,
   purposes,
+  subscriptions,
   userRoles,
   users,
 } from '../db/schema.js';
@@ -194,4 +195,35 @@ export async function leaveAll(tx: Executor, userId: string): Promise<void> {
 export async function organisationName(db: Executor, orgId: string): Promise<string | null> {
   const [row] = await db.select({ name: organisations.name }).from(organisations).where(eq(organisations.id, orgId));
   return row?.name ?? null;
+}
+
+/** The user's subscriptions with their organisation's name, oldest first (the data export). */
+export async function subscriptionsOf(
+  db: Executor,
+  userId: string,
+): Promise<Array<{ orgId: string; name: string; since: Date; eulaAccepted: boolean }>> {
+  return db
+    .select({
+      orgId: organisations.id,
+      name: organisations.name,
+      since: subscriptions.createdAt,
+      eulaAccepted: subscriptions.eulaAccepted,
+    })
+    .from(subscriptions)
+    .innerJoin(organisations, eq(organisations.id, subscriptions.orgId))
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(subscriptions.createdAt, organisations.id);
+}
+
+/** The user's admin roles with their organisation's name, by organisation and RoleID (the data export). */
+export async function rolesOf(
+  db: Executor,
+  userId: string,
+): Promise<Array<{ orgId: string; name: string; roleId: number }>> {
+  return db
+    .select({ orgId: organisations.id, name: organisations.name, roleId: userRoles.roleId })
+    .from(userRoles)
+    .innerJoin(organisations, eq(organisations.id, userRoles.orgId))
+    .where(eq(userRoles.userId, userId))
+    .orderBy(organisations.id, userRoles.roleId);
 }

@@ -127,3 +127,20 @@ export async function latestClaims(
 export async function deleteUserIdentities(db: Executor, userId: string): Promise<void> {
   await db.delete(walletIdentities).where(eq(walletIdentities.userId, userId));
 }
+
+/** The user's links to wallet credentials with the mapped claims of each one's latest sign-in, oldest first (the data export). */
+export async function userIdentities(db: Executor, userId: string) {
+  return db
+    .select({
+      orgId: walletIdentities.orgId,
+      issuer: walletIdentities.issuer,
+      vct: walletIdentities.vct,
+      subject: walletIdentities.subject,
+      claims: walletIdentities.claims,
+      createdAt: walletIdentities.createdAt,
+      updatedAt: walletIdentities.updatedAt,
+    })
+    .from(walletIdentities)
+    .where(eq(walletIdentities.userId, userId))
+    .orderBy(walletIdentities.createdAt, walletIdentities.orgId);
+}

@@ -13,12 +13,10 @@ export interface DataProps {
   csrfToken: string;
   /** A message after a change ("Profile saved"). */
   done?: string;
-  /** Whether the export route exists. */
-  exportable: boolean;
 }
 
 /** The page. */
-export function DataPage({ user, csrfToken, done, exportable }: DataProps) {
+export function DataPage({ user, csrfToken, done }: DataProps) {
   return (
     <DashboardPage title="My data" current="/dashboard/data" csrfToken={csrfToken}>
       {done && (
@@ -26,7 +24,7 @@ export function DataPage({ user, csrfToken, done, exportable }: DataProps) {
           {done}
         </p>
       )}
-      {exportable && (
+      {
         <section class="card" aria-labelledby="export">
           <h2 id="export">Download your data</h2>
           <p>One JSON file with your profile, subscriptions, consent records and their full history.</p>
@@ -36,7 +34,7 @@ export function DataPage({ user, csrfToken, done, exportable }: DataProps) {
             </a>
           </p>
         </section>
-      )}
+      }
       <section class="card" aria-labelledby="profile">
         <h2 id="profile">Profile</h2>
         <form method="post" action="/dashboard/data/profile">

@@ -3,12 +3,13 @@
  * - `GET /dashboard` → the consents; `GET|POST /dashboard/sign-in`; `POST /dashboard/sign-out`
  * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
  * - `GET /dashboard/history?org=&startid=`; `GET /dashboard/history/{organizationID}/{eventID}/receipt`
- * - `GET /dashboard/data`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
+ * - `GET /dashboard/data`; `GET /dashboard/data/export`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
  *   `GET|POST /dashboard/data/delete`
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { sendExport } from '../../accounts/routes.js';
 import type { AccountService } from '../../accounts/service.js';
 import type { ReceiptService } from '../../consent/receipts.js';
 import { requestMeta } from '../../consent/routes.js';
@@ -188,9 +189,17 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
       const s = session(req);
       const done = { profile: 'Profile saved.', password: 'Password changed.' }[req.query.done ?? ''];
       const user = await deps.users.me(s.userId);
-      return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, done, exportable: false }));
+      return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, done }));
     },
   });
+
+  app.get(
+    '/dashboard/data/export',
+    { config: { operation: 'web.dashboard.export', ...signedIn } },
+    async (req, reply) =>
+      // The API's export (AccountService.exportData, GDPR Art. 15 and 20): the session's own data only.
+      sendExport(reply, await deps.accounts.exportData(session(req).userId)),
+  );
 
   app.post('/dashboard/data/profile', {
     config: { operation: 'web.dashboard.profile.update', ...signedIn },
