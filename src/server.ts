@@ -133,6 +133,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     passwords: ctx.passwords,
     accounts: ctx.accounts,
     receipts: ctx.receipts,
+    rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });
   await app.register(

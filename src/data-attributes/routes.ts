@@ -13,7 +13,8 @@ const DataAttributeBody = Type.Object({
   Consent: Type.String({ description: 'the data attribute’s name' }),
   PurposeIDs: Type.Array(Type.String()),
 });
-const DataAttributeInput = Type.Object({
+/** The API's data attribute fields (also the console's form, src/web/console). */
+export const DataAttributeInput = Type.Object({
   consent: Type.String({ minLength: 1, maxLength: 200, description: 'the data attribute’s name' }),
   purposeids: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
 });

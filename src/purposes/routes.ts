@@ -9,7 +9,8 @@ import { errors } from '../http/schemas.js';
 import { OrganizationBody, PurposeBody } from './present.js';
 import type { PurposeService } from './service.js';
 
-const PurposeInput = Type.Object({
+/** The API's purpose fields (also the console's form, src/web/console). */
+export const PurposeInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
   lawfulusage: Type.Optional(Type.Boolean()),

@@ -8,8 +8,10 @@
  */
 import type {} from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Forbidden, Unauthorized } from '../http/errors.js';
+import { Forbidden, NotFound, Unauthorized } from '../http/errors.js';
+import { ACCESS_POLICY, type Operation } from '../http/policy.js';
 import { csrfMatches, type WebSession, type WebSessions } from '../identity/web-sessions.js';
+import { isId } from '../util/ids.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,6 +19,8 @@ declare module 'fastify' {
     webSession: WebSession | null;
     /** The cookie value the session was found by. */
     webCookie: string | undefined;
+    /** The signed-in user's roles in the path's organisation (console pages; null elsewhere). */
+    webRoles: readonly number[];
   }
 }
 
@@ -25,7 +29,15 @@ export interface WebRouteConfig {
   web?: 'signed-in' | 'public';
   /** The sign-in page a signed-out browser is sent to (GET pages). */
   signIn?: string;
+  /**
+   * The JSON API operation whose access-policy row decides who may use this page (the console):
+   * its `orgRoles` in the path's `organizationID`, exactly as the API's guard checks them.
+   */
+  api?: Operation;
 }
+
+/** Answers a user's roles in an organisation (null: no such organisation), as the API's guard asks. */
+export type RolesIn = (orgId: string, userId: string) => Promise<readonly number[] | null>;
 
 /**
  * The session cookie's name. Under https the `__Host-` prefix binds it to this host, path `/`,
@@ -54,15 +66,40 @@ function sentToken(request: FastifyRequest): unknown {
 }
 
 /**
+ * The API's organisation-role rule for a console page (src/http/auth.ts `assertOrgRole`, the same
+ * policy row): deny by default.
+ * @returns the user's roles in the organisation.
+ * @throws {NotFound} for an unknown organisation; {Forbidden} when no allowed role is held.
+ */
+async function assertApiRoles(rolesIn: RolesIn, request: FastifyRequest, api: Operation): Promise<readonly number[]> {
+  const orgId = (request.params as { organizationID?: string }).organizationID;
+  if (!isId(orgId)) throw new NotFound('Organisation not found');
+  const held = await rolesIn(orgId, request.webSession!.userId);
+  if (held === null) throw new NotFound('Organisation not found');
+  const rule = ACCESS_POLICY[api];
+  const allowed: readonly number[] = 'orgRoles' in rule ? rule.orgRoles : [];
+  // Threat: an individual's or another organisation's session using the console (ASVS 5.0 V8.2.2).
+  if (!held.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this');
+  return held;
+}
+
+/**
  * Installs the guard on the web plugin's instance.
  * @param sessions - the web sessions.
  * @param publicUrl - `ASSENT_PUBLIC_URL`: its origin is the only one allowed to post.
+ * @param rolesIn - the roles lookup of the API's guard (the roles cache).
  */
-export function installWebGuard(app: FastifyInstance, sessions: WebSessions, publicUrl: string): void {
+export function installWebGuard(
+  app: FastifyInstance,
+  sessions: WebSessions,
+  publicUrl: string,
+  rolesIn: RolesIn,
+): void {
   const origin = new URL(publicUrl).origin;
   const name = cookieName(publicUrl);
   app.decorateRequest('webSession', null);
   app.decorateRequest('webCookie', undefined);
+  app.decorateRequest('webRoles', null as unknown as readonly number[]);
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config as WebRouteConfig;
     if (config.web === undefined) return;
@@ -82,5 +119,6 @@ export function installWebGuard(app: FastifyInstance, sessions: WebSessions, pub
     // Threat: CSRF from a page that got around SameSite (a sibling site); the synchronizer token decides.
     if (unsafe && !csrfMatches(request.webSession, sentToken(request)))
       throw new Forbidden('This form has expired: reload the page and try again');
+    if (config.api) request.webRoles = await assertApiRoles(rolesIn, request, config.api);
   });
 }

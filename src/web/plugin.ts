@@ -12,13 +12,14 @@ import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { installWebErrors } from './error-page.js';
-import { cookieName, installWebGuard } from './guard.js';
+import { cookieName, installWebGuard, type RolesIn } from './guard.js';
+import { type CookieJar, signInRoutes } from './sign-in-routes.js';
 
 /** One year (seconds): hashed files never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
-export type WebDeps = Omit<DashboardDeps, 'cookie'> & { publicUrl: string };
+export type WebDeps = Omit<DashboardDeps, 'cookie'> & { publicUrl: string; rolesIn: RolesIn };
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
@@ -29,7 +30,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     route.schema = { ...route.schema, hide: true };
   });
   await app.register(cookie);
-  installWebGuard(app, deps.sessions, deps.publicUrl);
+  installWebGuard(app, deps.sessions, deps.publicUrl, deps.rolesIn);
   installWebErrors(app);
 
   app.get(`${ASSET_PREFIX}:name`, {
@@ -42,19 +43,22 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     },
   });
 
-  await app.register(dashboardRoutes, {
+  const jar: CookieJar = {
+    // Threat: the session cookie read by script (HttpOnly), sent cross-site (SameSite=Lax), or over plain http (Secure).
+    set: (reply, value) =>
+      reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: WEB_SESSION_SECONDS }),
+    clear: (reply) => reply.clearCookie(name, { path: '/', httpOnly: true, sameSite: 'lax', secure }),
+  };
+  await app.register(signInRoutes, {
     ...deps,
-    cookie: {
-      // Threat: the session cookie read by script (HttpOnly), sent cross-site (SameSite=Lax), or over plain http (Secure).
-      set: (reply, value) =>
-        reply.setCookie(name, value, {
-          path: '/',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure,
-          maxAge: WEB_SESSION_SECONDS,
-        }),
-      clear: (reply) => reply.clearCookie(name, { path: '/', httpOnly: true, sameSite: 'lax', secure }),
+    cookie: jar,
+    base: '/dashboard',
+    app: 'Privacy dashboard',
+    operations: {
+      page: 'web.dashboard.sign-in.page',
+      submit: 'web.dashboard.sign-in',
+      signOut: 'web.dashboard.sign-out',
     },
   });
+  await app.register(dashboardRoutes, { ...deps, cookie: jar });
 };

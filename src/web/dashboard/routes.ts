@@ -1,28 +1,27 @@
 /**
  * Routes of the privacy dashboard (docs/web.md "Privacy dashboard"), at `{PUBLIC_URL}/dashboard`:
- * - `GET /dashboard` → the consents; `GET|POST /dashboard/sign-in`; `POST /dashboard/sign-out`
+ * - `GET /dashboard` → the consents (sign-in and sign-out: `../sign-in-routes.ts`)
  * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
  * - `GET /dashboard/history?org=&startid=`; `GET /dashboard/history/{organizationID}/{eventID}/receipt`
  * - `GET /dashboard/data`; `GET /dashboard/data/export`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
  *   `GET|POST /dashboard/data/delete`
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sendExport } from '../../accounts/routes.js';
 import type { AccountService } from '../../accounts/service.js';
 import type { ReceiptService } from '../../consent/receipts.js';
 import { requestMeta } from '../../consent/routes.js';
 import { attributeChoice } from '../../consent/values.js';
-import { HttpError } from '../../http/errors.js';
 import type { WebSession, WebSessions } from '../../identity/web-sessions.js';
 import type { PasswordService } from '../../passwords/service.js';
 import type { UserService } from '../../users/service.js';
 import { seeOther, sendPage } from '../html.js';
+import type { CookieJar } from '../sign-in-routes.js';
 import { AttributeRow, ConsentsPage } from './consents.js';
 import { DataPage, DeletePage } from './data.js';
 import { HistoryPage } from './history.js';
-import { SignInPage, safeNext } from './sign-in.js';
 import { type DashboardReads, myConsents, myHistory, principalOf } from './views.js';
 
 /** What the dashboard calls. */
@@ -33,7 +32,7 @@ export interface DashboardDeps extends DashboardReads {
   accounts: AccountService;
   receipts: ReceiptService;
   /** Sets or clears the session cookie (plugin.ts knows its name and flags). */
-  cookie: { set(reply: FastifyReply, value: string): void; clear(reply: FastifyReply): void };
+  cookie: CookieJar;
 }
 
 const signedIn = { web: 'signed-in', signIn: '/dashboard/sign-in' } as const;
@@ -47,66 +46,6 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
   app.get('/dashboard', { config: { operation: 'web.dashboard.home', ...signedIn } }, (_req, reply) =>
     reply.redirect('/dashboard/consents', 303),
   );
-
-  app.get('/dashboard/sign-in', {
-    config: { operation: 'web.dashboard.sign-in.page', web: 'public' },
-    schema: { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) }) },
-    handler: (req, reply) => {
-      const next = safeNext(req.query.next, '/dashboard');
-      if (req.webSession) return reply.redirect(next, 303);
-      return sendPage(
-        reply,
-        SignInPage({ next, action: '/dashboard/sign-in', app: 'Privacy dashboard', home: '/dashboard' }),
-      );
-    },
-  });
-
-  app.post('/dashboard/sign-in', {
-    config: { operation: 'web.dashboard.sign-in', web: 'public' },
-    schema: {
-      body: Type.Object({
-        username: Type.String({ maxLength: 320 }),
-        password: Type.String({ maxLength: 1024 }),
-        next: Type.Optional(Type.String({ maxLength: 500 })),
-      }),
-    },
-    handler: async (req, reply) => {
-      const next = safeNext(req.body.next, '/dashboard');
-      try {
-        // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
-        const profile = await deps.identity.checkPassword(req.body.username, req.body.password, req.ip);
-        // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
-        await deps.sessions.end(req.webCookie);
-        const opened = await deps.sessions.open(profile.row.id);
-        deps.cookie.set(reply, opened.cookie);
-        return seeOther(reply, next, false);
-      } catch (err) {
-        if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
-        const error =
-          err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
-        reply.headers(err.headers);
-        const page = SignInPage({
-          next,
-          action: '/dashboard/sign-in',
-          app: 'Privacy dashboard',
-          home: '/dashboard',
-          error,
-          username: req.body.username,
-        });
-        return sendPage(reply, page, err.statusCode);
-      }
-    },
-  });
-
-  app.post('/dashboard/sign-out', {
-    config: { operation: 'web.dashboard.sign-out', ...signedIn },
-    schema: { body: Type.Object(Csrf) },
-    handler: async (req, reply) => {
-      await deps.sessions.end(req.webCookie);
-      deps.cookie.clear(reply);
-      return seeOther(reply, '/dashboard/sign-in', htmx(req));
-    },
-  });
 
   app.get('/dashboard/consents', { config: { operation: 'web.dashboard.consents', ...signedIn } }, async (req, reply) =>
     sendPage(reply, ConsentsPage({ orgs: await myConsents(deps, session(req)), csrfToken: session(req).csrfToken })),

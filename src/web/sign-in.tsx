@@ -1,5 +1,5 @@
 /** The dashboard's sign-in page (docs/web.md "Sessions"). */
-import { Layout } from '../layout.js';
+import { Layout } from './layout.js';
 
 /** What the page shows. */
 export interface SignInProps {

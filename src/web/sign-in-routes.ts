@@ -1,0 +1,89 @@
+/**
+ * Sign-in and sign-out of a web front end (docs/web.md "Sessions"), registered once per front end:
+ * `GET|POST {base}/sign-in`, `POST {base}/sign-out`. Both front ends share one session: signing
+ * in to either signs in to both (the console then checks roles per organisation).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { HttpError } from '../http/errors.js';
+import type { Operation } from '../http/policy.js';
+import type { IdentityService } from '../identity/service.js';
+import type { WebSessions } from '../identity/web-sessions.js';
+import { seeOther, sendPage } from './html.js';
+import { SignInPage, safeNext } from './sign-in.js';
+
+/** Sets or clears the session cookie (plugin.ts knows its name and flags). */
+export interface CookieJar {
+  set(reply: FastifyReply, value: string): void;
+  clear(reply: FastifyReply): void;
+}
+
+/** One front end's sign-in: its path prefix, name and operations. */
+export interface SignInOptions {
+  identity: IdentityService;
+  sessions: WebSessions;
+  cookie: CookieJar;
+  /** `/dashboard` or `/console` (not `prefix`: Fastify would prefix the routes with it). */
+  base: string;
+  /** Shown in the page's header. */
+  app: string;
+  operations: { page: Operation; submit: Operation; signOut: Operation };
+}
+
+/** The sign-in and sign-out routes of one front end. */
+export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
+  const { identity, sessions, cookie, base, operations } = opts;
+  const action = `${base}/sign-in`;
+  const page = (next: string, error?: string, username?: string) =>
+    SignInPage({ next, action, app: opts.app, home: base, error, username });
+
+  app.get(action, {
+    config: { operation: operations.page, web: 'public' },
+    schema: { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) }) },
+    handler: (req, reply) => {
+      const next = safeNext(req.query.next, base);
+      if (req.webSession) return reply.redirect(next, 303);
+      return sendPage(reply, page(next));
+    },
+  });
+
+  app.post(action, {
+    config: { operation: operations.submit, web: 'public' },
+    schema: {
+      body: Type.Object({
+        username: Type.String({ maxLength: 320 }),
+        password: Type.String({ maxLength: 1024 }),
+        next: Type.Optional(Type.String({ maxLength: 500 })),
+      }),
+    },
+    handler: async (req, reply) => {
+      const next = safeNext(req.body.next, base);
+      try {
+        // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
+        const profile = await identity.checkPassword(req.body.username, req.body.password, req.ip);
+        // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
+        await sessions.end(req.webCookie);
+        const opened = await sessions.open(profile.row.id);
+        cookie.set(reply, opened.cookie);
+        return seeOther(reply, next, false);
+      } catch (err) {
+        if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
+        const error =
+          err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
+        reply.headers(err.headers);
+        return sendPage(reply, page(next, error, req.body.username), err.statusCode);
+      }
+    },
+  });
+
+  app.post(`${base}/sign-out`, {
+    config: { operation: operations.signOut, web: 'signed-in', signIn: action },
+    schema: { body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 100 })) }) },
+    handler: async (req, reply) => {
+      await sessions.end(req.webCookie);
+      cookie.clear(reply);
+      return seeOther(reply, action, req.headers['hx-request'] === 'true');
+    },
+  });
+};
