@@ -123,7 +123,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
   // SPEC 4.1: each organisation's OpenID provider and its wallet sign-in page, at the root.
   await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
-  // The web front ends (docs/web.md): /dashboard and /web/assets/, at the root.
+  // The web front ends (docs/web.md): /dashboard, /console and /web/assets/, at the root.
   await app.register(webRoutes, {
     sessions: ctx.webSessions,
     identity: ctx.identity,
@@ -133,6 +133,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     passwords: ctx.passwords,
     accounts: ctx.accounts,
     receipts: ctx.receipts,
+    purposes: ctx.purposes,
+    dataAttributes: ctx.dataAttributes,
+    retention: ctx.retention,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });

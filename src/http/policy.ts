@@ -264,6 +264,34 @@ export const ACCESS_POLICY = {
   'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.delete.page': { credential: 'web', who: 'a signed-in browser' },
   'web.dashboard.delete': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.console.sign-in.page': { credential: 'web', who: 'anyone' },
+  'web.console.sign-in': { credential: 'web', who: 'anyone, from this origin' },
+  'web.console.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.console.home': {
+    credential: 'web',
+    who: 'a signed-in browser (the organisations where the user holds a role; none: 403)',
+  },
+  'web.console.org': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.list`' },
+  'web.console.organisation': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.list`' },
+  'web.console.retention.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `retention.update`',
+  },
+  'web.console.purposes.create': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.create`' },
+  'web.console.purposes.update': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.update`' },
+  'web.console.purposes.delete': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.delete`' },
+  'web.console.attributes.create': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `templates.create`',
+  },
+  'web.console.attributes.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `templates.update`',
+  },
+  'web.console.attributes.delete': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `templates.delete`',
+  },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

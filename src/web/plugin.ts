@@ -1,6 +1,6 @@
 /**
  * The web front ends (docs/web.md), served by Assent itself: the privacy dashboard at
- * `/dashboard` and the hashed static files at `/web/assets/`. One encapsulated Fastify plugin, so
+ * `/dashboard`, the console at `/console`, and the hashed static files at `/web/assets/`. One encapsulated Fastify plugin, so
  * that its cookie parsing, guard and HTML error pages apply to its routes only and the JSON API
  * keeps its own.
  */
@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { NotFound } from '../http/errors.js';
 import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
+import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { installWebErrors } from './error-page.js';
 import { cookieName, installWebGuard, type RolesIn } from './guard.js';
@@ -19,7 +20,7 @@ import { type CookieJar, signInRoutes } from './sign-in-routes.js';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
-export type WebDeps = Omit<DashboardDeps, 'cookie'> & { publicUrl: string; rolesIn: RolesIn };
+export type WebDeps = Omit<DashboardDeps, 'cookie'> & ConsoleDeps & { publicUrl: string; rolesIn: RolesIn };
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
@@ -61,4 +62,12 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     },
   });
   await app.register(dashboardRoutes, { ...deps, cookie: jar });
+  await app.register(signInRoutes, {
+    ...deps,
+    cookie: jar,
+    base: '/console',
+    app: 'Console',
+    operations: { page: 'web.console.sign-in.page', submit: 'web.console.sign-in', signOut: 'web.console.sign-out' },
+  });
+  await app.register(consoleRoutes, deps);
 };

@@ -1,0 +1,172 @@
+/**
+ * Routes of the console's home and organisation page (docs/web.md "Console"), at `{PUBLIC_URL}/console`:
+ * - `GET /console` (the organisations where the user holds a role); `GET /console/{organizationID}`
+ * - `GET /console/{organizationID}/organisation`; `POST …/retention`;
+ *   `POST …/purposes`, `POST …/purposes/{purposeID}`, `POST …/purposes/{purposeID}/delete`;
+ *   `POST …/attributes`, `POST …/attributes/{templateID}`, `POST …/attributes/{templateID}/delete`
+ * Each page names the API operation whose access-policy row decides who may use it (`api`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { DataAttributeInput } from '../../data-attributes/routes.js';
+import type { DataAttributeService } from '../../data-attributes/service.js';
+import { BadRequest } from '../../http/errors.js';
+import type { IdentityService } from '../../identity/service.js';
+import type { WebSession } from '../../identity/web-sessions.js';
+import { PurposeInput } from '../../purposes/routes.js';
+import type { PurposeService } from '../../purposes/service.js';
+import type { RetentionService } from '../../retention/service.js';
+import { seeOther, sendPage } from '../html.js';
+import { ConsoleHome } from './home.js';
+import { OrganisationPage } from './organisation.js';
+
+/** What the console's organisation pages call. */
+export interface ConsoleDeps {
+  identity: IdentityService;
+  purposes: PurposeService;
+  dataAttributes: DataAttributeService;
+  retention: RetentionService;
+}
+
+const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
+const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
+const Org = Type.Object({ organizationID: Type.String() });
+const OrgPurpose = Type.Object({ organizationID: Type.String(), purposeID: Type.String() });
+const OrgTemplate = Type.Object({ organizationID: Type.String(), templateID: Type.String() });
+const session = (req: FastifyRequest) => req.webSession as WebSession;
+/** The API's purpose fields as a form: `lawfulusage` is a checkbox. */
+const PurposeForm = Type.Object({
+  ...Csrf,
+  name: PurposeInput.properties.name,
+  description: PurposeInput.properties.description,
+  policyurl: PurposeInput.properties.policyurl,
+  lawfulusage: Type.Optional(Type.Literal('on')),
+});
+const AttributeForm = Type.Object({ ...Csrf, ...DataAttributeInput.properties });
+const purposeInput = (b: { name: string; description?: string; policyurl?: string; lawfulusage?: 'on' }) => ({
+  name: b.name,
+  description: b.description,
+  policyurl: b.policyurl,
+  lawfulusage: b.lawfulusage === 'on',
+});
+const back = (reply: FastifyReply, orgId: string, done: string) =>
+  seeOther(reply, `/console/${orgId}/organisation?done=${done}`, false);
+const DONE: Record<string, string> = {
+  retention: 'Data retention saved.',
+  purpose: 'Purpose saved.',
+  'purpose-deleted': 'Purpose deleted.',
+  attribute: 'Data attribute saved.',
+  'attribute-deleted': 'Data attribute deleted.',
+};
+
+/** @param opts - the services. */
+export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
+  app.get('/console', { config: { operation: 'web.console.home', ...signedIn } }, async (req, reply) => {
+    const user = await deps.identity.userRecord(session(req).userId, false);
+    const byOrg = new Map<string, number[]>();
+    for (const r of user.Roles ?? []) byOrg.set(r.OrgID, [...(byOrg.get(r.OrgID) ?? []), r.RoleID]);
+    const orgs = await Promise.all(
+      [...byOrg].map(async ([id, roles]) => ({ id, roles, name: (await deps.purposes.organisation(id)).Name })),
+    );
+    return sendPage(reply, ConsoleHome({ orgs, csrfToken: session(req).csrfToken }), orgs.length === 0 ? 403 : 200);
+  });
+
+  app.get('/console/:organizationID', {
+    config: { operation: 'web.console.org', ...signedIn, api: 'purposes.list' },
+    schema: { params: Org },
+    handler: (req, reply) => reply.redirect(`/console/${req.params.organizationID}/organisation`, 303),
+  });
+
+  app.get('/console/:organizationID/organisation', {
+    config: { operation: 'web.console.organisation', ...signedIn, api: 'purposes.list' },
+    schema: { params: Org, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 40 })) }) },
+    handler: async (req, reply) => {
+      const orgId = req.params.organizationID;
+      const [org, attributes] = await Promise.all([deps.purposes.organisation(orgId), deps.dataAttributes.list(orgId)]);
+      const done = DONE[req.query.done ?? ''];
+      const page = OrganisationPage({ org, attributes, roles: req.webRoles, csrfToken: session(req).csrfToken, done });
+      return sendPage(reply, page);
+    },
+  });
+
+  app.post('/console/:organizationID/retention', {
+    config: { operation: 'web.console.retention.update', ...signedIn, api: 'retention.update' },
+    schema: {
+      params: Org,
+      body: Type.Object({
+        ...Csrf,
+        enabled: Type.Optional(Type.Literal('on')),
+        days: Type.String({ pattern: '^[0-9]{1,5}$' }),
+      }),
+    },
+    handler: async (req, reply) => {
+      const orgId = req.params.organizationID;
+      const days = Number(req.body.days);
+      // The API's bounds (retention/routes.ts): at least one day here, at most 100 years.
+      if (days < 1 || days > 36_500) throw new BadRequest('The retention period must be 1 to 36500 days');
+      await deps.retention.setPeriod(orgId, days * 86_400);
+      await deps.retention.setEnabled(orgId, req.body.enabled === 'on');
+      return back(reply, orgId, 'retention');
+    },
+  });
+
+  app.post('/console/:organizationID/purposes', {
+    config: { operation: 'web.console.purposes.create', ...signedIn, api: 'purposes.create' },
+    schema: { params: Org, body: PurposeForm },
+    handler: async (req, reply) => {
+      await deps.purposes.create(req.params.organizationID, [purposeInput(req.body)]);
+      return back(reply, req.params.organizationID, 'purpose');
+    },
+  });
+
+  app.post('/console/:organizationID/purposes/:purposeID', {
+    config: { operation: 'web.console.purposes.update', ...signedIn, api: 'purposes.update' },
+    schema: { params: OrgPurpose, body: PurposeForm },
+    handler: async (req, reply) => {
+      await deps.purposes.update(req.params.organizationID, req.params.purposeID, purposeInput(req.body));
+      return back(reply, req.params.organizationID, 'purpose');
+    },
+  });
+
+  app.post('/console/:organizationID/purposes/:purposeID/delete', {
+    config: { operation: 'web.console.purposes.delete', ...signedIn, api: 'purposes.delete' },
+    schema: { params: OrgPurpose, body: Type.Object(Csrf) },
+    handler: async (req, reply) => {
+      await deps.purposes.delete(req.params.organizationID, req.params.purposeID);
+      return back(reply, req.params.organizationID, 'purpose-deleted');
+    },
+  });
+
+  app.post('/console/:organizationID/attributes', {
+    config: { operation: 'web.console.attributes.create', ...signedIn, api: 'templates.create' },
+    schema: { params: Org, body: AttributeForm },
+    handler: async (req, reply) => {
+      const { consent, purposeids } = req.body;
+      await deps.dataAttributes.create(req.params.organizationID, [{ consent, purposeids }]);
+      return back(reply, req.params.organizationID, 'attribute');
+    },
+  });
+
+  app.post('/console/:organizationID/attributes/:templateID', {
+    config: { operation: 'web.console.attributes.update', ...signedIn, api: 'templates.update' },
+    schema: { params: OrgTemplate, body: AttributeForm },
+    handler: async (req, reply) => {
+      const { consent, purposeids } = req.body;
+      await deps.dataAttributes.update(req.params.organizationID, req.params.templateID, {
+        consent,
+        purposeids: purposeids ?? [],
+      });
+      return back(reply, req.params.organizationID, 'attribute');
+    },
+  });
+
+  app.post('/console/:organizationID/attributes/:templateID/delete', {
+    config: { operation: 'web.console.attributes.delete', ...signedIn, api: 'templates.delete' },
+    schema: { params: OrgTemplate, body: Type.Object(Csrf) },
+    handler: async (req, reply) => {
+      await deps.dataAttributes.delete(req.params.organizationID, req.params.templateID);
+      return back(reply, req.params.organizationID, 'attribute-deleted');
+    },
+  });
+};
