@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run demo`: imports examples/demo.json into the embedded store (ASSENT_DATA_DIR, default
-// ./data), serves it, and prints the URL, the docs URL, the dashboard's URL and the demo credentials. Ctrl-C stops it.
+// ./data), serves it, and prints the URL, the docs URL, the dashboard's and the console's URLs and the demo credentials. Ctrl-C stops it.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +39,7 @@ const lines = [
   `  API base:  ${url}/v1`,
   `  API docs:  ${url}/docs   (OpenAPI: ${url}/openapi.json)`,
   `  Privacy dashboard (individuals): ${url}/dashboard`,
+  `  Console (organisation staff):     ${url}/console`,
   `  Client ID: ${demo.clients[0].clientId}`,
   '  Demo credentials:',
 ];
