@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -29,8 +29,12 @@ export interface TestChromium {
   close(): Promise<void>;
 }
 
-/** Launches Chromium on a fresh user-data directory (deleted by `close`). */
-export async function launchChromium(): Promise<TestChromium> {
+/**
+ * Launches Chromium on a fresh user-data directory (deleted by `close`).
+ * @param options.bypassCSP - ignore the pages' Content-Security-Policy, so that a test of escaping
+ *   does not pass only because the CSP stopped what the escaping let through.
+ */
+export async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<TestChromium> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'assent-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -46,6 +50,7 @@ export async function launchChromium(): Promise<TestChromium> {
       '--disable-quic',
     ],
     viewport: { width: 800, height: 1000 },
+    bypassCSP: options.bypassCSP ?? false,
   });
   return {
     context,
@@ -55,6 +60,44 @@ export async function launchChromium(): Promise<TestChromium> {
     },
   };
 }
+
+/** Console errors, uncaught exceptions and CSP violations of a page, collected as they happen. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    // Chromium asks every origin for /favicon.ico on its own; Assent has none (a 404), which the page does not cause.
+    if (msg.location().url.endsWith('/favicon.ico')) return;
+    if (msg.type() === 'error' || /Content Security Policy/i.test(msg.text()))
+      errors.push(`${msg.text()} (${msg.location().url})`);
+  });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
+}
+
+/**
+ * Loads `src` in an iframe of a page on `framer` (another origin); returns the frame's URL
+ * (`chrome-error:…` when the framed page refused to be framed) and how many elements matching
+ * `selector` it shows.
+ */
+export async function frameOf(
+  context: BrowserContext,
+  framer: PageServer,
+  src: string,
+  selector: string,
+): Promise<{ url: string; shown: number }> {
+  const page = await context.newPage();
+  await page.goto(`${framer.origin}/?src=${encodeURIComponent(src)}`);
+  // goto waits for the load event, which waits for the frame's (a refused frame shows Chromium's error page).
+  const f = await (await page.locator('iframe').elementHandle())!.contentFrame();
+  const url = f?.url() ?? '';
+  const shown = f && !url.startsWith('chrome-error:') ? await f.locator(selector).count() : 0;
+  await page.close();
+  return { url, shown };
+}
+
+/** The HTML of a framing page: an iframe of `?src=`. */
+export const framingPage = (url: URL) =>
+  `<!doctype html><title>framer</title><iframe src="${url.searchParams.get('src')}"></iframe>`;
 
 /** A loopback HTTP server answering every GET with the HTML that `page(url)` returns. */
 export interface PageServer {

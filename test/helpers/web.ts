@@ -1,0 +1,112 @@
+/**
+ * The privacy dashboard in Chromium (src/web/): a test server with examples/demo.json imported over
+ * the demo import (Acme; owner@acme.example, alice@acme.example with the demo passphrases) plus
+ * individuals of its own per scenario, Chromium, and the steps the dashboard tests share: signing
+ * in through the form, a consent read through the JSON API, a download's JSON.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Download, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { runImport } from '../../src/orgs/import.js';
+import { call, login, startAssent, type TestAssent } from './assent.js';
+import { launchChromium, type TestChromium } from './chromium.js';
+
+/** The repository's root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The demo's people (examples/demo.json), and the individuals the dashboard tests add to Acme. */
+export const OWNER = { username: 'owner@acme.example', password: 'demo-owner-passphrase' } as const;
+export const ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' } as const;
+/** An individual of Acme added for one scenario: `<name>@acme.example`, `<name>-web-passphrase`. */
+export const individual = (name: string) => ({ username: `${name}@acme.example`, password: `${name}-web-passphrase` });
+const ADDED = ['bea', 'cleo', 'dan'];
+
+/** The session cookie of the dashboard on http (src/web/guard.ts `cookieName`). */
+export const COOKIE = 'assent-web';
+
+/** A dashboard test's world: the server, Acme's IDs, Chromium. */
+export interface Dashboard {
+  t: TestAssent;
+  chrome: TestChromium;
+  orgId: string;
+  /** The consent-based Marketing purpose and its data attributes. */
+  marketing: { id: string; email: string; phone: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server with examples/demo.json imported (and bea, cleo and dan subscribed to Acme), and Chromium.
+ * @param chromium - launch options (`bypassCSP`).
+ */
+export async function startDashboard(chromium: { bypassCSP?: boolean } = {}): Promise<Dashboard> {
+  const t = await startAssent();
+  const demo = JSON.parse(readFileSync(path.join(ROOT, 'examples/demo.json'), 'utf8'));
+  const acme = demo.organisations[0];
+  acme.individuals.push(...ADDED.map((n) => ({ ...individual(n), name: n, email: `${n}@acme.example` })));
+  const ids = await runImport(t.store.db, demo, t.config.argon2, redirectUriImport);
+  const org = ids.organisations.acme!;
+  const m = org.purposes.marketing!;
+  const chrome = await launchChromium(chromium);
+  return {
+    t,
+    chrome,
+    orgId: org.id,
+    marketing: { id: m.id, email: m.attributes.email!, phone: m.attributes.phone! },
+    async stop() {
+      await chrome.close();
+      await t.stop();
+    },
+  };
+}
+
+/**
+ * Signs in through the sign-in form on a new page of a browser without cookies; lands on "My consents".
+ * @returns the page.
+ */
+export async function signInPage(d: Dashboard, user: { username: string; password: string }): Promise<Page> {
+  await d.chrome.context.clearCookies();
+  const page = await d.chrome.context.newPage();
+  await page.goto(`${d.t.url}/dashboard/sign-in`);
+  await submitSignIn(page, user);
+  await page.waitForURL(`${d.t.url}/dashboard/consents`);
+  return page;
+}
+
+/** Fills and sends the sign-in form of the page shown. */
+export async function submitSignIn(page: Page, user: { username: string; password: string }): Promise<void> {
+  await page.getByLabel('E-mail or username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForLoadState();
+}
+
+/** The JSON API's view of a user's consent to one data attribute (SPEC 2 `Status`: Consent, Days, Remaining). */
+export async function consentStatus(
+  d: Dashboard,
+  user: { username: string; password: string },
+  purposeId: string,
+  attributeId: string,
+): Promise<{ Consent: string; Days: number }> {
+  const session = await login(d.t, user.username, user.password);
+  const res = await call(`${d.t.base}/organizations/${d.orgId}/users/${session.User.ID}/consents`, {
+    token: session.Token.access_token,
+  });
+  expect(res.status).toBe(200);
+  const purpose = res.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === purposeId);
+  return purpose.Consents.find((a: any) => a.ID === attributeId).Status;
+}
+
+/** Clicks what starts a download, waits for it, and parses the downloaded file as JSON. */
+export async function downloadJson(page: Page, click: () => Promise<void>): Promise<{ download: Download; json: any }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const file = await download.path();
+  return { download, json: JSON.parse(readFileSync(file, 'utf8')) };
+}
+
+/** The value of the session cookie the browser holds, or undefined. */
+export async function sessionCookie(d: Dashboard): Promise<string | undefined> {
+  return (await d.chrome.context.cookies(d.t.url)).find((c) => c.name === COOKIE)?.value;
+}
