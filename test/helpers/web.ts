@@ -64,11 +64,16 @@ export async function startDashboard(chromium: { bypassCSP?: boolean } = {}): Pr
 
 /**
  * Signs in through the sign-in form on a new page of a browser without cookies; lands on "My consents".
+ * @param chrome - the browser, `d.chrome` unless given.
  * @returns the page.
  */
-export async function signInPage(d: Dashboard, user: { username: string; password: string }): Promise<Page> {
-  await d.chrome.context.clearCookies();
-  const page = await d.chrome.context.newPage();
+export async function signInPage(
+  d: Dashboard,
+  user: { username: string; password: string },
+  chrome: TestChromium = d.chrome,
+): Promise<Page> {
+  await chrome.context.clearCookies();
+  const page = await chrome.context.newPage();
   await page.goto(`${d.t.url}/dashboard/sign-in`);
   await submitSignIn(page, user);
   await page.waitForURL(`${d.t.url}/dashboard/consents`);
