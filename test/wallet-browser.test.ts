@@ -19,8 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
 import {
   browserAvailable,
-  browserRequired,
-  CHROMIUM,
+  browserGate,
   frameOf,
   framingPage,
   launchChromium,
@@ -34,15 +33,7 @@ import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.j
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
-if (!browserAvailable && !browserRequired) {
-  console.warn(`wallet-browser.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`);
-}
-
-describe('browser present', () => {
-  it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
-    expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
-  });
-});
+browserGate('wallet-browser.test.ts');
 
 describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
   let h: WalletHarness;

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';
 import {
   browserAvailable,
-  browserRequired,
-  CHROMIUM,
+  browserGate,
   frameOf,
   framingPage,
   launchChromium,
@@ -31,11 +30,7 @@ import {
   startDashboard,
 } from './helpers/web.js';
 
-if (!browserAvailable && !browserRequired) {
-  console.warn(
-    `web-dashboard-attacks.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`,
-  );
-}
+browserGate('web-dashboard-attacks.test.ts');
 
 /** Shown as text, or run: a script element and an image whose error handler runs. */
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
@@ -47,12 +42,6 @@ function forgedForm(url: URL): string {
 <form method="post" action="${url.searchParams.get('action')}">${field('consented')}${field('days')}${field('_csrf')}</form>
 <script>document.forms[0].submit()</script>`;
 }
-
-describe('browser present', () => {
-  it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
-    expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
-  });
-});
 
 describe.skipIf(!browserAvailable)('attacks on the privacy dashboard in Chromium', () => {
   let d: Dashboard;

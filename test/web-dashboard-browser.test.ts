@@ -11,11 +11,12 @@
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';
-import { browserAvailable, browserRequired, CHROMIUM, watchErrors } from './helpers/chromium.js';
+import { browserAvailable, browserGate, watchErrors } from './helpers/chromium.js';
 import { fetchJwks } from './helpers/jwt.js';
 import {
   ALICE,
   COOKIE,
+  changeThroughApi,
   consentStatus,
   type Dashboard,
   downloadJson,
@@ -26,17 +27,7 @@ import {
   submitSignIn,
 } from './helpers/web.js';
 
-if (!browserAvailable && !browserRequired) {
-  console.warn(
-    `web-dashboard-browser.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`,
-  );
-}
-
-describe('browser present', () => {
-  it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
-    expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
-  });
-});
+browserGate('web-dashboard-browser.test.ts');
 
 describe.skipIf(!browserAvailable)('the privacy dashboard in Chromium', () => {
   let d: Dashboard;
@@ -50,15 +41,9 @@ describe.skipIf(!browserAvailable)('the privacy dashboard in Chromium', () => {
 
   it('changes a consent to AskMe for 30 days in place, sees it verified in History, and verifies its signed receipt', async () => {
     // An earlier change through the API, so that History has an older event to come second.
-    const session = await login(d.t, ALICE.username, ALICE.password);
-    const consents = `${d.t.base}/organizations/${d.orgId}/users/${session.User.ID}/consents`;
-    const record = (await call(consents, { token: session.Token.access_token })).body.ID;
-    const earlier = await call(`${consents}/${record}/purposes/${d.marketing.id}/attributes/${d.marketing.phone}`, {
-      method: 'PATCH',
-      token: session.Token.access_token,
-      body: { consented: 'Allow' },
+    const { userId, token, consents } = await changeThroughApi(d, ALICE, d.marketing.id, d.marketing.phone, {
+      consented: 'Allow',
     });
-    expect(earlier.status).toBe(200);
 
     const page = await signInPage(d, ALICE);
     const errors = watchErrors(page);
@@ -103,7 +88,7 @@ describe.skipIf(!browserAvailable)('the privacy dashboard in Chromium', () => {
     expect(await rows.nth(1).textContent()).toContain('Disallow → Allow');
 
     // The receipt of that event, downloaded, verified as a third party would: the JWKS over HTTP, alg and typ pinned.
-    const events = (await call(`${consents}/history`, { token: session.Token.access_token })).body.Events;
+    const events = (await call(`${consents}/history`, { token })).body.Events;
     const link = rows.nth(0).getByRole('link', { name: 'Download' });
     expect(await link.getAttribute('href')).toBe(`/dashboard/history/${d.orgId}/${events[0].ID}/receipt`);
     const { download, json } = await downloadJson(page, () => link.click());
@@ -118,7 +103,7 @@ describe.skipIf(!browserAvailable)('the privacy dashboard in Chromium', () => {
     expect(payload).toEqual(json.Receipt);
     expect(json.Receipt).toMatchObject({
       record_id: events[0].ID,
-      pii_principal_id: session.User.ID,
+      pii_principal_id: userId,
       pii_information: { pii_attribute_id: d.marketing.email, pii_type: 'Email address' },
       event: { value: 'AskMe', days: 30, validity_duration: 'P30D', previous_value: 'Disallow' },
     });

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -22,6 +23,21 @@ export const browserAvailable = existsSync(CHROMIUM);
 
 /** True when a missing browser must fail the run instead of skipping (CI). */
 export const browserRequired = process.env.ASSENT_REQUIRE_BROWSER === '1';
+
+/**
+ * A browser test file's gate: without Chromium it prints that `file` is skipped, and with
+ * `ASSENT_REQUIRE_BROWSER=1` it registers a test that fails when Chromium is missing.
+ * @param file - the test file's name, for the message.
+ */
+export function browserGate(file: string): void {
+  if (!browserAvailable && !browserRequired)
+    console.warn(`${file}: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`);
+  describe('browser present', () => {
+    it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
+      expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
+    });
+  });
+}
 
 /** A running Chromium with its own profile. */
 export interface TestChromium {

@@ -104,6 +104,31 @@ export async function consentStatus(
   return purpose.Consents.find((a: any) => a.ID === attributeId).Status;
 }
 
+/**
+ * Changes a user's consent to one data attribute through the JSON API (SPEC 2, PATCH of an attribute).
+ * @param body - `{ consented, days? }`.
+ * @returns the user's ID, access token and consent base URL.
+ */
+export async function changeThroughApi(
+  d: Dashboard,
+  user: { username: string; password: string },
+  purposeId: string,
+  attributeId: string,
+  body: { consented: string; days?: number },
+): Promise<{ userId: string; token: string; consents: string }> {
+  const session = await login(d.t, user.username, user.password);
+  const token = session.Token.access_token;
+  const consents = `${d.t.base}/organizations/${d.orgId}/users/${session.User.ID}/consents`;
+  const record = (await call(consents, { token })).body.ID;
+  const res = await call(`${consents}/${record}/purposes/${purposeId}/attributes/${attributeId}`, {
+    method: 'PATCH',
+    token,
+    body,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { userId: session.User.ID, token, consents };
+}
+
 /** Clicks what starts a download, waits for it, and parses the downloaded file as JSON. */
 export async function downloadJson(page: Page, click: () => Promise<void>): Promise<{ download: Download; json: any }> {
   const [download] = await Promise.all([page.waitForEvent('download'), click()]);
