@@ -28,6 +28,7 @@ import {
   sessionCookie,
   signInPage,
   startDashboard,
+  submitSignIn,
 } from './helpers/web.js';
 
 browserGate('web-dashboard-attacks.test.ts');
@@ -86,6 +87,19 @@ describe.skipIf(!browserAvailable)('attacks on the privacy dashboard in Chromium
       expect(await page.getByRole('alert').textContent()).toBe('This form must be sent from this site');
       expect(await aliceEmail()).toMatchObject({ Consent: 'Disallow', Days: 0 });
     }
+    await page.close();
+  });
+
+  it('CSRF: the dashboard’s own form posts carry its Origin (Referrer-Policy same-origin, not no-referrer), so the origin check lets them through', async () => {
+    await d.chrome.context.clearCookies();
+    const page = await d.chrome.context.newPage();
+    const shown = await page.goto(`${d.t.url}/dashboard/sign-in`);
+    // Under no-referrer a browser sends `Origin: null` with a form post, which the guard refuses.
+    expect(shown!.headers()['referrer-policy']).toBe('same-origin');
+    const posted = page.waitForRequest((r) => r.method() === 'POST');
+    await submitSignIn(page, ALICE);
+    expect((await posted).headers().origin).toBe(d.t.url);
+    await page.waitForURL(`${d.t.url}/dashboard/consents`);
     await page.close();
   });
 
