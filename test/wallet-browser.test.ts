@@ -19,27 +19,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
 import {
   browserAvailable,
-  browserRequired,
-  CHROMIUM,
+  browserGate,
+  frameOf,
+  framingPage,
   launchChromium,
   type PageServer,
   startPageServer,
   type TestChromium,
+  watchErrors,
 } from './helpers/chromium.js';
 import { authorizationRequest } from './helpers/wallet/flow.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
-if (!browserAvailable && !browserRequired) {
-  console.warn(`wallet-browser.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`);
-}
-
-describe('browser present', () => {
-  it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
-    expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
-  });
-});
+browserGate('wallet-browser.test.ts');
 
 describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
   let h: WalletHarness;
@@ -49,14 +43,11 @@ describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
   let rp: oidc.Configuration;
   let issuer: string;
   let callbackUri: string;
-  /** What the framing page puts in its iframe (`?src=`). */
-  const framed = (url: URL) =>
-    `<!doctype html><title>framer</title><iframe src="${url.searchParams.get('src')}"></iframe>`;
 
   beforeAll(async () => {
     h = await startWalletHarness();
     rpServer = await startPageServer((url) => `<!doctype html><title>RP</title><p id="rp">${url.pathname}</p>`);
-    framer = await startPageServer(framed);
+    framer = await startPageServer(framingPage);
     callbackUri = `${rpServer.origin}/cb`;
     const client = await call(`${h.t.base}/organizations/${h.orgId}/oidc-clients`, {
       token: h.ownerToken,
@@ -82,19 +73,6 @@ describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
 
   /** The relying party's authorization URL, with PKCE, state and nonce. */
   const authorization = () => authorizationRequest(rp, callbackUri);
-
-  /** Console errors, uncaught exceptions and CSP violations of a page. */
-  function watchErrors(page: Page): string[] {
-    const errors: string[] = [];
-    page.on('console', (msg) => {
-      // Chromium asks every origin for /favicon.ico on its own; Assent has none (a 404), which the page does not cause.
-      if (msg.location().url.endsWith('/favicon.ico')) return;
-      if (msg.type() === 'error' || /Content Security Policy/i.test(msg.text()))
-        errors.push(`${msg.text()} (${msg.location().url})`);
-    });
-    page.on('pageerror', (err) => errors.push(err.message));
-    return errors;
-  }
 
   /** The QR code read from a screenshot of the page, or null. */
   async function qrOfScreenshot(page: Page): Promise<string | null> {
@@ -169,34 +147,25 @@ describe.skipIf(!browserAvailable)('wallet sign-in in Chromium', () => {
     await page.close();
   });
 
-  /** Loads `src` in an iframe of a page on another loopback origin; returns what the frame shows. */
-  async function frameOf(src: string) {
-    const page = await chrome.context.newPage();
-    await page.goto(`${framer.origin}/?src=${encodeURIComponent(src)}`);
-    // goto waits for the load event, which waits for the frame's (a refused frame shows Chromium's error page).
-    const f = await (await page.locator('iframe').elementHandle())!.contentFrame();
-    const url = f?.url() ?? '';
-    const wallet = f && !url.startsWith('chrome-error:') ? await f.locator('#wallet, #rp').count() : 0;
-    await page.close();
-    return { url, wallet };
-  }
+  /** What a frame of `src` on another origin shows: the wallet page or the RP's. */
+  const frameShows = (src: string) => frameOf(chrome.context, framer, src, '#wallet, #rp');
 
   it('refuses to be framed by another origin: /auth and the wallet page (clickjacking)', async () => {
     // The control: a frameable page of another origin does show in the frame.
-    const control = await frameOf(`${rpServer.origin}/framed`);
-    expect(control.wallet).toBe(1);
+    const control = await frameShows(`${rpServer.origin}/framed`);
+    expect(control.shown).toBe(1);
 
-    const viaAuth = await frameOf((await authorization()).url.href);
+    const viaAuth = await frameShows((await authorization()).url.href);
     expect(viaAuth.url).toMatch(/^chrome-error:/);
-    expect(viaAuth.wallet).toBe(0);
+    expect(viaAuth.shown).toBe(0);
 
     // The wallet page itself, with the browser's interaction cookie.
     const page = await chrome.context.newPage();
     await page.goto((await authorization()).url.href);
     const pageUrl = page.url();
     await page.close();
-    const direct = await frameOf(pageUrl);
+    const direct = await frameShows(pageUrl);
     expect(direct.url).toMatch(/^chrome-error:/);
-    expect(direct.wallet).toBe(0);
+    expect(direct.shown).toBe(0);
   });
 });

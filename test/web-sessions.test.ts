@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { ALICE, BOB } from './helpers/session.js';
-import { type WebClient, webClient, webSignIn } from './helpers/web.js';
+import { type WebClient, webClient, webSignIn } from './helpers/web-client.js';
 
 let t: TestAssent;
 beforeAll(async () => {
@@ -154,13 +154,13 @@ describe('web CSRF and bad input', () => {
     expect(res.status).toBe(415);
   });
 
-  it('every page carries the CSP, no framing, no caching and no referrer; assets are hashed and immutable', async () => {
+  it('every page carries the CSP, no framing, no caching and no referrer to other origins; assets are hashed and immutable', async () => {
     const page = await webClient(t).get('/dashboard/sign-in');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     const html = await page.text();
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
     const asset = /src="(\/web\/assets\/htmx\.[^"]+\.js)"/.exec(html)![1]!;

@@ -24,14 +24,16 @@ export const WEB_CSP = [
 
 /**
  * Headers of every web page. Threat: clickjacking (never framed), a page or its CSRF token kept in
- * a shared cache or sent onward in a Referer (no-store, no-referrer).
+ * a shared cache or sent onward to another origin in a Referer (no-store, same-origin). Not
+ * `no-referrer`: under it a browser sends `Origin: null` with every form post (Fetch standard,
+ * "append a request `Origin` header"), which the web guard's origin check refuses.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': WEB_CSP,
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
 };

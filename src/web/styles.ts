@@ -32,6 +32,8 @@ button.danger { background: #a4000f; border-color: #a4000f; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; }
 .table-wrap { overflow-x: auto; }
+caption { text-align: left; }
+td.endpoint { overflow-wrap: anywhere; min-width: 10rem; }
 .attribute { display: flex; flex-wrap: wrap; align-items: end; gap: .5rem 1rem; padding: .5rem 0; border-top: 1px solid #eee; }
 .attribute .name { flex: 1 1 12rem; }
 .attribute fieldset { border: 0; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem .75rem; }

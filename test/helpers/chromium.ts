@@ -9,7 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,14 +24,33 @@ export const browserAvailable = existsSync(CHROMIUM);
 /** True when a missing browser must fail the run instead of skipping (CI). */
 export const browserRequired = process.env.ASSENT_REQUIRE_BROWSER === '1';
 
+/**
+ * A browser test file's gate: without Chromium it prints that `file` is skipped, and with
+ * `ASSENT_REQUIRE_BROWSER=1` it registers a test that fails when Chromium is missing.
+ * @param file - the test file's name, for the message.
+ */
+export function browserGate(file: string): void {
+  if (!browserAvailable && !browserRequired)
+    console.warn(`${file}: SKIPPED, no Chromium at ${CHROMIUM} (set ASSENT_REQUIRE_BROWSER=1 to fail)`);
+  describe('browser present', () => {
+    it.runIf(browserRequired)('Chromium is installed when ASSENT_REQUIRE_BROWSER=1', () => {
+      expect(browserAvailable, `ASSENT_REQUIRE_BROWSER=1 but ${CHROMIUM} does not exist`).toBe(true);
+    });
+  });
+}
+
 /** A running Chromium with its own profile. */
 export interface TestChromium {
   context: BrowserContext;
   close(): Promise<void>;
 }
 
-/** Launches Chromium on a fresh user-data directory (deleted by `close`). */
-export async function launchChromium(): Promise<TestChromium> {
+/**
+ * Launches Chromium on a fresh user-data directory (deleted by `close`).
+ * @param options.bypassCSP - ignore the pages' Content-Security-Policy, so that a test of escaping
+ *   does not pass only because the CSP stopped what the escaping let through.
+ */
+export async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<TestChromium> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'assent-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -46,6 +66,7 @@ export async function launchChromium(): Promise<TestChromium> {
       '--disable-quic',
     ],
     viewport: { width: 800, height: 1000 },
+    bypassCSP: options.bypassCSP ?? false,
   });
   return {
     context,
@@ -55,6 +76,44 @@ export async function launchChromium(): Promise<TestChromium> {
     },
   };
 }
+
+/** Console errors, uncaught exceptions and CSP violations of a page, collected as they happen. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    // Chromium asks every origin for /favicon.ico on its own; Assent has none (a 404), which the page does not cause.
+    if (msg.location().url.endsWith('/favicon.ico')) return;
+    if (msg.type() === 'error' || /Content Security Policy/i.test(msg.text()))
+      errors.push(`${msg.text()} (${msg.location().url})`);
+  });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
+}
+
+/**
+ * Loads `src` in an iframe of a page on `framer` (another origin); returns the frame's URL
+ * (`chrome-error:…` when the framed page refused to be framed) and how many elements matching
+ * `selector` it shows.
+ */
+export async function frameOf(
+  context: BrowserContext,
+  framer: PageServer,
+  src: string,
+  selector: string,
+): Promise<{ url: string; shown: number }> {
+  const page = await context.newPage();
+  await page.goto(`${framer.origin}/?src=${encodeURIComponent(src)}`);
+  // goto waits for the load event, which waits for the frame's (a refused frame shows Chromium's error page).
+  const f = await (await page.locator('iframe').elementHandle())!.contentFrame();
+  const url = f?.url() ?? '';
+  const shown = f && !url.startsWith('chrome-error:') ? await f.locator(selector).count() : 0;
+  await page.close();
+  return { url, shown };
+}
+
+/** The HTML of a framing page: an iframe of `?src=`. */
+export const framingPage = (url: URL) =>
+  `<!doctype html><title>framer</title><iframe src="${url.searchParams.get('src')}"></iframe>`;
 
 /** A loopback HTTP server answering every GET with the HTML that `page(url)` returns. */
 export interface PageServer {

@@ -1,64 +1,142 @@
 /**
- * A cookie-keeping browser stand-in for the web front ends' HTTP tests (test/web-*.test.ts): signs
- * in through the form, keeps the session cookie, reads the CSRF token from a page, and posts forms
- * as a same-origin page would (`Origin` set to the server's).
+ * The privacy dashboard in Chromium (src/web/): a test server with examples/demo.json imported over
+ * the demo import (Acme; owner@acme.example, alice@acme.example with the demo passphrases) plus
+ * individuals of its own per scenario, Chromium, and the steps the dashboard tests share: signing
+ * in through the form, a consent read through the JSON API, a download's JSON.
  */
-import type { TestAssent } from './assent.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Download, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { runImport } from '../../src/orgs/import.js';
+import { call, login, startAssent, type TestAssent } from './assent.js';
+import { launchChromium, type TestChromium } from './chromium.js';
 
-/** A signed-in (or not) browser. */
-export interface WebClient {
-  /** `name=value` of the session cookie, or '' when none. */
-  cookie: string;
-  /** GET a path; redirects are not followed. */
-  get(path: string): Promise<Response>;
-  /** POST a form to a path; `origin` defaults to the server's. */
-  post(
-    path: string,
-    form: Record<string, string>,
-    opts?: { origin?: string | null; headers?: Record<string, string> },
-  ): Promise<Response>;
-  /** The CSRF token of a signed-in page (read from `/dashboard/data`). */
-  csrf(): Promise<string>;
+/** The repository's root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The demo's people (examples/demo.json), and the individuals the dashboard tests add to Acme. */
+export const OWNER = { username: 'owner@acme.example', password: 'demo-owner-passphrase' } as const;
+export const ALICE = { username: 'alice@acme.example', password: 'demo-alice-passphrase' } as const;
+/** An individual of Acme added for one scenario: `<name>@acme.example`, `<name>-web-passphrase`. */
+export const individual = (name: string) => ({ username: `${name}@acme.example`, password: `${name}-web-passphrase` });
+const ADDED = ['bea', 'cleo', 'dan'];
+
+/** The session cookie of the dashboard on http (src/web/guard.ts `cookieName`). */
+export const COOKIE = 'assent-web';
+
+/** A dashboard test's world: the server, Acme's IDs, Chromium. */
+export interface Dashboard {
+  t: TestAssent;
+  chrome: TestChromium;
+  orgId: string;
+  /** The consent-based Marketing purpose and its data attributes. */
+  marketing: { id: string; email: string; phone: string };
+  stop(): Promise<void>;
 }
 
-/** A new browser without a session. */
-export function webClient(t: TestAssent): WebClient {
-  const client: WebClient = {
-    cookie: '',
-    async get(path) {
-      return fetch(`${t.url}${path}`, { redirect: 'manual', headers: client.cookie ? { cookie: client.cookie } : {} });
-    },
-    async post(path, form, opts = {}) {
-      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...opts.headers };
-      if (opts.origin !== null) headers.origin = opts.origin ?? t.url;
-      if (client.cookie) headers.cookie = client.cookie;
-      const res = await fetch(`${t.url}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers,
-        body: new URLSearchParams(form).toString(),
-      });
-      const set = res.headers.get('set-cookie');
-      if (set) {
-        const pair = set.split(';')[0]!;
-        client.cookie = pair.endsWith('=') ? '' : pair;
-      }
-      return res;
-    },
-    async csrf() {
-      const html = await (await client.get('/dashboard/data')).text();
-      const m = /name="_csrf" value="([^"]+)"/.exec(html);
-      if (!m) throw new Error('no CSRF token on the page');
-      return m[1]!;
+/**
+ * Starts a server with examples/demo.json imported (and bea, cleo and dan subscribed to Acme), and Chromium.
+ * @param chromium - launch options (`bypassCSP`).
+ */
+export async function startDashboard(chromium: { bypassCSP?: boolean } = {}): Promise<Dashboard> {
+  const t = await startAssent();
+  const demo = JSON.parse(readFileSync(path.join(ROOT, 'examples/demo.json'), 'utf8'));
+  const acme = demo.organisations[0];
+  acme.individuals.push(...ADDED.map((n) => ({ ...individual(n), name: n, email: `${n}@acme.example` })));
+  const ids = await runImport(t.store.db, demo, t.config.argon2, redirectUriImport);
+  const org = ids.organisations.acme!;
+  const m = org.purposes.marketing!;
+  const chrome = await launchChromium(chromium);
+  return {
+    t,
+    chrome,
+    orgId: org.id,
+    marketing: { id: m.id, email: m.attributes.email!, phone: m.attributes.phone! },
+    async stop() {
+      await chrome.close();
+      await t.stop();
     },
   };
-  return client;
 }
 
-/** Signs a new browser in through the dashboard's form. */
-export async function webSignIn(t: TestAssent, user: { username: string; password: string }): Promise<WebClient> {
-  const client = webClient(t);
-  const res = await client.post('/dashboard/sign-in', { username: user.username, password: user.password });
-  if (res.status !== 303 || !client.cookie) throw new Error(`web sign-in failed: ${res.status}`);
-  return client;
+/**
+ * Signs in through the sign-in form on a new page of a browser without cookies; lands on "My consents".
+ * @param chrome - the browser, `d.chrome` unless given.
+ * @returns the page.
+ */
+export async function signInPage(
+  d: Dashboard,
+  user: { username: string; password: string },
+  chrome: TestChromium = d.chrome,
+): Promise<Page> {
+  await chrome.context.clearCookies();
+  const page = await chrome.context.newPage();
+  await page.goto(`${d.t.url}/dashboard/sign-in`);
+  await submitSignIn(page, user);
+  await page.waitForURL(`${d.t.url}/dashboard/consents`);
+  return page;
+}
+
+/** Fills and sends the sign-in form of the page shown. */
+export async function submitSignIn(page: Page, user: { username: string; password: string }): Promise<void> {
+  await page.getByLabel('E-mail or username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForLoadState();
+}
+
+/** The JSON API's view of a user's consent to one data attribute (SPEC 2 `Status`: Consent, Days, Remaining). */
+export async function consentStatus(
+  d: Dashboard,
+  user: { username: string; password: string },
+  purposeId: string,
+  attributeId: string,
+): Promise<{ Consent: string; Days: number }> {
+  const session = await login(d.t, user.username, user.password);
+  const res = await call(`${d.t.base}/organizations/${d.orgId}/users/${session.User.ID}/consents`, {
+    token: session.Token.access_token,
+  });
+  expect(res.status).toBe(200);
+  const purpose = res.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === purposeId);
+  return purpose.Consents.find((a: any) => a.ID === attributeId).Status;
+}
+
+/**
+ * Changes a user's consent to one data attribute through the JSON API (SPEC 2, PATCH of an attribute).
+ * @param body - `{ consented, days? }`.
+ * @returns the user's ID, access token and consent base URL.
+ */
+export async function changeThroughApi(
+  d: Dashboard,
+  user: { username: string; password: string },
+  purposeId: string,
+  attributeId: string,
+  body: { consented: string; days?: number },
+): Promise<{ userId: string; token: string; consents: string }> {
+  const session = await login(d.t, user.username, user.password);
+  const token = session.Token.access_token;
+  const consents = `${d.t.base}/organizations/${d.orgId}/users/${session.User.ID}/consents`;
+  const record = (await call(consents, { token })).body.ID;
+  const res = await call(`${consents}/${record}/purposes/${purposeId}/attributes/${attributeId}`, {
+    method: 'PATCH',
+    token,
+    body,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { userId: session.User.ID, token, consents };
+}
+
+/** Clicks what starts a download, waits for it, and parses the downloaded file as JSON. */
+export async function downloadJson(page: Page, click: () => Promise<void>): Promise<{ download: Download; json: any }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const file = await download.path();
+  return { download, json: JSON.parse(readFileSync(file, 'utf8')) };
+}
+
+/** The value of the session cookie the browser holds, or undefined. */
+export async function sessionCookie(d: Dashboard): Promise<string | undefined> {
+  return (await d.chrome.context.cookies(d.t.url)).find((c) => c.name === COOKIE)?.value;
 }

@@ -75,7 +75,7 @@ function OrgHistory({ view, userId }: { view: HistoryView; userId: string }) {
                   </td>
                   <td>{change(e)}</td>
                   <td>{who(e, userId)}</td>
-                  <td>{e.Channel.Endpoint}</td>
+                  <td class="endpoint">{e.Channel.Endpoint}</td>
                   {view.receipts && (
                     <td>
                       <a href={`/dashboard/history/${view.orgId}/${e.ID}/receipt`} download>

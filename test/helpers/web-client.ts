@@ -1,0 +1,64 @@
+/**
+ * A cookie-keeping browser stand-in for the web front ends' HTTP tests (test/web-*.test.ts): signs
+ * in through the form, keeps the session cookie, reads the CSRF token from a page, and posts forms
+ * as a same-origin page would (`Origin` set to the server's).
+ */
+import type { TestAssent } from './assent.js';
+
+/** A signed-in (or not) browser. */
+export interface WebClient {
+  /** `name=value` of the session cookie, or '' when none. */
+  cookie: string;
+  /** GET a path; redirects are not followed. */
+  get(path: string): Promise<Response>;
+  /** POST a form to a path; `origin` defaults to the server's. */
+  post(
+    path: string,
+    form: Record<string, string>,
+    opts?: { origin?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>;
+  /** The CSRF token of a signed-in page (read from `/dashboard/data`). */
+  csrf(): Promise<string>;
+}
+
+/** A new browser without a session. */
+export function webClient(t: TestAssent): WebClient {
+  const client: WebClient = {
+    cookie: '',
+    async get(path) {
+      return fetch(`${t.url}${path}`, { redirect: 'manual', headers: client.cookie ? { cookie: client.cookie } : {} });
+    },
+    async post(path, form, opts = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...opts.headers };
+      if (opts.origin !== null) headers.origin = opts.origin ?? t.url;
+      if (client.cookie) headers.cookie = client.cookie;
+      const res = await fetch(`${t.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers,
+        body: new URLSearchParams(form).toString(),
+      });
+      const set = res.headers.get('set-cookie');
+      if (set) {
+        const pair = set.split(';')[0]!;
+        client.cookie = pair.endsWith('=') ? '' : pair;
+      }
+      return res;
+    },
+    async csrf() {
+      const html = await (await client.get('/dashboard/data')).text();
+      const m = /name="_csrf" value="([^"]+)"/.exec(html);
+      if (!m) throw new Error('no CSRF token on the page');
+      return m[1]!;
+    },
+  };
+  return client;
+}
+
+/** Signs a new browser in through the dashboard's form. */
+export async function webSignIn(t: TestAssent, user: { username: string; password: string }): Promise<WebClient> {
+  const client = webClient(t);
+  const res = await client.post('/dashboard/sign-in', { username: user.username, password: user.password });
+  if (res.status !== 303 || !client.cookie) throw new Error(`web sign-in failed: ${res.status}`);
+  return client;
+}
