@@ -14,6 +14,11 @@ import type { ConsentRequestService } from './request.js';
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 
+/** The body of a special consent request (SPEC 4.3): absent `attributeids` means every attribute of the purpose. */
+export const ConsentRequestInput = Type.Object({
+  attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })),
+});
+
 const JobBody = Type.Object({
   ID: Type.String(),
   Type: Type.String({ description: '`consent-request`' }),
@@ -47,7 +52,7 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
         'Answers 202 with a Location header naming the job; the notifications are sent in the background, ' +
         'once per individual. Without any transport the job counts everyone as skipped, with the reason.',
       params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
-      body: Type.Object({ attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })) }),
+      body: ConsentRequestInput,
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
     },
     // SPEC 4.3: the body is optional; a request without one asks about every attribute.

@@ -292,6 +292,13 @@ export const ACCESS_POLICY = {
     credential: 'web',
     who: 'a signed-in browser with the roles of `templates.delete`',
   },
+  'web.console.requests': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
+  'web.console.requests.create': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `consent.request.create`',
+  },
+  'web.console.requests.job': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
+  'web.console.requests.progress': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -1,0 +1,87 @@
+/**
+ * Routes of the console's Consent requests pages (docs/web.md "Console"), at `{PUBLIC_URL}/console`:
+ * - `GET /console/{organizationID}/requests`: one start form per purpose (`jobs.read`)
+ * - `POST /console/{organizationID}/requests`: starts a special consent request (SPEC 4.3, the API's
+ *   `consent.request.create`), then 303 to its job's page
+ * - `GET /console/{organizationID}/requests/{jobID}`: the job's page (`jobs.read`)
+ * - `GET /console/{organizationID}/requests/{jobID}/progress`: its progress fragment, polled by htmx
+ * They call the API's services, with the API's body limits (`ConsentRequestInput`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ConsentRequestService } from '../../consent/request.js';
+import { ConsentRequestInput } from '../../consent/request-routes.js';
+import type { DataAttributeService } from '../../data-attributes/service.js';
+import type { WebSession } from '../../identity/web-sessions.js';
+import type { PurposeService } from '../../purposes/service.js';
+import { principalOf } from '../dashboard/views.js';
+import { seeOther, sendPage } from '../html.js';
+import { JobPage, JobProgress, RequestsPage } from './requests.js';
+
+/** What the console's Consent requests pages call: the services of the API's routes. */
+export interface ConsoleRequestsDeps {
+  consentRequests: ConsentRequestService;
+  purposes: PurposeService;
+  dataAttributes: DataAttributeService;
+}
+
+const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
+const Org = Type.Object({ organizationID: Type.String() });
+const OrgJob = Type.Object({ organizationID: Type.String(), jobID: Type.String({ maxLength: 64 }) });
+/** The API's body as a form: the purpose (the API's path parameter) and the ticked attributes. */
+const RequestForm = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 100 })),
+  purposeid: Type.String({ minLength: 1, maxLength: 64 }),
+  ...ConsentRequestInput.properties,
+});
+const session = (req: FastifyRequest) => req.webSession as WebSession;
+
+/** @param deps - the services. */
+export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDeps> = async (app, deps) => {
+  const frame = async (orgId: string) =>
+    Promise.all([deps.purposes.organisation(orgId), deps.dataAttributes.list(orgId)]);
+
+  app.get('/console/:organizationID/requests', {
+    config: { operation: 'web.console.requests', ...signedIn, api: 'jobs.read' },
+    schema: { params: Org },
+    handler: async (req, reply) => {
+      const [org, attributes] = await frame(req.params.organizationID);
+      return sendPage(reply, RequestsPage({ org, attributes, roles: req.webRoles, csrfToken: session(req).csrfToken }));
+    },
+  });
+
+  app.post('/console/:organizationID/requests', {
+    config: { operation: 'web.console.requests.create', ...signedIn, api: 'consent.request.create' },
+    schema: { params: Org, body: RequestForm },
+    handler: async (req, reply) => {
+      const orgId = req.params.organizationID;
+      const { purposeid, attributeids } = req.body;
+      // No attribute ticked is the API's absent `attributeids`: every attribute of the purpose (SPEC 4.3).
+      const wanted = attributeids && attributeids.length > 0 ? attributeids : undefined;
+      const jobId = await deps.consentRequests.start(principalOf(session(req)), orgId, purposeid, wanted);
+      return seeOther(reply, `/console/${orgId}/requests/${jobId}`, false);
+    },
+  });
+
+  app.get('/console/:organizationID/requests/:jobID', {
+    config: { operation: 'web.console.requests.job', ...signedIn, api: 'jobs.read' },
+    schema: { params: OrgJob },
+    handler: async (req, reply) => {
+      const { organizationID: orgId, jobID } = req.params;
+      const job = await deps.consentRequests.job(orgId, jobID);
+      const [org, attributes] = await frame(orgId);
+      const page = JobPage({ org, attributes, job, roles: req.webRoles, csrfToken: session(req).csrfToken });
+      return sendPage(reply, page);
+    },
+  });
+
+  app.get('/console/:organizationID/requests/:jobID/progress', {
+    config: { operation: 'web.console.requests.progress', ...signedIn, api: 'jobs.read' },
+    schema: { params: OrgJob },
+    handler: async (req, reply) => {
+      const job = await deps.consentRequests.job(req.params.organizationID, req.params.jobID);
+      return sendPage(reply, JobProgress({ orgId: req.params.organizationID, job }), 200, true);
+    },
+  });
+};
