@@ -136,6 +136,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     purposes: ctx.purposes,
     dataAttributes: ctx.dataAttributes,
     retention: ctx.retention,
+    notifications: ctx.notifications,
+    federationConfigs: ctx.federation.configs,
+    walletSettings: ctx.walletSettings,
+    oidcClients: ctx.oidc.clients,
+    auditLog: ctx.auditLog,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });
