@@ -137,6 +137,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     dataAttributes: ctx.dataAttributes,
     retention: ctx.retention,
     consentRequests: ctx.consentRequests,
+    notifications: ctx.notifications,
+    federationConfigs: ctx.federation.configs,
+    walletSettings: ctx.walletSettings,
+    oidcClients: ctx.oidc.clients,
+    auditLog: ctx.auditLog,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });

@@ -22,7 +22,8 @@ import type { FederationConfigService } from './service.js';
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['federation'];
-const RedirectUris = Type.Object({
+/** The app redirect URIs' body (the console's form reuses its limits). */
+export const RedirectUris = Type.Object({
   RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }),
 });
 

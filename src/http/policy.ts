@@ -299,6 +299,27 @@ export const ACCESS_POLICY = {
   },
   'web.console.requests.job': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
   'web.console.requests.progress': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
+  'web.console.integrations': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.read` (each section: its API read)',
+  },
+  'web.console.transports.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.update`',
+  },
+  'web.console.app-redirect-uris.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `federation.app-redirect-uris.update`',
+  },
+  'web.console.relying-parties.create': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `oidc.clients.create`',
+  },
+  'web.console.relying-parties.delete': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `oidc.clients.delete`',
+  },
+  'web.console.audit': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.audit-log.read`' },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -26,11 +26,11 @@ const TransportsBody = Type.Object({
     ),
   }),
 });
+/** A webhook URL as `PUT …/notification-transports` takes it (the console's form reuses it). */
+export const WebhookUrl = Type.String({ minLength: 1, maxLength: 2000 });
 const TransportsInput = Type.Object({
   email: Type.Optional(Type.Object({ enabled: Type.Boolean() })),
-  webhook: Type.Optional(
-    Type.Union([Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }), Type.Null()]),
-  ),
+  webhook: Type.Optional(Type.Union([Type.Object({ url: WebhookUrl }), Type.Null()])),
   rotatesecret: Type.Optional(Type.Boolean()),
 });
 const AttemptBody = Type.Object({

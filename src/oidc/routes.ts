@@ -26,7 +26,8 @@ const PostLogoutUris = Uris('0 to 50 exact post-logout redirect URIs, under the 
 const Name = Type.String({ maxLength: MAX_CLIENT_NAME, description: 'shown on the sign-in page; 1 to 200 characters' });
 const PUBLIC = 'true: no secret, PKCE S256 required; false: a generated secret';
 
-const CreateBody = Type.Object({
+/** The body of a relying party's registration (the console's form reuses its limits). */
+export const CreateBody = Type.Object({
   clientId: Type.Optional(
     Type.String({ maxLength: 200, description: '1 to 100 of A-Z a-z 0-9 . _ ~ -; generated when absent' }),
   ),

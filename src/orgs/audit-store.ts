@@ -12,20 +12,33 @@ export async function insertEntry(db: Executor, entry: Omit<AuditRow, 'id' | 'at
   await db.insert(orgAuditLog).values({ id: uuidv7(), ...entry });
 }
 
+/** Narrows a page of entries: each given field must match exactly. */
+export interface AuditFilter {
+  /** e.g. `idp.update`. */
+  action?: string;
+  /** The acting user's ID. */
+  actorUserId?: string;
+}
+
 /**
  * Entries of an organisation, newest first, keyset-paged by ID.
  * @param beforeId - exclusive: the entries older than this one; undefined for the newest.
  * @param limit - the page size; one row more is read, to tell whether another page exists.
+ * @param filter - only the entries with this action and/or actor.
  */
 export async function entriesBefore(
   db: Executor,
   orgId: string,
   beforeId: string | undefined,
   limit: number,
+  filter: AuditFilter = {},
 ): Promise<AuditRow[]> {
-  const where = beforeId
-    ? and(eq(orgAuditLog.orgId, orgId), lt(orgAuditLog.id, beforeId))
-    : eq(orgAuditLog.orgId, orgId);
+  const where = and(
+    eq(orgAuditLog.orgId, orgId),
+    beforeId ? lt(orgAuditLog.id, beforeId) : undefined,
+    filter.action !== undefined ? eq(orgAuditLog.action, filter.action) : undefined,
+    filter.actorUserId !== undefined ? eq(orgAuditLog.actorUserId, filter.actorUserId) : undefined,
+  );
   return db
     .select()
     .from(orgAuditLog)

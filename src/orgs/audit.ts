@@ -9,7 +9,9 @@ import type { Db, Executor } from '../db/open.js';
 import { BadRequest } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { isId } from '../util/ids.js';
-import { type AuditRow, entriesBefore, insertEntry } from './audit-store.js';
+import { type AuditFilter, type AuditRow, entriesBefore, insertEntry } from './audit-store.js';
+
+export type { AuditFilter, AuditRow } from './audit-store.js';
 
 /** One entry to record. */
 export interface AuditEntry {
@@ -43,11 +45,18 @@ export class AuditLogService {
    * "Audit log").
    * @param startId - exclusive: the page starts after this entry; undefined for the newest.
    * @param limit - the page size (count; `pageLimit` has checked it).
+   * @param filter - only the entries of this action and/or this acting user (exact match).
    * @returns the entries, and the ID to start the next page after when there is one.
-   * @throws {BadRequest} when `startId` is not an entry ID.
+   * @throws {BadRequest} when `startId` is not an entry ID, or `filter.actorUserId` not a user ID.
    */
-  async page(orgId: string, startId: string | undefined, limit: number): Promise<{ items: AuditRow[]; next?: string }> {
+  async page(
+    orgId: string,
+    startId: string | undefined,
+    limit: number,
+    filter: AuditFilter = {},
+  ): Promise<{ items: AuditRow[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) throw new BadRequest('startid is not an entry ID');
-    return keysetPage(await entriesBefore(this.db, orgId, startId, limit), limit, (e) => e.id);
+    if (filter.actorUserId !== undefined && !isId(filter.actorUserId)) throw new BadRequest('actor is not a user ID');
+    return keysetPage(await entriesBefore(this.db, orgId, startId, limit, filter), limit, (e) => e.id);
   }
 }

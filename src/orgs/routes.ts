@@ -12,6 +12,16 @@ import type { AuditLogService } from './audit.js';
 
 const RolesResponse = Type.Object({ Roles: Type.Array(Type.Object({ ID: Type.Integer(), Role: Type.String() })) });
 const OrgParams = Type.Object({ organizationID: Type.String() });
+/** The audit log's query: a page, and exact-match filters (the console's audit page reuses them). */
+export const AuditQuery = Type.Object({
+  ...PageQuery,
+  action: Type.Optional(
+    Type.String({ maxLength: 100, description: 'only entries of this action, e.g. `idp.update`; "" for all' }),
+  ),
+  actor: Type.Optional(
+    Type.String({ maxLength: 100, description: 'only entries made by this user (a user ID); "" for all' }),
+  ),
+});
 const AuditEntry = Type.Object({
   ID: Type.String(),
   Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
@@ -49,13 +59,18 @@ export const orgRoutes: FastifyPluginAsyncTypebox<OrgRouteOptions> = async (app,
       tags: ['organisations'],
       security: [{ bearer: [] }],
       summary: 'The organisation audit log, newest first',
+      description: '`action` and `actor` narrow it to one action and/or one acting user; `Links.Next` keeps them.',
       params: OrgParams,
-      querystring: Type.Object(PageQuery),
+      querystring: AuditQuery,
       response: { 200: Type.Object({ Entries: Type.Array(AuditEntry), Links }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
-      const page = await auditLog.page(req.params.organizationID, req.query.startid, limit);
+      const { action, actor } = req.query;
+      const page = await auditLog.page(req.params.organizationID, req.query.startid, limit, {
+        action: action || undefined,
+        actorUserId: actor || undefined,
+      });
       const Entries = page.items.map((e) => ({
         ID: e.id,
         Action: e.action,

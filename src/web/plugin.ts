@@ -10,6 +10,8 @@ import { Type } from 'typebox';
 import { NotFound } from '../http/errors.js';
 import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
+import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
+import { type IntegrationsDeps, integrationsRoutes } from './console/integrations-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
@@ -23,7 +25,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
 export type WebDeps = Omit<DashboardDeps, 'cookie'> &
   ConsoleDeps &
-  ConsoleRequestsDeps & { publicUrl: string; rolesIn: RolesIn };
+  ConsoleRequestsDeps &
+  IntegrationsDeps &
+  AuditDeps & { publicUrl: string; rolesIn: RolesIn };
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
@@ -74,4 +78,6 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   });
   await app.register(consoleRoutes, deps);
   await app.register(consoleRequestsRoutes, deps);
+  await app.register(integrationsRoutes, deps);
+  await app.register(auditRoutes, deps);
 };

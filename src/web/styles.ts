@@ -42,6 +42,8 @@ td.endpoint { overflow-wrap: anywhere; min-width: 10rem; }
 .attribute .days { width: 6rem; }
 .attribute .days input { width: 6rem; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
+textarea { width: 100%; max-width: 40rem; font: inherit; padding: .4rem; border: 1px solid #767676; border-radius: .25rem; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .25rem 0; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }

@@ -1,0 +1,223 @@
+/**
+ * The console's Integrations page (docs/web.md "Console"): notification transports and the webhook
+ * delivery log, the external OpenID provider, the app redirect URIs (this file), and the wallet
+ * settings and relying parties (`wallet.tsx`). A section is shown to the roles whose API read
+ * operation allows it, a control to those whose API write operation does; no stored secret is ever
+ * shown, and a generated one only once, on the answer page (`SecretPage`).
+ */
+import type { FederationConfigService } from '../../federation/service.js';
+import type { NotificationService, TransportsView } from '../../notifications/service.js';
+import type { ClientView } from '../../oidc/service.js';
+import type { WalletSettingsView } from '../../wallet/settings.js';
+import { Csrf } from '../layout.js';
+import { allows, ConsolePage } from './shell.js';
+import { ColumnHeads } from './table.js';
+import { RelyingPartiesSection, WalletSection } from './wallet.js';
+
+/** What the page shows; null: the roles may not read that section; for `idp` and `wallet`, undefined likewise and null: none configured. */
+export interface IntegrationsView {
+  orgId: string;
+  orgName: string;
+  roles: readonly number[];
+  csrfToken: string;
+  /** The confirmation of the change just made, if any. */
+  done?: string;
+  transports: TransportsView | null;
+  /** One page of the webhook log, newest first, and the next page's start when there is one. */
+  attempts: Awaited<ReturnType<NotificationService['attempts']>> | null;
+  idp: Awaited<ReturnType<FederationConfigService['read']>> | null | undefined;
+  redirectUris: string[] | null;
+  wallet: WalletSettingsView | null | undefined;
+  clients: ClientView[] | null;
+}
+
+function TransportsSection({ v }: { v: IntegrationsView }) {
+  const t = v.transports;
+  if (!t) return null;
+  const base = `/console/${v.orgId}/integrations`;
+  return (
+    <section class="card" aria-labelledby="transports">
+      <h2 id="transports">Notification transports</h2>
+      <p class="muted">How special consent requests reach individuals: the webhook when set, else e-mail.</p>
+      <dl class="facts">
+        <dt>Webhook</dt>
+        <dd>{t.Webhook.Enabled ? t.Webhook.URL : 'off'}</dd>
+        <dt>E-mail</dt>
+        <dd>{t.Email.Enabled ? `on (${t.Email.Delivery})` : 'off'}</dd>
+      </dl>
+      {allows(v.roles, 'notifications.transports.update') && (
+        <form method="post" action={`${base}/transports`}>
+          <Csrf token={v.csrfToken} />
+          <label for="webhookurl">Webhook URL (https; empty: no webhook)</label>
+          <input id="webhookurl" name="webhookurl" type="text" inputMode="url" maxLength={2000} value={t.Webhook.URL} />
+          <label>
+            <input type="checkbox" name="rotatesecret" value="on" /> Generate a new signing secret
+          </label>
+          <label>
+            <input type="checkbox" name="email" value="on" checked={t.Email.Enabled} /> E-mail individuals who have an
+            address when no webhook is set
+          </label>
+          <p class="muted">A new webhook URL gets a new signing secret, shown once after saving.</p>
+          <p>
+            <button type="submit">Save transports</button>
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function AttemptsSection({ v }: { v: IntegrationsView }) {
+  const page = v.attempts;
+  if (!page) return null;
+  return (
+    <section class="card" aria-labelledby="webhook-log">
+      <h2 id="webhook-log">Webhook delivery log</h2>
+      {page.items.length === 0 ? (
+        <p>No webhook deliveries here.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <ColumnHeads names={['When (UTC)', 'State', 'HTTP status', 'Attempt', 'Individual', 'Error']} />
+            <tbody>
+              {page.items.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.at.toISOString()}</td>
+                  <td>{a.state}</td>
+                  <td>{a.status ?? '—'}</td>
+                  <td>{a.attempt}</td>
+                  <td>
+                    <code>{a.userId}</code>
+                  </td>
+                  <td>{a.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {page.next && (
+        <p class="pager">
+          <a href={`/console/${v.orgId}/integrations?startid=${page.next}#webhook-log`}>Older deliveries</a>
+        </p>
+      )}
+    </section>
+  );
+}
+
+function IdpSection({ v }: { v: IntegrationsView }) {
+  if (v.idp === undefined) return null;
+  return (
+    <section class="card" aria-labelledby="idp">
+      <h2 id="idp">External OpenID provider</h2>
+      {v.idp === null ? (
+        <p>No external OpenID provider is configured.</p>
+      ) : (
+        <dl class="facts">
+          <dt>Issuer</dt>
+          <dd>{v.idp.issuer}</dd>
+          <dt>Client ID</dt>
+          <dd>{v.idp.clientId}</dd>
+          <dt>Scopes</dt>
+          <dd>{v.idp.defaultScope}</dd>
+        </dl>
+      )}
+      <p class="note">
+        The provider is set up through the API (<code>POST|PUT|DELETE …/idp/open-id</code>); its client secret is
+        write-only and never shown. See the <a href="/docs#/federation">API documentation</a>.
+      </p>
+    </section>
+  );
+}
+
+function RedirectUrisSection({ v }: { v: IntegrationsView }) {
+  if (!v.redirectUris) return null;
+  return (
+    <section class="card" aria-labelledby="redirect-uris">
+      <h2 id="redirect-uris">App redirect URIs</h2>
+      <p class="muted">Where a sign-in with the external OpenID provider may return to.</p>
+      {v.redirectUris.length === 0 ? (
+        <p>None registered.</p>
+      ) : (
+        <ul>
+          {v.redirectUris.map((u) => (
+            <li key={u}>
+              <code>{u}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+      {allows(v.roles, 'federation.app-redirect-uris.update') && (
+        <form method="post" action={`/console/${v.orgId}/integrations/app-redirect-uris`}>
+          <Csrf token={v.csrfToken} />
+          <label for="uris">Replace the list (one URI per line)</label>
+          <textarea id="uris" name="uris" rows={5}>
+            {v.redirectUris.join('\n')}
+          </textarea>
+          <p>
+            <button type="submit">Save redirect URIs</button>
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The page. */
+export function IntegrationsPage(v: IntegrationsView) {
+  return (
+    <ConsolePage
+      title="Integrations"
+      orgId={v.orgId}
+      orgName={v.orgName}
+      roles={v.roles}
+      current={`/console/${v.orgId}/integrations`}
+      csrfToken={v.csrfToken}
+    >
+      {v.done && (
+        <p class="ok" role="status">
+          {v.done}
+        </p>
+      )}
+      <TransportsSection v={v} />
+      <AttemptsSection v={v} />
+      <IdpSection v={v} />
+      <RedirectUrisSection v={v} />
+      <WalletSection v={v} />
+      <RelyingPartiesSection v={v} />
+    </ConsolePage>
+  );
+}
+
+/** The answer page of a change that generated a secret: the only time it is shown (the page is no-store). */
+export function SecretPage(props: {
+  orgId: string;
+  orgName: string;
+  roles: readonly number[];
+  csrfToken: string;
+  title: string;
+  what: string;
+  secret: string;
+}) {
+  return (
+    <ConsolePage
+      title={props.title}
+      orgId={props.orgId}
+      orgName={props.orgName}
+      roles={props.roles}
+      current={`/console/${props.orgId}/integrations`}
+      csrfToken={props.csrfToken}
+    >
+      <p>{props.what}</p>
+      <label for="secret">Secret</label>
+      <input id="secret" type="text" readOnly value={props.secret} />
+      <p class="note" role="status">
+        Copy it now: it is shown this once. Assent cannot show it again; a lost secret is replaced by generating a new
+        one.
+      </p>
+      <p>
+        <a href={`/console/${props.orgId}/integrations`}>Back to Integrations</a>
+      </p>
+    </ConsolePage>
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * The wallet sections of the console's Integrations page (docs/wallet.md "Wallet settings" and
+ * "Relying parties"): the wallet settings, read-only (the verifier's private key is write-only and
+ * never shown), and the relying parties of the organisation's OpenID provider (SPEC 4.1), with a
+ * registration form and deletion for the roles the API lets do them.
+ */
+import type { X509Certificate } from 'node:crypto';
+import { parseCertificates } from '../../wallet/pem.js';
+import type { WalletSettingsView } from '../../wallet/settings.js';
+import { Csrf } from '../layout.js';
+import type { IntegrationsView } from './integrations.js';
+import { allows } from './shell.js';
+import { ColumnHeads } from './table.js';
+
+/** The certificates of a PEM text, or none when it does not parse (a display must never fail the page). */
+function certificates(pem: string): X509Certificate[] {
+  try {
+    return parseCertificates(pem);
+  } catch {
+    return [];
+  }
+}
+
+/** An X.509 subject (RFC 5280 §4.1.2.6) on one line: Node gives one attribute per line. */
+const oneLine = (subject: string) => subject.split('\n').join(', ');
+
+function WalletFacts({ w }: { w: WalletSettingsView }) {
+  const leaf = certificates(w.verifierCertificateChain)[0];
+  const issuers = w.trustedIssuerCertificates.flatMap(certificates);
+  return (
+    <>
+      <dl class="facts">
+        <dt>Profile</dt>
+        <dd>{w.profile}</dd>
+        <dt>Same device only</dt>
+        <dd>{w.sameDeviceOnly ? 'yes' : 'no'}</dd>
+        <dt>Verifier certificate</dt>
+        <dd>{leaf ? oneLine(leaf.subject) : '—'}</dd>
+        <dt>Verifier certificate expires</dt>
+        <dd>{leaf ? new Date(leaf.validTo).toISOString() : '—'}</dd>
+        <dt>Verifier client ID</dt>
+        <dd>
+          <code>{w.verifierClientId}</code>
+        </dd>
+      </dl>
+      <h3>Trusted issuers</h3>
+      {issuers.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <ul>
+          {issuers.map((c) => (
+            <li key={c.fingerprint256}>{oneLine(c.subject)}</li>
+          ))}
+        </ul>
+      )}
+      <h3>DCQL query</h3>
+      <pre class="table-wrap">
+        <code>{JSON.stringify(w.dcqlQuery, null, 2)}</code>
+      </pre>
+    </>
+  );
+}
+
+/** The wallet settings, read-only. */
+export function WalletSection({ v }: { v: IntegrationsView }) {
+  if (v.wallet === undefined) return null;
+  return (
+    <section class="card" aria-labelledby="wallet">
+      <h2 id="wallet">Wallet sign-in settings</h2>
+      {v.wallet === null ? <p>Wallet sign-in is not set up.</p> : <WalletFacts w={v.wallet} />}
+      <p class="note">
+        These are changed through the API (<code>PUT …/wallet</code>); see the{' '}
+        <a href="/docs#/wallet">API documentation</a>.
+      </p>
+    </section>
+  );
+}
+
+function RegisterForm({ v }: { v: IntegrationsView }) {
+  return (
+    <form method="post" action={`/console/${v.orgId}/integrations/relying-parties`}>
+      <Csrf token={v.csrfToken} />
+      <h3 id="register-rp">Register a relying party</h3>
+      <label for="rp-name">Name (shown on the sign-in page)</label>
+      <input id="rp-name" name="name" type="text" required maxLength={200} />
+      <label for="rp-clientid">Client ID (optional; generated when empty)</label>
+      <input id="rp-clientid" name="clientid" type="text" maxLength={100} />
+      <label for="rp-uris">Redirect URIs (one per line)</label>
+      <textarea id="rp-uris" name="redirecturis" rows={3} required />
+      <label>
+        <input type="checkbox" name="public" value="on" /> Public client (no secret; PKCE S256 required)
+      </label>
+      <p>
+        <button type="submit">Register</button>
+      </p>
+    </form>
+  );
+}
+
+/** The relying parties: list, register, delete. */
+export function RelyingPartiesSection({ v }: { v: IntegrationsView }) {
+  if (!v.clients) return null;
+  const remove = allows(v.roles, 'oidc.clients.delete');
+  return (
+    <section class="card" aria-labelledby="relying-parties">
+      <h2 id="relying-parties">Relying parties</h2>
+      {v.clients.length === 0 ? (
+        <p>No relying parties registered.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <ColumnHeads names={['Client ID', 'Name', 'Redirect URIs', 'Type', ...(remove ? ['Delete'] : [])]} />
+            <tbody>
+              {v.clients.map((c) => (
+                <tr key={c.clientId}>
+                  <th scope="row">
+                    <code>{c.clientId}</code>
+                  </th>
+                  <td>{c.name}</td>
+                  <td>
+                    {c.redirectUris.map((u) => (
+                      <div key={u}>
+                        <code>{u}</code>
+                      </div>
+                    ))}
+                  </td>
+                  <td>{c.public ? 'public' : 'confidential'}</td>
+                  {remove && (
+                    <td>
+                      <form
+                        method="post"
+                        action={`/console/${v.orgId}/integrations/relying-parties/${encodeURIComponent(c.clientId)}/delete`}
+                      >
+                        <Csrf token={v.csrfToken} />
+                        <button type="submit" class="danger" aria-label={`Delete ${c.name}`}>
+                          Delete
+                        </button>
+                      </form>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {allows(v.roles, 'oidc.clients.create') && <RegisterForm v={v} />}
+    </section>
+  );
+}
