@@ -136,6 +136,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     purposes: ctx.purposes,
     dataAttributes: ctx.dataAttributes,
     retention: ctx.retention,
+    individuals: ctx.individuals,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });

@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { NotFound } from '../http/errors.js';
 import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
+import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { installWebErrors } from './error-page.js';
@@ -20,7 +21,9 @@ import { type CookieJar, signInRoutes } from './sign-in-routes.js';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
-export type WebDeps = Omit<DashboardDeps, 'cookie'> & ConsoleDeps & { publicUrl: string; rolesIn: RolesIn };
+export type WebDeps = Omit<DashboardDeps, 'cookie'> &
+  ConsoleDeps &
+  ConsoleIndividualsDeps & { publicUrl: string; rolesIn: RolesIn };
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
@@ -70,4 +73,5 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     operations: { page: 'web.console.sign-in.page', submit: 'web.console.sign-in', signOut: 'web.console.sign-out' },
   });
   await app.register(consoleRoutes, deps);
+  await app.register(consoleIndividualsRoutes, deps);
 };
