@@ -142,6 +142,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     walletSettings: ctx.walletSettings,
     oidcClients: ctx.oidc.clients,
     auditLog: ctx.auditLog,
+    individuals: ctx.individuals,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });

@@ -99,6 +99,27 @@ describe('listing and counting', () => {
     for (const q of ['?limit=0', '?limit=501', '?limit=-1', '?limit=many'])
       expect((await call(usersUrl(q), { token: org.tokens.owner })).status, q).toBe(400);
   });
+
+  it('search keeps users whose name or e-mail contains the text, ignoring case; Next keeps the search', async () => {
+    const names = async (q: string) =>
+      (await call(usersUrl(q), { token: org.tokens.dpo })).body.Users.map((u: any) => u.Name).sort();
+    expect(await names('?search=ERIN')).toEqual(['Erin']);
+    expect(await names(`?search=${encodeURIComponent('@shop.EXAMPLE')}`)).toEqual(['Erin']);
+    expect(await names('?search=%20%20')).toHaveLength(4);
+    // `%` and `_` are plain characters, not LIKE wildcards.
+    expect(await names('?search=%25')).toEqual([]);
+    expect(await names('?search=_')).toEqual([]);
+    const seen: string[] = [];
+    let url: string | undefined = usersUrl('?search=e&limit=1');
+    while (url) {
+      const res = await call(url, { token: org.tokens.dpo });
+      seen.push(...res.body.Users.map((u: any) => u.Name));
+      url = res.body.Links.Next;
+      if (url) expect(new URL(url).searchParams.get('search')).toBe('e');
+    }
+    expect(seen.sort()).toEqual(['Dave', 'Erin']);
+    expect((await call(usersUrl(`?search=${'x'.repeat(201)}`), { token: org.tokens.dpo })).status).toBe(400);
+  });
 });
 
 describe('unsubscribing', () => {

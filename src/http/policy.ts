@@ -320,6 +320,19 @@ export const ACCESS_POLICY = {
     who: 'a signed-in browser with the roles of `oidc.clients.delete`',
   },
   'web.console.audit': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.audit-log.read`' },
+  'web.console.individuals': { credential: 'web', who: 'a signed-in browser with the roles of `individuals.list`' },
+  'web.console.individual': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `individuals.list`; the record as `consents.read`, the history as `consents.history.list` (checked by the consent service)',
+  },
+  'web.console.individuals.add': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `individuals.list`; creating as `individuals.add`: Owner or Admin (checked by the individual service)',
+  },
+  'web.console.individuals.remove': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `individuals.remove`',
+  },
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -1,6 +1,6 @@
 /**
  * Routes of an organisation's individuals, under `{base}`:
- * - `GET /organizations/{organizationID}/users` (keyset pages by user ID)
+ * - `GET /organizations/{organizationID}/users` (keyset pages by user ID, optionally searched by name or e-mail)
  * - `GET /organizations/{organizationID}/users/count`
  * - `POST /organizations/{organizationID}/users` (create an individual, or subscribe oneself by ID)
  * - `DELETE /organizations/{organizationID}/users/{userID}` (unsubscribe; the consent record stays)
@@ -16,7 +16,20 @@ const Individual = Type.Object({ ID: Type.String(), Name: Type.String(), Phone: 
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
-const AddBody = Type.Object({
+/** The list's query: a keyset page, optionally only users whose name or e-mail contains `search`. */
+export const ListQuery = Type.Object({
+  ...PageQuery,
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'only users whose name or e-mail contains this text, ignoring case (surrounding spaces ignored; ' +
+        '`%` and `_` are plain characters); the pages keep their user-ID order and `Links.Next` keeps the search',
+    }),
+  ),
+});
+/** The body of `individuals.add`: an existing user's ID, or a new user (docs/consents.md "Adding individuals"). */
+export const AddBody = Type.Object({
   userid: Type.Optional(
     Type.String({
       maxLength: 100,
@@ -51,13 +64,14 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       tags,
       security,
       summary: 'List the organisation’s subscribed users by ID',
+      description: 'Keyset pages in user-ID order; `search` keeps only users whose name or e-mail contains it.',
       params: OrgParams,
-      querystring: Type.Object(PageQuery),
+      querystring: ListQuery,
       response: { 200: Type.Object({ Users: Type.Array(Individual), Links }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
-      const page = await individuals.page(req.params.organizationID, req.query.startid, limit);
+      const page = await individuals.page(req.params.organizationID, req.query.startid, limit, req.query.search);
       return { Users: page.users, Links: pageLinks(publicUrl, req.url, limit, page.next) };
     },
   });

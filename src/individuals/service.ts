@@ -71,6 +71,15 @@ export async function createFederatedUser(
  */
 const MANAGERS: readonly number[] = [Role.Owner, Role.Admin];
 
+/**
+ * Whether roles in an organisation let their holder create individuals there (the rule `add` applies,
+ * for front ends that show the control only to those the API lets use it).
+ * @param roles - RoleIDs held in the organisation.
+ */
+export function managesIndividuals(roles: readonly number[]): boolean {
+  return roles.some((r) => MANAGERS.includes(r));
+}
+
 /** An organisation's individuals. */
 export class IndividualService {
   /**
@@ -87,16 +96,32 @@ export class IndividualService {
   /**
    * One page of subscribed users by ID.
    * @param startId - exclusive; a malformed one starts nowhere (empty page).
+   * @param limit - the page size (count).
+   * @param search - only users whose name or e-mail contains it, ignoring case (surrounding
+   *   whitespace ignored; empty: everyone). Its `%` and `_` are plain characters.
    * @returns the users and the next page's start when more exist.
    */
   async page(
     orgId: string,
     startId: string | undefined,
     limit: number,
+    search?: string,
   ): Promise<{ users: IndividualBody[]; next?: string }> {
     if (startId !== undefined && !isId(startId)) return { users: [] };
-    const page = keysetPage(await store.subscribersPage(this.db, orgId, startId, limit + 1), limit, (u) => u.id);
+    const text = search?.trim() || undefined;
+    const rows = await store.subscribersPage(this.db, orgId, startId, limit + 1, text);
+    const page = keysetPage(rows, limit, (u) => u.id);
     return { users: page.items.map(presentIndividual), next: page.next };
+  }
+
+  /**
+   * One subscribed user.
+   * @throws {NotFound} when the user is not subscribed to the organisation (or the ID is malformed).
+   */
+  async get(orgId: string, userId: string): Promise<IndividualBody> {
+    const user = isId(orgId) && isId(userId) ? await store.findSubscriber(this.db, orgId, userId.toLowerCase()) : null;
+    if (!user) throw new NotFound('User not subscribed to this organisation');
+    return presentIndividual(user);
   }
 
   /** How many users are subscribed (count). */
@@ -125,8 +150,7 @@ export class IndividualService {
     if (held === null) throw new NotFound('Organisation not found');
     if (input.username === undefined && input.userid?.toLowerCase() === principal.userId)
       return this.subscribeSelf(orgId, principal.userId);
-    if (!held.some((r) => MANAGERS.includes(r)))
-      throw new Forbidden('Your roles in this organisation do not allow this operation');
+    if (!managesIndividuals(held)) throw new Forbidden('Your roles in this organisation do not allow this operation');
     if ((input.userid === undefined) === (input.username === undefined))
       throw new BadRequest('Send either userid (an existing user) or username (a new user)');
     if (input.userid !== undefined) {

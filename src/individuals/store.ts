@@ -1,5 +1,5 @@
 /** SQL of an organisation's individuals: its subscriptions, in user-ID order. */
-import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ilike, or } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../db/open.js';
 import { consentRecords, subscriptions, users } from '../db/schema.js';
@@ -14,21 +14,34 @@ export interface IndividualRow {
 
 const columns = { id: users.id, name: users.name, email: users.email, phone: users.phone };
 
+/** `text` as a literal `ILIKE` pattern: its `%`, `_` and backslash match only themselves (PostgreSQL "LIKE"). */
+const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /**
  * One page of the organisation's subscribed users, by user ID, after `afterId` (a keyset on the
- * `subscriptions_org_user` index: each page costs O(limit) at any depth).
+ * `subscriptions_org_user` index: each page costs O(limit) at any depth without `search`).
+ * @param search - when given, only users whose name or e-mail contains it, ignoring case; the
+ *   filter reads the organisation's subscriptions in ID order until the page is full (no text index).
  */
 export async function subscribersPage(
   db: Executor,
   orgId: string,
   afterId: string | undefined,
   limit: number,
+  search?: string,
 ): Promise<IndividualRow[]> {
+  const pattern = search === undefined ? undefined : `%${literal(search)}%`;
   return db
     .select(columns)
     .from(subscriptions)
     .innerJoin(users, eq(users.id, subscriptions.userId))
-    .where(and(eq(subscriptions.orgId, orgId), afterId ? gt(subscriptions.userId, afterId) : undefined))
+    .where(
+      and(
+        eq(subscriptions.orgId, orgId),
+        afterId ? gt(subscriptions.userId, afterId) : undefined,
+        pattern ? or(ilike(users.name, pattern), ilike(users.email, pattern)) : undefined,
+      ),
+    )
     .orderBy(asc(subscriptions.userId))
     .limit(limit);
 }

@@ -11,6 +11,7 @@ import { NotFound } from '../http/errors.js';
 import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
+import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
 import { type IntegrationsDeps, integrationsRoutes } from './console/integrations-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
@@ -27,7 +28,8 @@ export type WebDeps = Omit<DashboardDeps, 'cookie'> &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
-  AuditDeps & { publicUrl: string; rolesIn: RolesIn };
+  AuditDeps &
+  ConsoleIndividualsDeps & { publicUrl: string; rolesIn: RolesIn };
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
@@ -80,4 +82,5 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleRequestsRoutes, deps);
   await app.register(integrationsRoutes, deps);
   await app.register(auditRoutes, deps);
+  await app.register(consoleIndividualsRoutes, deps);
 };

@@ -29,12 +29,16 @@ export interface ConsoleDeps {
   retention: RetentionService;
 }
 
-const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
-const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
-const Org = Type.Object({ organizationID: Type.String() });
+/** The route config of a console page: signed in, else sent to the console's sign-in. */
+export const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
+/** The CSRF field of a console form (checked by the web guard). */
+export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
+/** The path parameters of an organisation's console page. */
+export const Org = Type.Object({ organizationID: Type.String() });
 const OrgPurpose = Type.Object({ organizationID: Type.String(), purposeID: Type.String() });
 const OrgTemplate = Type.Object({ organizationID: Type.String(), templateID: Type.String() });
-const session = (req: FastifyRequest) => req.webSession as WebSession;
+/** The signed-in browser's session (set by the web guard on `signedIn` pages). */
+export const session = (req: FastifyRequest) => req.webSession as WebSession;
 /** The API's purpose fields as a form: `lawfulusage` is a checkbox. */
 const PurposeForm = Type.Object({
   ...Csrf,

@@ -1,0 +1,150 @@
+/**
+ * Routes of the console's individuals pages (docs/web.md "Console"), at `{PUBLIC_URL}/console`:
+ * - `GET /console/{organizationID}/individuals` (search by name or e-mail, keyset pages, the count);
+ *   `POST …/individuals` (add one)
+ * - `GET /console/{organizationID}/individuals/{userID}` (their consent record, read-only, and a page
+ *   of their consent history); `POST …/individuals/{userID}/remove` (unsubscribe, once confirmed)
+ * Each names the API operation whose access-policy row decides who may use it (`api`); the services
+ * apply the rest of the API's rules (`individuals.add`, `consents.read`, `consents.history.list`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { HistoryService } from '../../consent/history.js';
+import type { ConsentService } from '../../consent/service.js';
+import type { Principal } from '../../http/auth.js';
+import { Forbidden } from '../../http/errors.js';
+import { PageQuery, pageLimit } from '../../http/pagination.js';
+import { AddBody, ListQuery } from '../../individuals/routes.js';
+import { type IndividualService, managesIndividuals } from '../../individuals/service.js';
+import type { PurposeService } from '../../purposes/service.js';
+import { HISTORY_PAGE, principalOf } from '../dashboard/views.js';
+import { seeOther, sendPage } from '../html.js';
+import { IndividualPage } from './individual.js';
+import { IndividualsPage } from './individuals.js';
+import { Csrf, Org, session, signedIn } from './routes.js';
+
+/** What the console's individuals pages call. */
+export interface ConsoleIndividualsDeps {
+  individuals: IndividualService;
+  consents: ConsentService;
+  history: HistoryService;
+  purposes: PurposeService;
+}
+
+const Done = { done: Type.Optional(Type.String({ maxLength: 40 })) };
+const OrgUser = Type.Object({ organizationID: Type.String(), userID: Type.String() });
+/** The API's fields for a new individual (`individuals.add` with `username`), as a form. */
+const AddForm = Type.Object({
+  ...Csrf,
+  username: AddBody.properties.username,
+  name: AddBody.properties.name,
+  email: AddBody.properties.email,
+  phone: AddBody.properties.phone,
+  password: AddBody.properties.password,
+});
+const DONE: Record<string, string> = {
+  added: 'Individual added.',
+  removed: 'Individual unsubscribed. Their consent record and its history are kept.',
+};
+
+/** @param opts - the services. */
+export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividualsDeps> = async (app, deps) => {
+  app.get('/console/:organizationID/individuals', {
+    config: { operation: 'web.console.individuals', ...signedIn, api: 'individuals.list' },
+    schema: { params: Org, querystring: Type.Object({ ...ListQuery.properties, ...Done }) },
+    handler: async (req, reply) => {
+      const orgId = req.params.organizationID;
+      const limit = pageLimit(req.query.limit);
+      const search = req.query.search?.trim() ?? '';
+      const [org, page, count] = await Promise.all([
+        deps.purposes.organisation(orgId),
+        deps.individuals.page(orgId, req.query.startid, limit, search),
+        deps.individuals.count(orgId),
+      ]);
+      const props = {
+        orgId,
+        orgName: org.Name,
+        roles: req.webRoles,
+        csrfToken: session(req).csrfToken,
+        ...page,
+        count,
+        search,
+        limit: req.query.limit,
+        canAdd: managesIndividuals(req.webRoles),
+        done: DONE[req.query.done ?? ''],
+      };
+      return sendPage(reply, IndividualsPage(props));
+    },
+  });
+
+  app.post('/console/:organizationID/individuals', {
+    config: { operation: 'web.console.individuals.add', ...signedIn, api: 'individuals.list' },
+    schema: { params: Org, body: AddForm },
+    handler: async (req, reply) => {
+      const { username, name, email, phone, password } = req.body;
+      // An empty password field means none: the new user cannot sign in with a password (as the API's absent field).
+      const input = { username, name, email, phone, password: password === '' ? undefined : password };
+      const added = await deps.individuals.add(principalOf(session(req)), req.params.organizationID, input);
+      return seeOther(reply, `/console/${req.params.organizationID}/individuals/${added.user.ID}?done=added`, false);
+    },
+  });
+
+  app.get('/console/:organizationID/individuals/:userID', {
+    config: { operation: 'web.console.individual', ...signedIn, api: 'individuals.list' },
+    schema: { params: OrgUser, querystring: Type.Object({ ...PageQuery, ...Done }) },
+    handler: async (req, reply) => {
+      const path = { orgId: req.params.organizationID, userId: req.params.userID };
+      const principal = principalOf(session(req));
+      const limit = req.query.limit === undefined ? HISTORY_PAGE : pageLimit(req.query.limit);
+      // The consent service decides, as for `consents.read`: a role it refuses is a 403 page.
+      const record = deps.consents.recordBody(await deps.consents.read(principal, path), true);
+      const [org, individual, history] = await Promise.all([
+        deps.purposes.organisation(path.orgId),
+        deps.individuals.get(path.orgId, path.userId),
+        historyPage(deps, principal, path, req.query.startid, limit),
+      ]);
+      const props = {
+        orgId: path.orgId,
+        orgName: org.Name,
+        roles: req.webRoles,
+        csrfToken: session(req).csrfToken,
+        individual,
+        record,
+        history,
+        limit: req.query.limit,
+        done: DONE[req.query.done ?? ''],
+      };
+      return sendPage(reply, IndividualPage(props));
+    },
+  });
+
+  app.post('/console/:organizationID/individuals/:userID/remove', {
+    config: { operation: 'web.console.individuals.remove', ...signedIn, api: 'individuals.remove' },
+    // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
+    schema: { params: OrgUser, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    handler: async (req, reply) => {
+      await deps.individuals.remove(req.params.organizationID, req.params.userID);
+      return seeOther(reply, `/console/${req.params.organizationID}/individuals?done=removed`, false);
+    },
+  });
+};
+
+/**
+ * A page of the individual's consent history, newest first, when the consent service lets the
+ * caller read it (`consents.history.list`: the Dpo); null when it refuses the caller's roles.
+ */
+async function historyPage(
+  deps: ConsoleIndividualsDeps,
+  principal: Principal,
+  path: { orgId: string; userId: string },
+  startId: string | undefined,
+  limit: number,
+) {
+  try {
+    const { record } = await deps.consents.open(principal, path, 'history');
+    return await deps.history.page(record, { startId }, limit);
+  } catch (err) {
+    if (err instanceof Forbidden) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The console's individuals page (docs/web.md "Console"): the organisation's subscribed individuals,
+ * searched by name or e-mail, in keyset pages of the API's list, with their count; and, for those
+ * the API lets create individuals (Owner, Admin), the form that adds one.
+ */
+import type { ComponentChildren } from 'preact';
+import type { IndividualBody } from '../../individuals/service.js';
+import { MAX_PASSWORD_INPUT } from '../../passwords/policy.js';
+import { Csrf } from '../layout.js';
+import { ConsolePage } from './shell.js';
+
+/** What every individuals page shows around its content. */
+export interface IndividualsBase {
+  orgId: string;
+  orgName: string;
+  /** The signed-in user's RoleIDs in the organisation. */
+  roles: readonly number[];
+  csrfToken: string;
+  /** The message of a change just made, if any. */
+  done?: string;
+}
+
+/** What the page shows. */
+export interface IndividualsProps extends IndividualsBase {
+  /** This page of individuals, in user-ID order. */
+  users: IndividualBody[];
+  /** The next page's `startid`, when another page exists. */
+  next?: string;
+  /** How many individuals are subscribed (all of them, whatever the search). */
+  count: number;
+  /** The search text ('' for none). */
+  search: string;
+  /** The page size as asked (`limit`), kept in the next page's link. */
+  limit?: string;
+  /** Whether the add form is shown (the roles `individuals.add` lets create). */
+  canAdd: boolean;
+}
+
+/** The console page of the individuals section, with the message of a change just made. */
+export function IndividualsShell(props: { base: IndividualsBase; title: string; children: ComponentChildren }) {
+  const { base } = props;
+  return (
+    <ConsolePage
+      title={props.title}
+      orgId={base.orgId}
+      orgName={base.orgName}
+      roles={base.roles}
+      current={`/console/${base.orgId}/individuals`}
+      csrfToken={base.csrfToken}
+    >
+      {base.done && (
+        <p class="ok" role="status">
+          {base.done}
+        </p>
+      )}
+      {props.children}
+    </ConsolePage>
+  );
+}
+
+/** The list page's URL with a query. */
+function listUrl(base: string, query: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `${base}?${s}` : base;
+}
+
+function AddForm({ action, csrfToken }: { action: string; csrfToken: string }) {
+  return (
+    <section class="card" aria-labelledby="add-individual">
+      <h2 id="add-individual">Add an individual</h2>
+      <form method="post" action={action}>
+        <Csrf token={csrfToken} />
+        <label for="new-username">Username (what they sign in with)</label>
+        <input id="new-username" name="username" type="text" required maxLength={254} autocomplete="off" />
+        <label for="new-name">Name</label>
+        <input id="new-name" name="name" type="text" maxLength={200} autocomplete="off" />
+        <label for="new-email">E-mail</label>
+        <input id="new-email" name="email" type="email" maxLength={254} autocomplete="off" />
+        <label for="new-phone">Phone</label>
+        <input id="new-phone" name="phone" type="tel" maxLength={40} autocomplete="off" />
+        <label for="new-password">Password</label>
+        <input
+          id="new-password"
+          name="password"
+          type="password"
+          maxLength={MAX_PASSWORD_INPUT}
+          autocomplete="new-password"
+          aria-describedby="new-password-hint"
+        />
+        <p id="new-password-hint" class="muted">
+          Optional. Empty: they cannot sign in with a password. Otherwise 8 to 128 characters, not a common password.
+        </p>
+        <p>
+          <button type="submit">Add individual</button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+/** The page. */
+export function IndividualsPage(props: IndividualsProps) {
+  const base = `/console/${props.orgId}/individuals`;
+  const { users, search } = props;
+  return (
+    <IndividualsShell base={props} title="Individuals">
+      <p>
+        {props.count} {props.count === 1 ? 'individual is' : 'individuals are'} subscribed.
+      </p>
+      <form method="get" action={base}>
+        <label for="search">Search by name or e-mail</label>
+        <input
+          id="search"
+          name="search"
+          type="search"
+          maxLength={200}
+          value={search}
+          hx-get={base}
+          hx-trigger="input changed delay:300ms, search"
+          hx-target="#results"
+          hx-select="#results"
+          hx-swap="outerHTML"
+          hx-push-url="true"
+        />
+        <p>
+          <button type="submit">Search</button>
+        </p>
+      </form>
+      <div id="results">
+        {users.length === 0 ? (
+          <p>{search ? 'No individual’s name or e-mail contains this.' : 'No individuals here.'}</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <caption class="muted">{search ? `Names or e-mails containing “${search}”` : 'By user ID'}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Phone</th>
+                </tr>
+              </thead>
+              <tbody>
+                {users.map((u) => (
+                  <tr key={u.ID}>
+                    <th scope="row">
+                      <a href={`${base}/${u.ID}`}>{u.Name || u.ID}</a>
+                    </th>
+                    <td>{u.Email}</td>
+                    <td>{u.Phone}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {props.next && (
+          <p class="pager">
+            <a href={listUrl(base, { search, limit: props.limit, startid: props.next })} rel="next">
+              Next page
+            </a>
+          </p>
+        )}
+      </div>
+      {props.canAdd && <AddForm action={base} csrfToken={props.csrfToken} />}
+    </IndividualsShell>
+  );
+}
