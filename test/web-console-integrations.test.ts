@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
 import { selfSigned } from './helpers/wallet/pki.js';
-import { type WebClient, webSignIn } from './helpers/web.js';
+import { type WebClient, webSignIn } from './helpers/web-client.js';
 
 let t: TestAssent;
 let org: ConsentOrg;

@@ -10,7 +10,7 @@ import { rowsOf } from '../src/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
-import { type WebClient, webSignIn } from './helpers/web.js';
+import { type WebClient, webSignIn } from './helpers/web-client.js';
 
 let t: TestAssent;
 let org: ConsentOrg;
