@@ -21,11 +21,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { build } from './lib/build.mjs';
-import { cleanup, installGuards, onCleanup } from './lib/cleanup.mjs';
+import { cleanup, installGuards, onCleanup, runBenchmark } from './lib/cleanup.mjs';
 import { DEMO_FILE, opts, RESULTS_DIR, ROOT } from './lib/config.mjs';
 import { versusCeiling } from './lib/consent-cannon.mjs';
 import { startCeiling } from './lib/consent-ceiling.mjs';
@@ -38,21 +37,9 @@ import { planPatch } from './lib/consent-patch.mjs';
 import { deepVersusFirst, report } from './lib/consent-report.mjs';
 import { specialRequestMeasure } from './lib/consent-special.mjs';
 import { createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
-import { elapsedSeconds, load, log, r1, redact, runCli } from './lib/util.mjs';
+import { elapsedSeconds, log, machineFacts, r1, redact, runCli } from './lib/util.mjs';
 
 const watchdog = installGuards(consentOpts.deadlineSeconds);
-
-function machineFacts() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    node: process.version,
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    totalMemGiB: r1(os.totalmem() / 2 ** 30),
-    loadAvgStart: load(),
-  };
-}
 
 async function main() {
   const startedAt = new Date().toISOString();
@@ -146,11 +133,4 @@ async function main() {
   if (special.status === 'FAILED') process.exitCode = 1;
 }
 
-try {
-  await main();
-  clearTimeout(watchdog);
-} catch (err) {
-  console.error(`\nconsent benchmark failed: ${err.stack ?? err}`);
-  await cleanup();
-  process.exitCode = 1;
-}
+await runBenchmark('consent benchmark', main, watchdog);

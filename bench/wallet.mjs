@@ -28,17 +28,13 @@
  * for the run. Everything targets 127.0.0.1; the database and the children are removed at the end.
  * Prints a summary and writes bench/results/wallet-latest.json.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { build } from './lib/build.mjs';
-import { cleanup, installGuards } from './lib/cleanup.mjs';
-import { DEMO_FILE, envInt, RESULTS_DIR, ROOT } from './lib/config.mjs';
+import { cleanup, installGuards, runBenchmark } from './lib/cleanup.mjs';
+import { DEMO_FILE, envInt } from './lib/config.mjs';
 import { OWNER } from './lib/consent-config.mjs';
 import { login } from './lib/consent-http.mjs';
-import { createPgliteDir, createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
-import { load, log, r1, r2, runCli } from './lib/util.mjs';
+import { freshStore, startServer, stopServer } from './lib/server.mjs';
+import { load, log, machineFacts, publish, r2, runCli } from './lib/util.mjs';
 import { floorRate } from './lib/wallet-floor.mjs';
 import { setUp, startTransaction } from './lib/wallet-flows.mjs';
 import { holderSigner } from './lib/wallet-holder.mjs';
@@ -62,18 +58,6 @@ const opts = {
 };
 const GOALS = { pipelineToRaw: 0.7, p99Ms: 50 };
 const watchdog = installGuards(opts.deadlineSeconds);
-
-/** The server's store and environment (wallet limits raised; status lists at 127.0.0.1 allowed). */
-async function serverStore() {
-  const wallet = { ASSENT_WALLET_ALLOW_HTTP_HOSTS: '127.0.0.1', ASSENT_WALLET_PER_IP: '100000000' };
-  if (opts.store === 'pglite') {
-    const dir = createPgliteDir();
-    return { env: serverEnv({ ASSENT_DATA_DIR: dir, ...wallet }), dbName: null, database: 'PGlite' };
-  }
-  const { dbName, pgVersion, url } = await createPostgresDatabase();
-  const env = serverEnv({ DATABASE_URL: url.toString(), ASSENT_SECRET: randomBytes(32).toString('base64'), ...wallet });
-  return { env, dbName, database: `PostgreSQL ${pgVersion}` };
-}
 
 /**
  * The server's CPU per verified presentation (ms; main thread and its other threads, from /proc)
@@ -134,13 +118,7 @@ function summary(r) {
 }
 
 async function main() {
-  const cpus = os.cpus();
-  const machine = {
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    node: process.version,
-    loadAvgStart: load(),
-  };
+  const machine = machineFacts();
   log(`wallet benchmark: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
   build();
   const pki = await createPki();
@@ -151,7 +129,11 @@ async function main() {
     credentials.push(await issue(pki, holder, { idx: i % 16, uri: statusServer.uri }, claimsOf(i)));
   const raw = await rawRate(credentials[0], holder, opts.rawSeconds);
 
-  const store = await serverStore();
+  // Wallet limits raised; status lists at 127.0.0.1 allowed.
+  const store = await freshStore(opts.store, {
+    ASSENT_WALLET_ALLOW_HTTP_HOSTS: '127.0.0.1',
+    ASSENT_WALLET_PER_IP: '100000000',
+  });
   const imported = JSON.parse(runCli(['import', DEMO_FILE], store.env, 120_000));
   const orgId = imported.organisations.acme.id;
   // BENCH_WALLET_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
@@ -205,21 +187,7 @@ async function main() {
     loadAvgEnd: load(),
   };
   await cleanup();
-  const text = summary(results);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(
-    path.join(RESULTS_DIR, 'wallet-latest.json'),
-    `${JSON.stringify({ ...results, summary: text }, null, 2)}\n`,
-  );
-  console.log(`\n${text}\n`);
-  log(`wrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'wallet-latest.json'))} (${r1(process.uptime())} s)`);
+  publish('wallet-latest.json', results, summary(results));
 }
 
-try {
-  await main();
-  clearTimeout(watchdog);
-} catch (err) {
-  console.error(`\nwallet benchmark failed: ${err.stack ?? err}`);
-  await cleanup();
-  process.exitCode = 1;
-}
+await runBenchmark('wallet benchmark', main, watchdog);

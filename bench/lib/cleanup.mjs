@@ -43,3 +43,19 @@ export function installGuards(deadlineSeconds) {
   watchdog.unref();
   return watchdog;
 }
+
+/**
+ * Runs a benchmark's `main` and clears its watchdog; on failure prints the error, cleans up and
+ * sets exit code 1.
+ * @param label - names the benchmark in the failure message ("web benchmark").
+ */
+export async function runBenchmark(label, main, watchdog) {
+  try {
+    await main();
+    clearTimeout(watchdog);
+  } catch (err) {
+    console.error(`\n${label} failed: ${err.stack ?? err}`);
+    await cleanup();
+    process.exitCode = 1;
+  }
+}

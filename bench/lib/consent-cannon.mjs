@@ -39,10 +39,12 @@ async function cannon(target, spec, phase, duration) {
 
 /**
  * Warm-up (unmeasured) and measured run of `spec` against `target`.
+ * @param timing - `{seconds, warmupSeconds}` of the runs; the consent benchmark's by default (the web
+ *   benchmark passes its own).
  * @returns the summary: 2xx/s, latency, non-2xx, CPU split, event-loop delay (Assent only).
  */
-export async function measureOne(target, spec) {
-  const { seconds, warmupSeconds } = consentOpts;
+export async function measureOne(target, spec, timing = consentOpts) {
+  const { seconds, warmupSeconds } = timing;
   if (warmupSeconds > 0) await cannon(target, spec, 'warmup', warmupSeconds);
   if (target.eld) await eldMark(target); // discard start-up and warm-up
   const loadBefore = load();

@@ -5,6 +5,7 @@
  * Everything created here registers its undo step with onCleanup.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,6 +88,23 @@ export async function createPostgresDatabase() {
   const url = new URL(opts.pgAdminUrl);
   url.pathname = `/${dbName}`;
   return { dbName, pgVersion, url };
+}
+
+/**
+ * A fresh store for one server, removed at cleanup: a PGlite directory, or a PostgreSQL database
+ * of BENCH_PG_URL with a random `ASSENT_SECRET`.
+ * @param kind - `pglite` or `postgres`.
+ * @param extra - environment added for the server (see `serverEnv`).
+ * @returns `{env, dbName, database}`: dbName null on PGlite; database names the store and its version.
+ */
+export async function freshStore(kind, extra) {
+  if (kind === 'pglite') {
+    const dir = createPgliteDir();
+    return { env: serverEnv({ ASSENT_DATA_DIR: dir, ...extra }), dbName: null, database: 'PGlite' };
+  }
+  const { dbName, pgVersion, url } = await createPostgresDatabase();
+  const env = serverEnv({ DATABASE_URL: url.toString(), ASSENT_SECRET: randomBytes(32).toString('base64'), ...extra });
+  return { env, dbName, database: `PostgreSQL ${pgVersion}` };
 }
 
 /** Creates a temporary PGlite data directory and registers its removal. */

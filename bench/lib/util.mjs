@@ -1,8 +1,10 @@
 /** Small helpers shared by the benchmark modules: logging, rounding, local-only checks, the CLI. */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import { HOST, ROOT } from './config.mjs';
+import path from 'node:path';
+import { HOST, RESULTS_DIR, ROOT } from './config.mjs';
 
 const t0 = Date.now();
 
@@ -17,6 +19,19 @@ export function log(message) {
 export const r1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
 export const r2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
 export const load = () => os.loadavg().map((x) => r2(x));
+
+/** The machine a run is on: CPU model, cores, Node, OS, memory (GiB) and the load average at the start. */
+export function machineFacts() {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    totalMemGiB: r1(os.totalmem() / 2 ** 30),
+    loadAvgStart: load(),
+  };
+}
 
 export function redact(url) {
   const u = new URL(url);
@@ -55,4 +70,16 @@ export function runCli(args, env, timeoutMs = 60_000) {
       `assent ${args.join(' ')} failed (status ${res.status}, signal ${res.signal}):\n${res.stderr}${res.stdout}`,
     );
   return res.stdout;
+}
+
+/**
+ * Writes a run's results with its printed summary to bench/results/<name>, prints the summary and
+ * logs where it went.
+ */
+export function publish(name, results, summary) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, name);
+  writeFileSync(file, `${JSON.stringify({ ...results, summary }, null, 2)}\n`);
+  console.log(`\n${summary}\n`);
+  log(`wrote ${path.relative(ROOT, file)} (${r1(process.uptime())} s)`);
 }
