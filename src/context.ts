@@ -92,6 +92,7 @@ export interface Context {
   consents: ConsentService;
   history: HistoryService;
   individuals: IndividualService;
+  /** Consented-user pages, and the consent overview and trend the console reads (`overview`, `trend`). */
   listings: ListingService;
   anonymous: AnonymousService;
   accounts: AccountService;
@@ -158,7 +159,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
   const individuals = new IndividualService(store.db, config, roles);
-  const listings = new ListingService(store.db, catalogues);
+  const listings = new ListingService(store.db, catalogues, roles);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness);
