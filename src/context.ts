@@ -98,6 +98,7 @@ export interface Context {
   /** Signed ISO/IEC TS 27560 receipts of history events (docs/consents.md "Consent receipts"). */
   receipts: ReceiptService;
   individuals: IndividualService;
+  /** Consented-user pages, and the consent overview and trend the console reads (`overview`, `trend`). */
   listings: ListingService;
   anonymous: AnonymousService;
   /** The individual's data export (GDPR Art. 15 and 20) and account deletion (Art. 17). */
@@ -177,7 +178,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     issuer: config.publicUrl,
   });
   const individuals = new IndividualService(store.db, config, roles);
-  const listings = new ListingService(store.db, catalogues);
+  const listings = new ListingService(store.db, catalogues, roles);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness, {

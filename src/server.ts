@@ -10,6 +10,7 @@ import { accountRoutes } from './accounts/routes.js';
 import { anonymousRoutes } from './anonymous/routes.js';
 import { historyRoutes } from './consent/history-routes.js';
 import { listingRoutes } from './consent/listing-routes.js';
+import { overviewRoutes } from './consent/overview-routes.js';
 import { receiptRoutes } from './consent/receipt-routes.js';
 import { consentRequestRoutes } from './consent/request-routes.js';
 import { consentRoutes } from './consent/routes.js';
@@ -159,6 +160,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
+      await v1.register(overviewRoutes, { listings: ctx.listings });
       await v1.register(historyRoutes, {
         consents: ctx.consents,
         history: ctx.history,

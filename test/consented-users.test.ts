@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
+import { type ConsentOrg, setConsent, setUpConsentOrg } from './helpers/consent-org.js';
 
 let t: TestAssent;
 let org: ConsentOrg;
@@ -12,18 +12,8 @@ const purposeUsers = (purpose: string, q = '') =>
   `${t.base}/organizations/${org.orgId}/purposes/${purpose}/consented/users${q}`;
 const names = (res: { body: any }) => res.body.Users.map((u: any) => u.Name);
 
-async function set(user: string, purpose: string, attribute: string, consented: string, days = 0) {
-  const record = (await call(consentsUrl(t, org, ids[user]!), { token: org.apiKeys.developer, scheme: 'ApiKey' })).body
-    .ID;
-  const res = await call(`${consentsUrl(t, org, ids[user]!)}/${record}/purposes/${purpose}/attributes/${attribute}`, {
-    method: 'PATCH',
-    token: org.apiKeys.developer,
-    scheme: 'ApiKey',
-    body: { consented, days },
-  });
-  expect(res.status).toBe(200);
-  return record as string;
-}
+const set = (user: string, purpose: string, attribute: string, consented: string, days = 0) =>
+  setConsent(t, org, ids[user]!, purpose, attribute, consented, days);
 
 beforeAll(async () => {
   t = await startAssent();

@@ -1,30 +1,135 @@
 /**
  * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose
  * (docs/decisions/0008-consent-records-and-catalogue.md "Listings"; docs/api.md "Consented-users
- * pages").
+ * pages"); and the organisation's consent overview and trend that summarise them for the console
+ * (docs/consents.md "Overview and trend").
  */
 import type { Db } from '../db/open.js';
-import { Conflict, NotFound } from '../http/errors.js';
+import { type Principal, requireOrgRole } from '../http/auth.js';
+import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
+import { ACCESS_POLICY } from '../http/policy.js';
 import { type IndividualBody, presentIndividual } from '../individuals/service.js';
+import type { RolesCache } from '../orgs/roles-cache.js';
 import { isId } from '../util/ids.js';
 import type { CatalogueCache } from './catalogue.js';
 import type { Catalogue } from './catalogue-store.js';
 import { consentedUsers } from './listing-store.js';
+import { overviewCounts, trendDays } from './overview-store.js';
+import type { OverviewBody, TrendBody } from './schemas.js';
 
 /** A catalogue that moved under a page this many times in a row is answered 409 (busy, retry). */
 const MAX_ATTEMPTS = 3;
 
-/** Consented-user pages. */
+/** Longest trend (days): a year, leap day included. */
+export const MAX_TREND_DAYS = 366;
+/** Trend length when none is asked (days). */
+export const DEFAULT_TREND_DAYS = 90;
+
+/**
+ * Parses the trend's `days`.
+ * @param raw - the query value, or undefined.
+ * @returns days, 1..366 (90 when absent).
+ * @throws {BadRequest} when it is not a whole number in 1..366.
+ */
+export function trendLength(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_TREND_DAYS;
+  const n = Number(raw);
+  if (!/^\d{1,3}$/.test(raw) || n < 1 || n > MAX_TREND_DAYS)
+    throw new BadRequest(`days must be a whole number from 1 to ${MAX_TREND_DAYS}`);
+  return n;
+}
+
+/** Consented-user pages, and the overview and trend of an organisation's consents. */
 export class ListingService {
   /**
    * @param db - the database.
    * @param catalogues - the organisations' purposes and data attributes, cached and version-checked.
+   * @param roles - the cached roles of users in organisations (the overview's and trend's own access check).
    */
   constructor(
     private readonly db: Db,
     private readonly catalogues: CatalogueCache,
+    private readonly roles: RolesCache,
   ) {}
+
+  /**
+   * Per live purpose and live data attribute, how many subscribed individuals' values are Allow, Disallow (an AskMe
+   * that ran out included, as the consents API reads it), AskMe and undecided (nothing stored; the consents API reads
+   * the purpose's default), at one instant; and `Consented`, the size of the attribute's consented-users page.
+   * @throws {NotFound} when the organisation does not exist; {Forbidden} when the caller is not its Owner, Admin, Dpo
+   *   or Developer (the policy row `consents.overview`, checked here too for callers other than the HTTP guard).
+   */
+  async overview(principal: Principal, orgId: string): Promise<OverviewBody> {
+    await this.authorise(principal, orgId, ACCESS_POLICY['consents.overview'].orgRoles);
+    const found = await overviewCounts(this.db, orgId);
+    if (!found) throw new NotFound('Organisation not found');
+    const purposes: OverviewBody['Purposes'] = [];
+    for (const row of found.attributes) {
+      let purpose = purposes.at(-1);
+      if (purpose?.ID !== row.purposeId) {
+        purpose = { ID: row.purposeId, Name: row.purposeName, LawfulUsage: row.lawfulUsage, Attributes: [] };
+        purposes.push(purpose);
+      }
+      if (row.attributeId === null) continue;
+      const undecided = found.individuals - row.allow - row.disallow - row.askMe;
+      purpose.Attributes.push({
+        ID: row.attributeId,
+        Name: row.attributeName ?? '',
+        Allow: row.allow,
+        Disallow: row.disallow,
+        AskMe: row.askMe,
+        Undecided: undecided,
+        Consented: row.allow + row.askMe + (row.lawfulUsage ? undecided : 0),
+      });
+    }
+    return { OrgID: orgId, At: found.at.toISOString(), Individuals: found.individuals, Purposes: purposes };
+  }
+
+  /**
+   * Per UTC day of the last `days` (today last): the consent history's changes to each value, and the attribute
+   * consents of the live purposes (or of one) that read each value at the day's end, for the individuals subscribed
+   * now (docs/consents.md "Overview and trend"). Today's totals are the overview's sums.
+   * @param query.days - as sent: 1..366 (days), default 90.
+   * @param query.purposeId - as sent: one live purpose, or undefined for all.
+   * @throws {BadRequest} for a bad `days`; {NotFound} when the organisation does not exist or the purpose is not a
+   *   live one of it; {Forbidden} as `overview` (policy row `consents.trend`).
+   */
+  async trend(principal: Principal, orgId: string, query: { days?: string; purposeId?: string }): Promise<TrendBody> {
+    await this.authorise(principal, orgId, ACCESS_POLICY['consents.trend'].orgRoles);
+    const days = trendLength(query.days);
+    if (query.purposeId !== undefined) {
+      const catalogue = await this.catalogues.load(orgId);
+      if (!catalogue) throw new NotFound('Organisation not found');
+      if (!isId(query.purposeId) || !catalogue.byId.has(query.purposeId)) throw new NotFound('Purpose not found');
+    }
+    const trend = await trendDays(this.db, orgId, query.purposeId, days);
+    const day = (d: { allow: number; disallow: number; askMe: number }) => ({
+      Allow: d.allow,
+      Disallow: d.disallow,
+      AskMe: d.askMe,
+    });
+    return {
+      OrgID: orgId,
+      PurposeID: query.purposeId ?? '',
+      From: trend.days[0]!.day.toISOString(),
+      To: trend.now.toISOString(),
+      Days: trend.days.map((d) => ({
+        Date: d.day.toISOString().slice(0, 10),
+        Changes: day(d.changes),
+        Totals: day(d.totals),
+      })),
+    };
+  }
+
+  /**
+   * Threat: organisation-wide consent figures read by someone who is not the organisation's staff, through a caller
+   * of the service (the console) that skipped the HTTP guard.
+   * @throws {NotFound} | {Forbidden} as `requireOrgRole`.
+   */
+  private authorise(principal: Principal, orgId: string, allowed: readonly number[]): Promise<void> {
+    return requireOrgRole((o, u) => this.roles.rolesIn(o, u), orgId, principal.userId, allowed);
+  }
 
   /**
    * One page of the users consenting to the purpose (or to one of its attributes), by user ID: the

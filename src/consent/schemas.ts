@@ -109,3 +109,61 @@ export const ConsentEvent = Type.Object({
 });
 /** A consent event body. */
 export type ConsentEventBody = Static<typeof ConsentEvent>;
+const ValueCounts = (what: string) =>
+  Type.Object({
+    Allow: Type.Integer({ description: `${what} Allow` }),
+    Disallow: Type.Integer({ description: `${what} Disallow` }),
+    AskMe: Type.Integer({ description: `${what} AskMe` }),
+  });
+
+/** The organisation's consent overview (docs/consents.md "Overview and trend"). */
+export const OverviewBody = Type.Object({
+  OrgID: Type.String(),
+  At: Type.String({ description: 'RFC 3339: the instant counted at' }),
+  Individuals: Type.Integer({ description: 'individuals subscribed to the organisation' }),
+  Purposes: Type.Array(
+    Type.Object({
+      ID: Type.String(),
+      Name: Type.String(),
+      LawfulUsage: Type.Boolean({
+        description: 'true: a lawful basis other than consent, where an undecided attribute reads Allow',
+      }),
+      Attributes: Type.Array(
+        Type.Object({
+          ID: Type.String({ description: 'the data attribute (template) ID' }),
+          Name: Type.String(),
+          Allow: Type.Integer({ description: 'individuals whose stored value is Allow' }),
+          Disallow: Type.Integer({
+            description: 'individuals whose stored value is Disallow, or an AskMe whose days ran out',
+          }),
+          AskMe: Type.Integer({ description: 'individuals whose AskMe has no days or has not run out' }),
+          Undecided: Type.Integer({
+            description: 'individuals with no value stored: they read Allow under LawfulUsage, else Disallow',
+          }),
+          Consented: Type.Integer({
+            description: "Allow + AskMe (+ Undecided under LawfulUsage): the attribute's consented-users page",
+          }),
+        }),
+      ),
+    }),
+  ),
+});
+/** An overview body. */
+export type OverviewBody = Static<typeof OverviewBody>;
+
+/** The organisation's consent trend, one entry per UTC day (docs/consents.md "Overview and trend"). */
+export const TrendBody = Type.Object({
+  OrgID: Type.String(),
+  PurposeID: Type.String({ description: 'the purpose asked for; "" for every live purpose' }),
+  From: Type.String({ description: 'RFC 3339: 00:00 UTC of the first day' }),
+  To: Type.String({ description: 'RFC 3339: the instant of the answer, in the last day (today)' }),
+  Days: Type.Array(
+    Type.Object({
+      Date: Type.String({ description: 'the UTC day, YYYY-MM-DD; oldest first, today last' }),
+      Changes: ValueCounts('consent history events of the day whose new value is'),
+      Totals: ValueCounts('attribute consents that read, at the end of the day (now, for today),'),
+    }),
+  ),
+});
+/** A trend body. */
+export type TrendBody = Static<typeof TrendBody>;

@@ -126,7 +126,14 @@ export const consentEvents = pgTable(
     channel: jsonb('channel').notNull(),
     requestId: text('request_id').notNull(),
   },
-  (t) => [index('consent_events_record').on(t.recordId, t.occurredAt)],
+  (t) => [
+    // A record's events (the history pages), and its attribute's last event before an instant, with no sort: `?at=`
+    // and the consent trend's probe per attribute consent (docs/consents.md "Overview and trend"). It replaced
+    // (record_id, occurred_at), whose probe sorted all of the record's earlier events.
+    index('consent_events_record_attribute').on(t.recordId, t.purposeId, t.attributeId, t.occurredAt, t.written),
+    // The consent trend of an organisation: its events of the last days.
+    index('consent_events_org_time').on(t.orgId, t.occurredAt),
+  ],
 );
 
 /**

@@ -5,7 +5,7 @@
  * Accepted headers (SPEC 5; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isId } from '../util/ids.js';
 import { Forbidden, NotFound, Unauthorized } from './errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
@@ -41,19 +41,21 @@ export interface GuardServices {
 }
 
 /**
- * Checks that the caller holds one of `allowed` in the path's organisation.
+ * Checks that a user holds one of `allowed` in an organisation: the `orgRoles` rows of the access policy, for the
+ * guard and for a service called without it (ASVS 5.0 V8.2.1, function-level access control).
+ * @param rolesIn - the roles lookup (null when the organisation does not exist).
+ * @param orgId - the organisation, as sent (any string).
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
- * @throws {Forbidden} when the caller holds none of the roles there.
+ * @throws {Forbidden} when the user holds none of the roles there.
  */
-async function assertOrgRole(
-  roles: GuardServices,
-  request: FastifyRequest,
-  principal: Principal,
+export async function requireOrgRole(
+  rolesIn: GuardServices['rolesIn'],
+  orgId: string | undefined,
+  userId: string,
   allowed: readonly number[],
 ): Promise<void> {
-  const orgId = (request.params as { organizationID?: string }).organizationID;
   if (!isId(orgId)) throw new NotFound('Organisation not found');
-  const held = await roles.rolesIn(orgId, principal.userId);
+  const held = await rolesIn(orgId, userId);
   if (held === null) throw new NotFound('Organisation not found');
   // Deny by default: a signed-in user of another organisation, or an individual, has no say here.
   if (!held.some((r) => allowed.includes(r)))
@@ -87,6 +89,9 @@ export function installAuthGuard(app: FastifyInstance, services: GuardServices):
     if (rule.credential === 'session' && principal.via !== 'access')
       throw new Unauthorized('This operation needs an access token, not an API key');
     request.principal = principal;
-    if ('orgRoles' in rule) await assertOrgRole(services, request, principal, rule.orgRoles);
+    if ('orgRoles' in rule) {
+      const orgId = (request.params as { organizationID?: string }).organizationID;
+      await requireOrgRole(services.rolesIn, orgId, principal.userId, rule.orgRoles);
+    }
   });
 }

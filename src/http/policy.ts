@@ -138,6 +138,17 @@ export const ACCESS_POLICY = {
     who: 'Owner, Admin, Dpo or Developer of the organisation',
     orgRoles: ORG_STAFF,
   },
+  // Counts only, naming nobody: the staff who may list the consented users themselves (the rows above) may read them.
+  'consents.overview': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation: counts of what the consented-user pages list (SPEC 4.3)',
+    orgRoles: ORG_STAFF,
+  },
+  'consents.trend': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation: daily counts, naming nobody, as the overview',
+    orgRoles: ORG_STAFF,
+  },
   'consent.request.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'jobs.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
   'notifications.transports.read': {

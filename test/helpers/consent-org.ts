@@ -110,6 +110,31 @@ export async function consentIdOf(t: TestAssent, org: ConsentOrg, user: string):
 }
 
 /**
+ * Sets one attribute consent of a user through the API (`PATCH …/attributes/{attributeID}`), with the Developer's API
+ * key, as an organisation's back end does for its individuals.
+ * @param user - a person of `org.users`, or a user ID.
+ * @param days - days given with the choice (0 = no time limit).
+ * @returns the user's consent record ID.
+ * @throws Error when the record cannot be read or the change is not answered 200.
+ */
+export async function setConsent(
+  t: TestAssent,
+  org: ConsentOrg,
+  user: string,
+  purposeId: string,
+  attributeId: string,
+  consented: string,
+  days = 0,
+): Promise<string> {
+  const key = { token: org.apiKeys.developer, scheme: 'ApiKey' };
+  const record = (await call(consentsUrl(t, org, user), key)).body.ID as string;
+  const url = `${consentsUrl(t, org, user)}/${record}/purposes/${purposeId}/attributes/${attributeId}`;
+  const res = await call(url, { ...key, method: 'PATCH', body: { consented, days } });
+  if (res.status !== 200) throw new Error(`consent of ${user}: ${res.status} ${JSON.stringify(res.body)}`);
+  return record;
+}
+
+/**
  * Registers a suite's set-up: a fresh Assent with the "shop" organisation signed in before all
  * tests, stopped after them. The fields are filled when `beforeAll` has run.
  */
