@@ -144,6 +144,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     oidcClients: ctx.oidc.clients,
     auditLog: ctx.auditLog,
     individuals: ctx.individuals,
+    listings: ctx.listings,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
   });

@@ -330,6 +330,11 @@ export const ACCESS_POLICY = {
     credential: 'web',
     who: 'a signed-in browser with the roles of `oidc.clients.delete`',
   },
+  'web.console.consents': { credential: 'web', who: 'a signed-in browser with the roles of `consents.overview`' },
+  'web.console.consents.users': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `consented.purpose.users`',
+  },
   'web.console.audit': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.audit-log.read`' },
   'web.console.individuals': { credential: 'web', who: 'a signed-in browser with the roles of `individuals.list`' },
   'web.console.individual': {

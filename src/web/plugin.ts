@@ -13,6 +13,7 @@ import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
 import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
 import { type IntegrationsDeps, integrationsRoutes } from './console/integrations-routes.js';
+import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overview-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
@@ -28,6 +29,7 @@ export type WebDeps = Omit<DashboardDeps, 'cookie'> &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
+  ConsoleOverviewDeps &
   AuditDeps &
   ConsoleIndividualsDeps & { publicUrl: string; rolesIn: RolesIn };
 
@@ -80,6 +82,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   });
   await app.register(consoleRoutes, deps);
   await app.register(consoleRequestsRoutes, deps);
+  await app.register(consoleOverviewRoutes, deps);
   await app.register(integrationsRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);

@@ -47,5 +47,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .25rem 0; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
+.chart { width: 100%; max-width: 40rem; height: auto; display: block; }
+.legend { margin-right: 1rem; white-space: nowrap; }
 @media (max-width: 40rem) { dl.facts { grid-template-columns: 1fr; } header.top form { margin-left: 0; } }
 `;
