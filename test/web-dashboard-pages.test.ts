@@ -7,18 +7,12 @@
  *
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, browserGate, watchErrors } from './helpers/chromium.js';
-import { ALICE, changeThroughApi, type Dashboard, ROOT, signInPage, startDashboard } from './helpers/web.js';
+import { browserAvailable, browserGate, checkLayout, severeA11yViolations, watchErrors } from './helpers/chromium.js';
+import { ALICE, changeThroughApi, type Dashboard, signInPage, startDashboard } from './helpers/web.js';
 
 browserGate('web-dashboard-pages.test.ts');
-
-const SCREENS = path.join(ROOT, 'test-artifacts/screens');
-/** axe-core's browser build, evaluated in the page (the pages' CSP forbids a script tag; evaluate is not subject to it). */
-const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 /** Each page by its screenshot name: its path, and whether it needs a session. */
 const PAGES: Array<[string, string, boolean]> = [
@@ -36,7 +30,6 @@ describe.skipIf(!browserAvailable)('the privacy dashboard’s pages in Chromium'
     // History with rows of both kinds of change: an AskMe with days, and an Allow.
     await changeThroughApi(d, ALICE, d.marketing.id, d.marketing.email, { consented: 'AskMe', days: 30 });
     await changeThroughApi(d, ALICE, d.marketing.id, d.marketing.phone, { consented: 'Allow' });
-    mkdirSync(SCREENS, { recursive: true });
   });
   afterAll(() => d?.stop());
 
@@ -61,26 +54,9 @@ describe.skipIf(!browserAvailable)('the privacy dashboard’s pages in Chromium'
     'accessibility: axe finds no serious or critical violation on the %s page',
     async (_, pathname, signedIn) => {
       const { page, errors } = await open(pathname, signedIn);
-      await page.evaluate(AXE);
-      const violations = await page.evaluate(async () => {
-        const { violations } = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-        return violations.map((v: any) => ({
-          id: v.id,
-          impact: v.impact,
-          help: v.help,
-          nodes: v.nodes.map((n: any) => n.target.join(' ')),
-        }));
-      });
-      const severe = violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
+      const severe = await severeA11yViolations(page);
       expect(severe, JSON.stringify(severe, null, 2)).toEqual([]);
       expect(errors).toEqual([]);
-      // The control: axe, as run here, does report a serious fault (an image without a text alternative).
-      const control = await page.evaluate(async () => {
-        document.querySelector('main')!.append(Object.assign(document.createElement('img'), { src: 'data:,' }));
-        const { violations } = await (window as any).axe.run(document, { runOnly: ['image-alt'] });
-        return violations.map((v: any) => v.impact);
-      });
-      expect(control).toEqual(['critical']);
       await page.close();
     },
   );
@@ -89,15 +65,7 @@ describe.skipIf(!browserAvailable)('the privacy dashboard’s pages in Chromium'
     'layout: the %s page at 1280 and 375 px (screenshots): no sideways scroll at 375 px, no table wider than the page at 1280 px',
     async (name, pathname, signedIn) => {
       const { page } = await open(pathname, signedIn);
-      for (const width of [1280, 375]) {
-        await page.setViewportSize({ width, height: 800 });
-        await page.screenshot({ path: path.join(SCREENS, `${name}-${width}.png`), fullPage: true });
-        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-        if (width === 375) expect(scrollWidth, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
-        // On a desktop a table fits whole: no column (the receipts' Download links) hidden behind a sideways scroll.
-        const wide = await page.$$eval('.table-wrap', (els) => els.filter((e) => e.scrollWidth > e.clientWidth).length);
-        if (width === 1280) expect(wide, `${name} has a table wider than the page at 1280 px`).toBe(0);
-      }
+      await checkLayout(page, name);
       await page.close();
     },
   );

@@ -44,9 +44,10 @@ td.endpoint { overflow-wrap: anywhere; min-width: 10rem; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 textarea { width: 100%; max-width: 40rem; font: inherit; padding: .4rem; border: 1px solid #767676; border-radius: .25rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+code { overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .25rem 0; }
 dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .chart { width: 100%; max-width: 40rem; height: auto; display: block; }
 .legend { margin-right: 1rem; white-space: nowrap; }
 @media (max-width: 40rem) { dl.facts { grid-template-columns: 1fr; } header.top form { margin-left: 0; } }

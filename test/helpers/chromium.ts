@@ -1,16 +1,25 @@
 /**
  * Debian's Chromium for the browser tests, driven by playwright-core (never a downloaded browser):
  * headless, no sandbox, no network of its own (background networking, component updates, sync and
- * QUIC off), on a fresh user-data directory removed at the end; and the tiny loopback HTTP servers
- * a browser test needs (a relying party's callback page, a page on another origin).
+ * QUIC off), on a fresh user-data directory removed at the end; the tiny loopback HTTP servers
+ * a browser test needs (a relying party's callback page, a page on another origin); and the checks
+ * of a page's accessibility (axe-core) and layout (screenshots, no sideways scroll) that the pages
+ * tests share.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+
+/** Where the pages tests write their screenshots, for a person to look at. */
+export const SCREENS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/screens');
+/** axe-core's browser build, evaluated in the page (the pages' CSP forbids a script tag; evaluate is not subject to it). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -145,4 +154,55 @@ export async function startPageServer(page: (url: URL) => string): Promise<PageS
         server.close(() => resolve());
       }),
   };
+}
+
+/** One axe-core rule a page breaks: its ID, impact, help text and the elements at fault. */
+export interface A11yViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * Runs axe-core (its WCAG 2.2 AA rules and best practices) on the page shown and answers the
+ * violations of impact serious or critical. Then checks that axe, as run here, does report a serious
+ * fault: an image without a text alternative added to `main` (so call it last on a page).
+ */
+export async function severeA11yViolations(page: Page): Promise<A11yViolation[]> {
+  await page.evaluate(AXE);
+  const violations: A11yViolation[] = await page.evaluate(async () => {
+    const { violations } = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n: any) => n.target.join(' ')),
+    }));
+  });
+  // The control: a check that cannot find a fault cannot pass a page.
+  const control = await page.evaluate(async () => {
+    document.querySelector('main')!.append(Object.assign(document.createElement('img'), { src: 'data:,' }));
+    const { violations } = await (window as any).axe.run(document, { runOnly: ['image-alt'] });
+    return violations.map((v: any) => v.impact);
+  });
+  expect(control).toEqual(['critical']);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/**
+ * The page shown at a desktop (1280 px) and a phone (375 px) width: a full-page screenshot at each,
+ * `SCREENS/<name>-<width>.png`, and checks that nothing scrolls sideways at 375 px (WCAG 2.2 SC
+ * 1.4.10 Reflow) and that no `.table-wrap` hides a column behind a sideways scroll at 1280 px.
+ */
+export async function checkLayout(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS, { recursive: true });
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: path.join(SCREENS, `${name}-${width}.png`), fullPage: true });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width === 375) expect(scrollWidth, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
+    const wide = await page.$$eval('.table-wrap', (els) => els.filter((e) => e.scrollWidth > e.clientWidth).length);
+    if (width === 1280) expect(wide, `${name} has a table wider than the page at 1280 px`).toBe(0);
+  }
 }

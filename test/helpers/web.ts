@@ -1,8 +1,9 @@
 /**
- * The privacy dashboard in Chromium (src/web/): a test server with examples/demo.json imported over
- * the demo import (Acme; owner@acme.example, alice@acme.example with the demo passphrases) plus
- * individuals of its own per scenario, Chromium, and the steps the dashboard tests share: signing
- * in through the form, a consent read through the JSON API, a download's JSON.
+ * The privacy dashboard and the console in Chromium (src/web/): a test server with examples/demo.json
+ * imported over the demo import (Acme; owner@acme.example, alice@acme.example with the demo
+ * passphrases) plus individuals of its own per scenario and a DPO-only admin, Chromium, and the steps
+ * the browser tests share: signing in through the form, a consent read through the JSON API, a
+ * download's JSON.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,8 @@ export const ALICE = { username: 'alice@acme.example', password: 'demo-alice-pas
 /** An individual of Acme added for one scenario: `<name>@acme.example`, `<name>-web-passphrase`. */
 export const individual = (name: string) => ({ username: `${name}@acme.example`, password: `${name}-web-passphrase` });
 const ADDED = ['bea', 'cleo', 'dan'];
+/** An admin of Acme holding only the Dpo role (added to the demo's import): reads the console, changes nothing. */
+export const DPO = { username: 'dpo@acme.example', password: 'acme-dpo-web-passphrase' } as const;
 
 /** The session cookie of the dashboard on http (src/web/guard.ts `cookieName`). */
 export const COOKIE = 'assent-web';
@@ -38,18 +41,23 @@ export interface Dashboard {
 }
 
 /**
- * Starts a server with examples/demo.json imported (and bea, cleo and dan subscribed to Acme), and Chromium.
- * @param chromium - launch options (`bypassCSP`).
+ * Starts a server with examples/demo.json imported (and bea, cleo and dan subscribed to Acme, and
+ * the DPO an admin of it), and Chromium.
+ * @param options.bypassCSP - a Chromium launch option (`launchChromium`).
+ * @param options.env - the server's environment on top of the tests' (`startAssent`).
  */
-export async function startDashboard(chromium: { bypassCSP?: boolean } = {}): Promise<Dashboard> {
-  const t = await startAssent();
+export async function startDashboard(
+  options: { bypassCSP?: boolean; env?: Record<string, string> } = {},
+): Promise<Dashboard> {
+  const t = await startAssent(options.env);
   const demo = JSON.parse(readFileSync(path.join(ROOT, 'examples/demo.json'), 'utf8'));
   const acme = demo.organisations[0];
   acme.individuals.push(...ADDED.map((n) => ({ ...individual(n), name: n, email: `${n}@acme.example` })));
+  acme.admins.push({ ...DPO, name: 'Dana DPO', roles: ['dpo'] });
   const ids = await runImport(t.store.db, demo, t.config.argon2, redirectUriImport);
   const org = ids.organisations.acme!;
   const m = org.purposes.marketing!;
-  const chrome = await launchChromium(chromium);
+  const chrome = await launchChromium({ bypassCSP: options.bypassCSP });
   return {
     t,
     chrome,
@@ -62,21 +70,27 @@ export async function startDashboard(chromium: { bypassCSP?: boolean } = {}): Pr
   };
 }
 
+/** Where each front end's sign-in form sends a user by default. */
+const LANDING = { dashboard: '/dashboard/consents', console: '/console' } as const;
+
 /**
- * Signs in through the sign-in form on a new page of a browser without cookies; lands on "My consents".
+ * Signs in through the sign-in form on a new page of a browser without cookies; lands on "My
+ * consents" (the dashboard) or the list of organisations (the console).
  * @param chrome - the browser, `d.chrome` unless given.
+ * @param front - whose sign-in form: `/dashboard/sign-in` (default) or `/console/sign-in`.
  * @returns the page.
  */
 export async function signInPage(
   d: Dashboard,
   user: { username: string; password: string },
   chrome: TestChromium = d.chrome,
+  front: keyof typeof LANDING = 'dashboard',
 ): Promise<Page> {
   await chrome.context.clearCookies();
   const page = await chrome.context.newPage();
-  await page.goto(`${d.t.url}/dashboard/sign-in`);
+  await page.goto(`${d.t.url}/${front}/sign-in`);
   await submitSignIn(page, user);
-  await page.waitForURL(`${d.t.url}/dashboard/consents`);
+  await page.waitForURL(`${d.t.url}${LANDING[front]}`);
   return page;
 }
 

@@ -114,7 +114,7 @@ function History(props: { history: HistoryPageView; names: ReadonlyMap<string, s
                 </td>
                 <td>{`${e.OldValue}${days(e.OldDays)} → ${e.NewValue}${days(e.NewDays)}`}</td>
                 <td>{by(e, props.self)}</td>
-                <td>{e.Channel.Endpoint}</td>
+                <td class="endpoint">{e.Channel.Endpoint}</td>
               </tr>
             ))}
           </tbody>
