@@ -47,6 +47,7 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
       organisation: `${org}/organisation`,
       individuals: `${org}/individuals`,
       individual: `${org}/individuals/${userId}`,
+      consents: `${org}/consents`,
       requests: `${org}/requests`,
       job: `${org}/requests/${jobId}`,
       integrations: `${org}/integrations`,
@@ -64,7 +65,17 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
     expect(page.url()).toBe(`${d.t.url}${pages[name]}`);
   }
 
-  const NAMES = ['home', 'organisation', 'individuals', 'individual', 'requests', 'job', 'integrations', 'audit'];
+  const NAMES = [
+    'home',
+    'organisation',
+    'individuals',
+    'individual',
+    'consents',
+    'requests',
+    'job',
+    'integrations',
+    'audit',
+  ];
 
   it.each(NAMES)('accessibility: axe finds no serious or critical violation on the %s page', async (name) => {
     await open(name);
