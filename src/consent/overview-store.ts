@@ -1,15 +1,18 @@
 /**
  * SQL of an organisation's consent overview and trend (docs/consents.md "Overview and trend";
- * docs/decisions/0019-consent-overview-and-trend.md). Both count the population the consented-user pages list:
- * individuals subscribed now, and the purposes and data attributes live now, taken from the cached catalogue and
- * checked against `catalogue_version` in the same statement (ISO/IEC TS 27560 "consent record"). Each is one
- * statement, so that it reads one snapshot, of aggregates over indexes: never a row per individual sent back.
+ * docs/decisions/0019-consent-overview-and-trend.md). Both count the
+ * population the consented-user pages list: individuals subscribed now, and the purposes and data attributes live now
+ * (ISO/IEC TS 27560 "consent record"). Each is one statement, so that it reads one snapshot, of aggregates over
+ * indexes: never a row per individual sent to the server.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Db, rowsOf } from '../db/open.js';
 
-/** What to count: the live (purpose, attribute) pairs of an organisation's catalogue, as of one version. */
+/**
+ * What to count: the live (purpose, attribute) pairs of an organisation's catalogue, from the per-process cache, as of
+ * one version; every statement here reads `catalogue_version` with its counts, and answers `stale` when it moved.
+ */
 export interface CountScope {
   orgId: string;
   /** The `catalogue_version` the pairs were read at; nothing is counted unless it is still current. */
