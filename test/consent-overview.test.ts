@@ -299,3 +299,32 @@ describe('who may read the overview and trend', () => {
     expect((await t.ctx.listings.overview(dpo, org.orgId)).Individuals).toBe(5);
   });
 });
+
+describe('the catalogue the overview and trend count', () => {
+  it('follows changes made by another process behind the cached copy: an attribute linked, a purpose deleted', async () => {
+    expect((await overview()).status).toBe(200); // the cache is warm
+    const { rows } = await t.store.raw(
+      'INSERT INTO data_attributes (id, org_id, name) VALUES (gen_random_uuid(), $1, $2) RETURNING id',
+      [org.orgId, 'Postal code'],
+    );
+    const postalCode = (rows[0] as { id: string }).id;
+    await t.store.raw('INSERT INTO purpose_attributes (purpose_id, attribute_id) VALUES ($1, $2)', [
+      org.empty,
+      postalCode,
+    ]);
+    await t.store.raw('UPDATE purposes SET deleted_at = now() WHERE id = $1', [org.delivery.id]);
+
+    const res = await overview();
+    expect(res.body.Purposes.map((p: { ID: string }) => p.ID)).toEqual([org.marketing.id, org.empty]);
+    expect(res.body.Purposes[1].Attributes).toEqual([
+      { ID: postalCode, Name: 'Postal code', Allow: 0, Disallow: 0, AskMe: 0, Undecided: 5, Consented: 0 },
+    ]);
+    // Marketing alone: Carol's, Dave's and Frank's changes of today; Erin's lapsed AskMe among the Disallow.
+    const today = (await trend('?days=1')).body.Days[0];
+    expect(today).toMatchObject({
+      Changes: { Allow: 2, Disallow: 2, AskMe: 2 },
+      Totals: { Allow: 1, Disallow: 3, AskMe: 2 },
+    });
+    expect((await trend(`?purposeid=${org.delivery.id}`)).status).toBe(404);
+  });
+});

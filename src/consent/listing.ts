@@ -15,7 +15,7 @@ import { isId } from '../util/ids.js';
 import type { CatalogueCache } from './catalogue.js';
 import type { Catalogue } from './catalogue-store.js';
 import { consentedUsers } from './listing-store.js';
-import { overviewCounts, trendDays } from './overview-store.js';
+import { overviewCounts, trendDays, type ValueCounts } from './overview-store.js';
 import type { OverviewBody, TrendBody } from './schemas.js';
 
 /** A catalogue that moved under a page this many times in a row is answered 409 (busy, retry). */
@@ -57,33 +57,42 @@ export class ListingService {
    * Per live purpose and live data attribute, how many subscribed individuals' values are Allow, Disallow (an AskMe
    * that ran out included, as the consents API reads it), AskMe and undecided (nothing stored; the consents API reads
    * the purpose's default), at one instant; and `Consented`, the size of the attribute's consented-users page.
+   * Purposes and attributes in the catalogue's order, a purpose without attributes with none.
    * @throws {NotFound} when the organisation does not exist; {Forbidden} when the caller is not its Owner, Admin, Dpo
-   *   or Developer (the policy row `consents.overview`, checked here too for callers other than the HTTP guard).
+   *   or Developer (the policy row `consents.overview`, checked here too for callers other than the HTTP guard);
+   *   {Conflict} when the catalogue kept changing during the request.
    */
   async overview(principal: Principal, orgId: string): Promise<OverviewBody> {
     await this.authorise(principal, orgId, ACCESS_POLICY['consents.overview'].orgRoles);
-    const found = await overviewCounts(this.db, orgId);
-    if (!found) throw new NotFound('Organisation not found');
-    const purposes: OverviewBody['Purposes'] = [];
-    for (const row of found.attributes) {
-      let purpose = purposes.at(-1);
-      if (purpose?.ID !== row.purposeId) {
-        purpose = { ID: row.purposeId, Name: row.purposeName, LawfulUsage: row.lawfulUsage, Attributes: [] };
-        purposes.push(purpose);
-      }
-      if (row.attributeId === null) continue;
-      const undecided = found.individuals - row.allow - row.disallow - row.askMe;
-      purpose.Attributes.push({
-        ID: row.attributeId,
-        Name: row.attributeName ?? '',
-        Allow: row.allow,
-        Disallow: row.disallow,
-        AskMe: row.askMe,
-        Undecided: undecided,
-        Consented: row.allow + row.askMe + (row.lawfulUsage ? undecided : 0),
+    return this.onCatalogue(orgId, {}, async (catalogue) => {
+      const found = await overviewCounts(this.db, {
+        orgId,
+        catalogueVersion: catalogue.version,
+        purposes: catalogue.purposes,
       });
-    }
-    return { OrgID: orgId, At: found.at.toISOString(), Individuals: found.individuals, Purposes: purposes };
+      if (found === null || found === 'stale') return found;
+      const none = { allow: 0, disallow: 0, askMe: 0 };
+      const purposes = catalogue.purposes.map((p) => ({
+        ID: p.id,
+        Name: p.name,
+        LawfulUsage: p.lawfulUsage,
+        Attributes: p.attributes.map((a) => {
+          const c = found.counts.get(`${p.id}/${a.id}`) ?? none;
+          const undecided = found.individuals - c.allow - c.disallow - c.askMe;
+          const consented = c.allow + c.askMe + (p.lawfulUsage ? undecided : 0);
+          return {
+            ID: a.id,
+            Name: a.name,
+            Allow: c.allow,
+            Disallow: c.disallow,
+            AskMe: c.askMe,
+            Undecided: undecided,
+            Consented: consented,
+          };
+        }),
+      }));
+      return { OrgID: orgId, At: found.at.toISOString(), Individuals: found.individuals, Purposes: purposes };
+    });
   }
 
   /**
@@ -93,33 +102,29 @@ export class ListingService {
    * @param query.days - as sent: 1..366 (days), default 90.
    * @param query.purposeId - as sent: one live purpose, or undefined for all.
    * @throws {BadRequest} for a bad `days`; {NotFound} when the organisation does not exist or the purpose is not a
-   *   live one of it; {Forbidden} as `overview` (policy row `consents.trend`).
+   *   live one of it; {Forbidden} as `overview` (policy row `consents.trend`); {Conflict} as `overview`.
    */
   async trend(principal: Principal, orgId: string, query: { days?: string; purposeId?: string }): Promise<TrendBody> {
     await this.authorise(principal, orgId, ACCESS_POLICY['consents.trend'].orgRoles);
     const days = trendLength(query.days);
-    if (query.purposeId !== undefined) {
-      const catalogue = await this.catalogues.load(orgId);
-      if (!catalogue) throw new NotFound('Organisation not found');
-      if (!isId(query.purposeId) || !catalogue.byId.has(query.purposeId)) throw new NotFound('Purpose not found');
-    }
-    const trend = await trendDays(this.db, orgId, query.purposeId, days);
-    const day = (d: { allow: number; disallow: number; askMe: number }) => ({
-      Allow: d.allow,
-      Disallow: d.disallow,
-      AskMe: d.askMe,
+    const { purposeId } = query;
+    return this.onCatalogue(orgId, { purposeId }, async (catalogue) => {
+      const purposes = purposeId === undefined ? catalogue.purposes : [catalogue.byId.get(purposeId)!];
+      const trend = await trendDays(this.db, { orgId, catalogueVersion: catalogue.version, purposes }, days);
+      if (trend === null || trend === 'stale') return trend;
+      const values = (d: ValueCounts) => ({ Allow: d.allow, Disallow: d.disallow, AskMe: d.askMe });
+      return {
+        OrgID: orgId,
+        PurposeID: purposeId ?? '',
+        From: trend.days[0]!.day.toISOString(),
+        To: trend.now.toISOString(),
+        Days: trend.days.map((d) => ({
+          Date: d.day.toISOString().slice(0, 10),
+          Changes: values(d.changes),
+          Totals: values(d.totals),
+        })),
+      };
     });
-    return {
-      OrgID: orgId,
-      PurposeID: query.purposeId ?? '',
-      From: trend.days[0]!.day.toISOString(),
-      To: trend.now.toISOString(),
-      Days: trend.days.map((d) => ({
-        Date: d.day.toISOString().slice(0, 10),
-        Changes: day(d.changes),
-        Totals: day(d.totals),
-      })),
-    };
   }
 
   /**
@@ -149,22 +154,8 @@ export class ListingService {
     startId: string | undefined,
     limit: number,
   ): Promise<{ users: IndividualBody[]; next?: string }> {
-    if (!isId(orgId)) throw new NotFound('Organisation not found');
-    let catalogue: Catalogue | null | undefined = this.catalogues.peek(orgId);
-    let fresh = !catalogue;
-    if (!catalogue) catalogue = await this.catalogues.load(orgId);
-    for (let attempt = 1; catalogue; attempt++) {
-      const purpose = isId(purposeId) ? catalogue.byId.get(purposeId) : undefined;
-      const known =
-        purpose !== undefined && (attributeId === undefined || purpose.attributes.some((a) => a.id === attributeId));
-      // A purpose or attribute missing from a cached copy may be newer than the copy: reload first.
-      if (!known && !fresh) {
-        catalogue = await this.catalogues.load(orgId);
-        fresh = true;
-        continue;
-      }
-      if (!purpose) throw new NotFound('Purpose not found');
-      if (!known) throw new NotFound('Attribute not found in this purpose');
+    return this.onCatalogue(orgId, { purposeId, attributeId }, async (catalogue) => {
+      const purpose = catalogue.byId.get(purposeId)!;
       if (startId !== undefined && !isId(startId)) return { users: [] };
       const found = await consentedUsers(this.db, {
         orgId,
@@ -175,11 +166,46 @@ export class ListingService {
         after: startId,
         limit: limit + 1,
       });
-      if (found === null) break;
-      if (found !== 'stale') {
-        const page = keysetPage(found, limit, (u) => u.id);
-        return { users: page.items.map(presentIndividual), next: page.next };
+      if (found === null || found === 'stale') return found;
+      const page = keysetPage(found, limit, (u) => u.id);
+      return { users: page.items.map(presentIndividual), next: page.next };
+    });
+  }
+
+  /**
+   * Runs `run` on the organisation's catalogue: the cached copy, reloaded first when the purpose or attribute asked
+   * for is missing from it (it may be newer than the copy), and again whenever `run` finds the copy stale (its
+   * statement read another `catalogue_version`).
+   * @param wants - a purpose that must be live, and an attribute that must be live in it.
+   * @param run - answers, or null when the organisation is gone, or `stale`.
+   * @throws {NotFound} when the organisation does not exist, the purpose is not the organisation's, or the attribute
+   *   not the purpose's; {Conflict} when the catalogue was stale `MAX_ATTEMPTS` times in a row.
+   */
+  private async onCatalogue<T>(
+    orgId: string,
+    wants: { purposeId?: string; attributeId?: string },
+    run: (catalogue: Catalogue) => Promise<T | 'stale' | null>,
+  ): Promise<T> {
+    if (!isId(orgId)) throw new NotFound('Organisation not found');
+    let catalogue: Catalogue | null | undefined = this.catalogues.peek(orgId);
+    let fresh = !catalogue;
+    if (!catalogue) catalogue = await this.catalogues.load(orgId);
+    for (let attempt = 1; catalogue; attempt++) {
+      const { purposeId, attributeId } = wants;
+      const purpose = purposeId !== undefined && isId(purposeId) ? catalogue.byId.get(purposeId) : undefined;
+      const known =
+        purposeId === undefined ||
+        (purpose !== undefined && (attributeId === undefined || purpose.attributes.some((a) => a.id === attributeId)));
+      // A purpose or attribute missing from a cached copy may be newer than the copy: reload first.
+      if (!known && !fresh) {
+        catalogue = await this.catalogues.load(orgId);
+        fresh = true;
+        continue;
       }
+      if (!known) throw new NotFound(purpose ? 'Attribute not found in this purpose' : 'Purpose not found');
+      const found = await run(catalogue);
+      if (found === null) break;
+      if (found !== 'stale') return found;
       if (attempt >= MAX_ATTEMPTS) throw new Conflict("The organisation's purposes are being changed; try again");
       catalogue = await this.catalogues.load(orgId);
       fresh = true;

@@ -6,21 +6,25 @@
  * indexes: never a row per individual sent to the server.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../db/arrays.js';
 import { type Db, rowsOf } from '../db/open.js';
 
-/** The stored consents of one live (purpose, attribute) pair of subscribed individuals, at `now()`. */
-export interface AttributeCounts {
-  purposeId: string;
-  purposeName: string;
-  lawfulUsage: boolean;
-  /** Null for a purpose without live attributes (its one row). */
-  attributeId: string | null;
-  attributeName: string | null;
-  /** Stored Allow (count). */
+/**
+ * What to count: the live (purpose, attribute) pairs of an organisation's catalogue, from the per-process cache, as of
+ * one version; every statement here reads `catalogue_version` with its counts, and answers `stale` when it moved.
+ */
+export interface CountScope {
+  orgId: string;
+  /** The `catalogue_version` the pairs were read at; nothing is counted unless it is still current. */
+  catalogueVersion: number;
+  /** Live purposes with their live attributes (all of the catalogue's, or one purpose's). */
+  purposes: ReadonlyArray<{ id: string; attributes: ReadonlyArray<{ id: string }> }>;
+}
+
+/** Counts of values (count each). */
+export interface ValueCounts {
   allow: number;
-  /** Stored Disallow, plus AskMe whose days ran out: the consents API reads them Disallow (count). */
   disallow: number;
-  /** AskMe without days or whose days have not run out (count). */
   askMe: number;
 }
 
@@ -28,23 +32,25 @@ export interface AttributeCounts {
 export interface TrendDay {
   /** The day's start, 00:00 UTC. */
   day: Date;
-  /** Events of the day whose new value is Allow, Disallow, AskMe (count). */
-  changes: { allow: number; disallow: number; askMe: number };
-  /** Attribute consents that read Allow, Disallow, AskMe at the day's end (at `now()` for today; count). */
-  totals: { allow: number; disallow: number; askMe: number };
+  /** Events of the day whose new value is Allow, Disallow, AskMe. */
+  changes: ValueCounts;
+  /** Attribute consents that read Allow, Disallow, AskMe at the day's end (at `now()` for today). */
+  totals: ValueCounts;
 }
 
 const num = (v: unknown) => Number(v ?? 0);
 
-/** The live (purpose, attribute) pairs of the organisation, optionally of one purpose (the catalogue's rule). */
-function livePairs(orgId: string, purposeId: string | undefined): SQL {
-  const one = purposeId === undefined ? sql`` : sql`AND p.id = ${purposeId}::uuid`;
-  return sql`SELECT p.id AS purpose_id, p.name AS purpose_name, p.lawful_usage, p.created_at AS purpose_created,
-      pa.attribute_id, a.name AS attribute_name, pa.created_at AS link_created
-    FROM purposes p
-    LEFT JOIN (purpose_attributes pa JOIN data_attributes a ON a.id = pa.attribute_id AND a.deleted_at IS NULL)
-      ON pa.purpose_id = p.id AND pa.unlinked_at IS NULL
-    WHERE p.org_id = ${orgId}::uuid AND p.deleted_at IS NULL ${one}`;
+/**
+ * CTE `live`: the scope's (purpose, attribute) pairs, from two arrays; and the purposes as one array, which bounds
+ * the scans of `attribute_consents` so that the planner, seeing the values, reads an organisation's own rows through
+ * the partial indexes that lead with the purpose (`attribute_consents_consenting`, every row but Disallow;
+ * `attribute_consents_not_allowed`, every row but Allow) when it holds few rows, and the table when it holds most.
+ */
+function liveCte(scope: CountScope): { live: SQL; purposeIds: SQL } {
+  const pairs = scope.purposes.flatMap((p) => p.attributes.map((a) => [p.id, a.id] as const));
+  const live = sql`live AS (SELECT * FROM unnest(${arrayLiteral(pairs.map(([p]) => p))}::uuid[],
+    ${arrayLiteral(pairs.map(([, a]) => a))}::uuid[]) AS l(purpose_id, attribute_id))`;
+  return { live, purposeIds: sql`${arrayLiteral(scope.purposes.map((p) => p.id))}::uuid[]` };
 }
 
 /**
@@ -64,26 +70,25 @@ const VALUE_COUNTS = sql`count(*) FILTER (WHERE c.value = 'Allow') AS allow,
     count(*) FILTER (WHERE c.value = 'AskMe' AND (c.expires_at IS NULL OR c.expires_at > now())) AS askme`;
 
 /**
- * CTEs `live` (the pairs), `gone` and `counts` (per pair: allow, disallow, askme at `now()`). The stored consents of
- * the live purposes are counted in one pass, everyone's, and those of `gone` records (primary-key probes) taken away.
- * The pass reads an organisation's own rows only, through the partial indexes the consented-user pages use, which
- * lead with the purpose (`attribute_consents_consenting`: every row but Disallow; `attribute_consents_not_allowed`:
- * every row but Allow), when that is cheaper than reading the table (the planner's choice: for an organisation that
- * holds most rows it is not). An AskMe whose expiry is at or before `now()` reads Disallow, as in `COUNTING`
- * (listing-store.ts) and `effectiveValue` (values.ts).
+ * CTEs `live`, `gone` and `counts` (per live pair: allow, disallow, askme at `now()`). The stored consents of the
+ * scope's purposes are counted in one pass, everyone's, and those of `gone` records (primary-key probes) taken away.
+ * An AskMe whose expiry is at or before `now()` reads Disallow, as in `COUNTING` (listing-store.ts) and
+ * `effectiveValue` (values.ts).
  */
-function countsCtes(orgId: string, purposeId: string | undefined): SQL {
-  return sql`live AS (${livePairs(orgId, purposeId)}),
-    ${goneCte(orgId)},
+function countsCtes(scope: CountScope): SQL {
+  const { live, purposeIds } = liveCte(scope);
+  return sql`${live},
+    ${goneCte(scope.orgId)},
     stored AS (
       SELECT c.purpose_id, c.attribute_id, ${VALUE_COUNTS} FROM attribute_consents c
-      WHERE c.purpose_id IN (SELECT purpose_id FROM live) AND (c.value <> 'Disallow' OR c.value <> 'Allow')
+      WHERE c.purpose_id = ANY(${purposeIds}) AND (c.value <> 'Disallow' OR c.value <> 'Allow')
       GROUP BY c.purpose_id, c.attribute_id),
     unsubscribed AS (
       SELECT c.purpose_id, c.attribute_id, ${VALUE_COUNTS} FROM gone g JOIN attribute_consents c ON c.record_id = g.id
+      WHERE c.purpose_id = ANY(${purposeIds})
       GROUP BY c.purpose_id, c.attribute_id),
     counts AS (
-      SELECT l.*,
+      SELECT l.purpose_id, l.attribute_id,
         coalesce(s.allow, 0) - coalesce(u.allow, 0) AS allow,
         coalesce(s.disallow, 0) + coalesce(s.lapsed, 0) - coalesce(u.disallow, 0) - coalesce(u.lapsed, 0) AS disallow,
         coalesce(s.askme, 0) - coalesce(u.askme, 0) AS askme
@@ -92,47 +97,50 @@ function countsCtes(orgId: string, purposeId: string | undefined): SQL {
       LEFT JOIN unsubscribed u ON u.purpose_id = l.purpose_id AND u.attribute_id = l.attribute_id)`;
 }
 
+/** The organisation's row, with its catalogue version, so that a stale scope is told from an empty count. */
+const orgRow = (orgId: string) => sql`SELECT catalogue_version FROM organisations WHERE id = ${orgId}::uuid`;
+
 /**
- * The organisation's subscribed individuals and, per live purpose and live attribute, their stored consents at
- * `now()`, in the catalogue's order (purposes by creation, attributes by link).
- * @param orgId - a well-formed organisation ID.
- * @returns null when the organisation does not exist; `at` is `now()`, `individuals` counts subscriptions.
+ * The organisation's subscribed individuals and, per live pair of the scope, their stored consents at `now()`.
+ * @returns null when the organisation does not exist, `stale` when its catalogue is no longer at
+ *   `scope.catalogueVersion` (counts are then not to be used); else `at` (`now()`), `individuals` (subscriptions) and
+ *   the counts keyed `purposeId/attributeId`.
  */
 export async function overviewCounts(
   db: Db,
-  orgId: string,
-): Promise<{ at: Date; individuals: number; attributes: AttributeCounts[] } | null> {
+  scope: CountScope,
+): Promise<{ at: Date; individuals: number; counts: Map<string, ValueCounts> } | 'stale' | null> {
   const rows = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`WITH ${countsCtes(orgId, undefined)},
-      subscribed AS (SELECT count(*) AS n FROM subscriptions WHERE org_id = ${orgId}::uuid)
-      SELECT now() AS at, i.n AS individuals, c.*
-      FROM organisations o CROSS JOIN subscribed i LEFT JOIN counts c ON true
-      WHERE o.id = ${orgId}::uuid
-      ORDER BY c.purpose_created, c.purpose_id, c.link_created, c.attribute_id`),
+    await db.execute(sql`WITH ${countsCtes(scope)},
+      o AS (${orgRow(scope.orgId)}),
+      subscribed AS (SELECT count(*) AS n FROM subscriptions WHERE org_id = ${scope.orgId}::uuid)
+      SELECT o.catalogue_version, now() AS at, i.n AS individuals, c.*
+      FROM o CROSS JOIN subscribed i LEFT JOIN counts c ON true`),
   );
   if (rows.length === 0) return null;
-  const attributes = rows
-    .filter((r) => r.purpose_id !== null)
-    .map((r) => ({
-      purposeId: r.purpose_id as string,
-      purposeName: r.purpose_name as string,
-      lawfulUsage: r.lawful_usage as boolean,
-      attributeId: r.attribute_id as string | null,
-      attributeName: r.attribute_name as string | null,
-      allow: num(r.allow),
-      disallow: num(r.disallow),
-      askMe: num(r.askme),
-    }));
-  return { at: new Date(rows[0]!.at as string | Date), individuals: num(rows[0]!.individuals), attributes };
+  if (num(rows[0]!.catalogue_version) !== scope.catalogueVersion) return 'stale';
+  const counts = new Map<string, ValueCounts>();
+  for (const r of rows)
+    if (r.purpose_id !== null)
+      counts.set(`${r.purpose_id}/${r.attribute_id}`, {
+        allow: num(r.allow),
+        disallow: num(r.disallow),
+        askMe: num(r.askme),
+      });
+  return { at: new Date(rows[0]!.at as string | Date), individuals: num(rows[0]!.individuals), counts };
 }
 
-/** The day index of instant `t` in the window: the first day whose end is at or after `t`; `days` when after `now()`. */
+/**
+ * The day index of instant `t` in the window: the first day whose end is at or after `t` (0 before the window);
+ * `days` when after `now()`; null when `t` is. In double precision (`date_part`): `extract` answers numeric, several
+ * times slower over millions of rows.
+ */
 const dayOf = (t: SQL, days: number) =>
-  sql`CASE WHEN ${t} > b.now_at THEN ${days}::int
-    ELSE greatest(0, floor((extract(epoch FROM ${t}) - extract(epoch FROM b.start_at)) / 86400))::int END`;
+  sql`CASE WHEN ${t} > b.now_at THEN ${days}::int WHEN ${t} < b.start_at THEN 0
+    ELSE floor((date_part('epoch', ${t}) - b.start_epoch) / 86400)::int END`;
 
 /**
- * The trend of the last `days` UTC days (today included) of the live attributes of the organisation, or of one purpose.
+ * The trend of the last `days` UTC days (today included) of the scope's live attributes.
  *
  * Changes: the window's events (`consent_events_org_time`) by their new value. Totals, per value at each day's end:
  * the counts of `overviewCounts` at `now()`, less the attribute consents touched in the window as they read now, plus
@@ -142,17 +150,16 @@ const dayOf = (t: SQL, days: number) =>
  * `?at=` (`stateAt`: the latest event, then the latest written); an AskMe with days reads Disallow from its expiry.
  * Every stored consent was written with its event (the changes and the AskMe sweep), so an untouched one read the
  * same all through the window. Cost: O(the window's events), plus the overview's count.
- * @param orgId - a well-formed organisation ID of an existing organisation.
- * @param purposeId - a live purpose of it, or undefined for all.
+ * @param scope - the live pairs counted: every purpose's, or one purpose's.
  * @param days - 1..366 (days).
- * @returns `now()` and one entry per day, oldest first.
+ * @returns `now()` and one entry per day, oldest first; null or `stale` as `overviewCounts`.
  */
 export async function trendDays(
   db: Db,
-  orgId: string,
-  purposeId: string | undefined,
+  scope: CountScope,
   days: number,
-): Promise<{ now: Date; days: TrendDay[] }> {
+): Promise<{ now: Date; days: TrendDay[] } | 'stale' | null> {
+  const { orgId } = scope;
   // 00:00 UTC of the first day, written out where it bounds an index scan (the planner estimates it, not a CTE's value).
   const start = sql`((date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => ${days - 1}::int))
     AT TIME ZONE 'UTC')`;
@@ -165,8 +172,9 @@ export async function trendDays(
       sum(${column}) FILTER (WHERE ${only} AND m.value = 'Disallow'),
       sum(${column}) FILTER (WHERE ${only} AND m.value = 'AskMe')`);
   const rows = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`WITH ${countsCtes(orgId, purposeId)},
-      b AS (SELECT now() AS now_at, ${start} AS start_at),
+    await db.execute(sql`WITH ${countsCtes(scope)},
+      o AS (${orgRow(orgId)}),
+      b AS (SELECT now() AS now_at, ${start} AS start_at, date_part('epoch', ${start}) AS start_epoch),
       win AS (
         SELECT e.record_id, e.purpose_id, e.attribute_id, e.occurred_at, e.written, e.new_value, e.new_days,
           lead(e.occurred_at) OVER key AS until, row_number() OVER key AS nth
@@ -193,34 +201,40 @@ export async function trendDays(
         SELECT new_value, occurred_at, new_days, until, false FROM before
         UNION ALL
         SELECT c.value, c.decided_at, c.days, NULL, false FROM attribute_consents c
-        WHERE c.purpose_id IN (SELECT purpose_id FROM live) AND c.value = 'AskMe' AND c.expires_at IS NOT NULL
+        WHERE c.purpose_id = ANY(${liveCte(scope).purposeIds}) AND c.value = 'AskMe' AND c.expires_at IS NOT NULL
           AND c.expires_at >= ${start} AND c.expires_at <= now() AND c.decided_at < ${start}
           AND (c.purpose_id, c.attribute_id) IN (SELECT purpose_id, attribute_id FROM live)
           AND c.record_id NOT IN (SELECT id FROM gone)),
-      -- Per day: +1 where a value starts holding, -1 where it stops (an AskMe with days stops at its expiry, and
-      -- Disallow holds from then); and the events.
-      moves AS (
-        SELECT m.i, ${values('m.d')}, ${values('1', 'm.event')}
+      -- The days each decision's values start and stop holding (an AskMe with days stops at its expiry, and Disallow
+      -- holds from then until the next decision), counted by kind: a few thousand groups, however many decisions.
+      spans AS (
+        SELECT t.value, t.event, ${dayOf(sql`t.from_at`, days)} AS starts,
+          ${dayOf(sql`least(t.until, x.lapse)`, days)} AS stops,
+          CASE WHEN x.lapse < coalesce(t.until, 'infinity') THEN ${dayOf(sql`x.lapse`, days)} END AS lapses,
+          CASE WHEN x.lapse < t.until THEN ${dayOf(sql`t.until`, days)} END AS lapse_stops,
+          count(*) AS n
         FROM decisions t CROSS JOIN b
         CROSS JOIN LATERAL (SELECT CASE WHEN t.value = 'AskMe' AND t.days > 0
           THEN t.from_at + t.days * interval '24 hours' END AS lapse) x
-        CROSS JOIN LATERAL (VALUES
-          (${dayOf(sql`t.from_at`, days)}, t.value, 1, t.event),
-          (${dayOf(sql`least(t.until, x.lapse)`, days)}, t.value, -1, false),
-          (CASE WHEN x.lapse < coalesce(t.until, 'infinity') THEN ${dayOf(sql`x.lapse`, days)} END, 'Disallow', 1, false),
-          (CASE WHEN x.lapse < t.until THEN ${dayOf(sql`t.until`, days)} END, 'Disallow', -1, false))
-          AS m(i, value, d, event)
+        GROUP BY 1, 2, 3, 4, 5, 6),
+      -- Per day: +n where a value starts holding, -n where it stops; and the events.
+      moves AS (
+        SELECT m.i, ${values('m.d * s.n')}, ${values('s.n', 'm.event')}
+        FROM spans s CROSS JOIN LATERAL (VALUES (s.starts, s.value, 1, s.event), (s.stops, s.value, -1, false),
+          (s.lapses, 'Disallow', 1, false), (s.lapse_stops, 'Disallow', -1, false)) AS m(i, value, d, event)
         WHERE m.i IS NOT NULL
         GROUP BY m.i),
       n AS (SELECT coalesce(sum(allow), 0) AS allow, coalesce(sum(disallow), 0) AS disallow,
               coalesce(sum(askme), 0) AS askme FROM counts)
-      SELECT b.now_at, b.start_at + g.i * interval '24 hours' AS day,
+      SELECT o.catalogue_version, b.now_at, b.start_at + g.i * interval '24 hours' AS day,
         d.ch_allow, d.ch_disallow, d.ch_askme,
         ${total('allow')} AS allow, ${total('disallow')} AS disallow, ${total('askme')} AS askme
-      FROM b CROSS JOIN n CROSS JOIN generate_series(0, ${days - 1}::int) AS g(i)
+      FROM o CROSS JOIN b CROSS JOIN n CROSS JOIN generate_series(0, ${days - 1}::int) AS g(i)
       LEFT JOIN moves AS d(i, allow, disallow, askme, ch_allow, ch_disallow, ch_askme) ON d.i = g.i
       ORDER BY g.i`),
   );
+  if (rows.length === 0) return null;
+  if (num(rows[0]!.catalogue_version) !== scope.catalogueVersion) return 'stale';
   return {
     now: new Date(rows[0]!.now_at as string | Date),
     days: rows.map((r) => ({
