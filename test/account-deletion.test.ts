@@ -165,5 +165,5 @@ describe('assent user delete ID', () => {
     expect(again.stderr).toContain(`no user with ID ${id}`);
     expect((await runCli(['user', 'delete', 'nope'], s.env)).code).toBe(1);
     expect((await runCli(['user', 'delete'], s.env)).code).toBe(2);
-  });
+  }, 90_000); // spawns `assent` processes: seconds each on a loaded 2-core machine
 });

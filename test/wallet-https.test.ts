@@ -196,5 +196,5 @@ describe('a plain-http public URL at a non-loopback host', () => {
       await plain.stop();
       await plainStore.cleanup();
     }
-  });
+  }, 90_000); // spawns `assent import` and `assent serve`: seconds each on a loaded 2-core machine
 });
