@@ -18,8 +18,6 @@ export interface HistoryView {
   next?: string;
   /** Names of purposes and attributes by ID (those still configured). */
   names: ReadonlyMap<string, string>;
-  /** Whether receipts can be downloaded (the receipt route exists). */
-  receipts: boolean;
 }
 
 const who = (e: Event, self: string) =>
@@ -63,7 +61,7 @@ function OrgHistory({ view, userId }: { view: HistoryView; userId: string }) {
                 <th scope="col">Change</th>
                 <th scope="col">By</th>
                 <th scope="col">Channel</th>
-                {view.receipts && <th scope="col">Receipt</th>}
+                <th scope="col">Receipt</th>
               </tr>
             </thead>
             <tbody>
@@ -76,13 +74,11 @@ function OrgHistory({ view, userId }: { view: HistoryView; userId: string }) {
                   <td>{change(e)}</td>
                   <td>{who(e, userId)}</td>
                   <td class="endpoint">{e.Channel.Endpoint}</td>
-                  {view.receipts && (
-                    <td>
-                      <a href={`/dashboard/history/${view.orgId}/${e.ID}/receipt`} download>
-                        Download
-                      </a>
-                    </td>
-                  )}
+                  <td>
+                    <a href={`/dashboard/history/${view.orgId}/${e.ID}/receipt`} download>
+                      Download
+                    </a>
+                  </td>
                 </tr>
               ))}
             </tbody>

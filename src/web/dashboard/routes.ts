@@ -96,7 +96,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
     },
     handler: async (req, reply) => {
       const s = session(req);
-      const views = await myHistory(deps, s, req.query.org, req.query.startid, true);
+      const views = await myHistory(deps, s, req.query.org, req.query.startid);
       return sendPage(reply, HistoryPage({ views, userId: s.userId, csrfToken: s.csrfToken }));
     },
   });

@@ -51,14 +51,12 @@ export async function myConsents(reads: DashboardReads, session: WebSession): Pr
 
 /**
  * One page of history per organisation (only `onlyOrg`'s when given, from `startId`).
- * @param receipts - whether receipts can be downloaded.
  */
 export async function myHistory(
   reads: DashboardReads,
   session: WebSession,
   onlyOrg: string | undefined,
   startId: string | undefined,
-  receipts: boolean,
 ): Promise<HistoryView[]> {
   const principal = principalOf(session);
   const orgs = (await subscribedOrgs(reads, session.userId)).filter((o) => !onlyOrg || o.id === onlyOrg);
@@ -73,7 +71,7 @@ export async function myHistory(
         names.set(p.Purpose.ID, p.Purpose.Name);
         for (const a of p.Consents) names.set(a.ID, a.Description);
       }
-      return { orgId: o.id, orgName: o.name, ...page, names, receipts };
+      return { orgId: o.id, orgName: o.name, ...page, names };
     }),
   );
 }
