@@ -26,9 +26,12 @@ export class Browser {
   /** @param fetch - how it sends requests (default the global fetch; an HTTPS test passes one trusting its CA). */
   constructor(readonly fetch: typeof globalThis.fetch = globalThis.fetch) {}
 
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
     this.visited.push(url);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...init.headers };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await this.fetch(url, {
