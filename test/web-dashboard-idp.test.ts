@@ -179,7 +179,10 @@ describe('sign-in through the organisation’s external OpenID provider', () => 
     const browser = new Browser();
     await browser.request(await toCallback(browser, 'hank'));
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await dataPage(browser)).body)![1]!;
-    const out = await browser.request(`${t.url}/dashboard/sign-out`, { form: { _csrf: csrf }, headers: { origin: t.url } });
+    const out = await browser.request(`${t.url}/dashboard/sign-out`, {
+      form: { _csrf: csrf },
+      headers: { origin: t.url },
+    });
     expect(out.status).toBe(303);
     expect((await dataPage(browser)).status).toBe(303);
   });
