@@ -257,7 +257,10 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     webSessions: new WebSessions(store.db, identity),
     webSignIn: {
       federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
-      wallet: new DashboardWalletSignIn(wallet, walletSettings, config.publicUrl),
+      wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {
+        publicUrl: config.publicUrl,
+        perIp: config.walletPerIp,
+      }),
     },
     wallet,
     walletSettings,

@@ -8,7 +8,9 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../crypto/digest.js';
+import type { Db } from '../db/open.js';
 import { NotFound } from '../http/errors.js';
+import { enforce, type RateLimit } from '../ratelimit/limit.js';
 import { isId } from '../util/ids.js';
 import { walletUrlsAllowed } from './flow.js';
 import type { WalletSettingsService } from './settings.js';
@@ -37,19 +39,22 @@ function parse(binding: string | undefined): { orgId: string; handle: string } |
 /** The dashboard's wallet sign-in: one per process, built by `createContext`. */
 export class DashboardWalletSignIn {
   /**
+   * @param db - the database (the rate limit of starts).
    * @param wallet - the verifier.
    * @param settings - the organisations' wallet settings.
-   * @param publicUrl - `ASSENT_PUBLIC_URL`: the return URI's origin.
+   * @param opts.publicUrl - `ASSENT_PUBLIC_URL`: the return URI's origin.
+   * @param opts.perIp - starts per client IP and window (`ASSENT_WALLET_PER_IP`, the wallet endpoints' limit).
    */
   constructor(
+    private readonly db: Db,
     private readonly wallet: WalletSignIn,
     private readonly settings: WalletSettingsService,
-    private readonly publicUrl: string,
+    private readonly opts: { publicUrl: string; perIp: RateLimit },
   ) {}
 
   /** Whether the organisation offers wallet sign-in here (it has wallet settings, and the public URL allows it). */
   async available(orgId: string): Promise<boolean> {
-    if (!isId(orgId) || !walletUrlsAllowed(this.publicUrl)) return false;
+    if (!isId(orgId) || !walletUrlsAllowed(this.opts.publicUrl)) return false;
     return this.settings.read(orgId).then(
       () => true,
       (err) => {
@@ -62,13 +67,17 @@ export class DashboardWalletSignIn {
   /**
    * Starts a transaction for this browser.
    * @param next - where to go once signed in (already checked by the page: a dashboard path).
+   * @param ip - the client's address, for the rate limit.
    * @returns the cookie's value (`{orgId}.{random}`), and what the page shows.
    * @throws {WalletNotConfiguredError} when the organisation has no wallet settings.
+   * @throws {TooManyRequests} past the per-IP limit.
    */
-  async start(orgId: string, next: string): Promise<{ binding: string; view: WalletTransactionView }> {
+  async start(orgId: string, next: string, ip: string): Promise<{ binding: string; view: WalletTransactionView }> {
+    // Threat: anyone flooding transactions (a row, a signature, a sealed key each) from the public page (ASVS 5.0 V2.4.1).
+    await enforce(this.db, `wallet-dashboard:ip:${ip}`, this.opts.perIp);
     const secret = randomBytes(32).toString('base64url');
     const handle = handleOf(secret);
-    const returnUri = `${this.publicUrl}${DASHBOARD_WALLET_RETURN_PATH}/${orgId}/${handle}?next=${encodeURIComponent(next)}`;
+    const returnUri = `${this.opts.publicUrl}${DASHBOARD_WALLET_RETURN_PATH}/${orgId}/${handle}?next=${encodeURIComponent(next)}`;
     const view = await this.wallet.start({ orgId, interactionUid: handle, clientId: DASHBOARD_CLIENT_ID, returnUri });
     return { binding: `${orgId}.${secret}`, view };
   }

@@ -59,7 +59,7 @@ export const walletSignInRoutes: FastifyPluginAsyncTypebox<WalletSignInDeps> = a
       const next = safeNext(req.query.next, BASE);
       const organisation = req.query.organisation;
       // Every load is a new transaction: an earlier QR code of this browser stops working (WALLET.md §4.8).
-      const started = await walletSignIn.start(organisation, next).catch((err) => {
+      const started = await walletSignIn.start(organisation, next, req.ip).catch((err) => {
         if (err instanceof WalletNotConfiguredError)
           throw new NotFound('This organisation has not set up wallet sign-in.');
         throw err;
