@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { Browser, startProvider, type TestProvider } from './helpers/oidc.js';
+import { Browser, configureOrgProvider, type TestProvider } from './helpers/oidc.js';
 
 let t: TestAssent;
 let op: TestProvider;
@@ -24,26 +24,14 @@ beforeAll(async () => {
   orgId = t.ids.organisations.acme!.id;
   const owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   const idp = `${t.base}/organizations/${orgId}/idp/open-id`;
-  op = await startProvider({
-    client_id: 'assent',
-    client_secret: 'provider-client-secret',
-    redirect_uris: [`${t.url}/v1/organizations/${orgId}/idp/open-id/callback`],
-  });
-  const created = await call(idp, {
-    token: owner,
-    body: {
-      issuer: op.issuer,
-      authorizationUrl: `${op.issuer}/auth`,
-      tokenUrl: `${op.issuer}/token`,
-      jwksUrl: `${op.issuer}/jwks`,
-      userInfoUrl: `${op.issuer}/me`,
-      logoutUrl: `${op.issuer}/session/end`,
-      disableUserInfo: false,
-      clientId: 'assent',
-      clientSecret: 'provider-client-secret',
-      defaultScope: 'openid email profile',
-    },
-  });
+  const configured = await configureOrgProvider(
+    t,
+    orgId,
+    owner,
+    `${t.url}/v1/organizations/${orgId}/idp/open-id/callback`,
+  );
+  op = configured.op;
+  const created = configured.created;
   expect(created.status).toBe(201);
   // No app redirect URI is registered: the dashboard's callback is Assent's own page.
   expect((await call(`${idp}/app-redirect-uris`, { token: owner })).body).toEqual({ RedirectURIs: [] });
@@ -131,6 +119,11 @@ describe('sign-in through the organisation’s external OpenID provider', () => 
     expect(res.body).toContain('started in another browser');
     expect(sessionCookie(victim)).toBeUndefined();
     expect((await dataPage(victim)).status).toBe(303);
+    // Nor in a browser that began a sign-in of its own: its binding does not hash to this `state`.
+    await victim.request(start());
+    expect(victim.cookies.get('assent-web-idp')).toBeTruthy();
+    expect((await victim.request(callback)).status).toBe(400);
+    expect(sessionCookie(victim)).toBeUndefined();
     // The refused attempt did not use up the code: the browser that began the flow finishes it.
     expect((await attacker.request(callback)).status).toBe(303);
     expect((await dataPage(attacker)).body).toContain('mallory@idp.example');

@@ -91,6 +91,11 @@ describe('wallet sign-in to the dashboard', () => {
     expect(returned.status).toBe(200);
     expect(returned.body).toContain('Continue on your other device');
     expect(await signedIn(other)).toBe(false);
+    // Nor a browser with a transaction of its own at the same organisation: its binding is not this one's.
+    await begin(w.acme, other);
+    const own = await other.request(answer.body.redirect_uri as string);
+    expect(own.body).toContain('Continue on your other device');
+    expect(await signedIn(other)).toBe(false);
     // A forged binding for the same organisation does not match the transaction either.
     other.cookies.set('assent-web-wallet', `${w.acme.id}.${'A'.repeat(43)}`);
     expect(
