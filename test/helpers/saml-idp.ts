@@ -139,7 +139,7 @@ $metadata[${php(sp.entityId)}] = [
 }
 
 /** Decodes the HTML entities SimpleSAMLphp writes in attribute values. */
-const unescape = (s: string) =>
+const decodeEntities = (s: string) =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#0?39;/g, "'")
@@ -155,9 +155,9 @@ export function pageForm(html: string, pageUrl: string): { action: string; field
   for (const input of form[2]!.matchAll(/<input[^>]*>/gi)) {
     const name = /name="([^"]+)"/.exec(input[0])?.[1];
     const value = /value="([^"]*)"/.exec(input[0])?.[1];
-    if (name && /type="hidden"/i.test(input[0])) fields[name] = unescape(value ?? '');
+    if (name && /type="hidden"/i.test(input[0])) fields[name] = decodeEntities(value ?? '');
   }
-  return { action: new URL(unescape(form[1]!), pageUrl).href, fields };
+  return { action: new URL(decodeEntities(form[1]!), pageUrl).href, fields };
 }
 
 /**

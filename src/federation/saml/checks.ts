@@ -68,7 +68,7 @@ export function describeFailure(err: unknown): string {
   if (/InResponseTo/i.test(text)) return 'the response does not answer a request Assent sent (InResponseTo)';
   if (/signature|signed/i.test(text)) return 'the response is not signed by a configured certificate';
   if (/audience/i.test(text)) return 'the assertion is meant for another service provider (Audience)';
-  if (/expired|NotBefore|NotOnOrAfter|not yet valid|too old/i.test(text))
+  if (/expired|NotBefore|NotOnOrAfter|not yet valid|too old|no valid subject confirmation/i.test(text))
     return 'the assertion is expired or not yet valid';
   if (/issuer/i.test(text)) return 'the response was issued by another identity provider (Issuer)';
   if (/multiple assertions/i.test(text)) return 'the response carries more than one assertion';

@@ -56,6 +56,10 @@ export async function validateResponse(
   const xml = Buffer.from(encoded, 'base64').toString('utf8');
   // Threat: XXE and entity expansion; SAML never needs a DTD (OWASP XML Security Cheat Sheet).
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlCheckError('a document type declaration is not accepted');
+  // Threat: a comment splitting a signed NameID or attribute (CVE-2017-11427 class): c14n drops
+  // comments, so the signature still verifies while a parser may read only the first text node.
+  // node-saml reads the canonical text, but no IdP needs comments: refused outright.
+  if (xml.includes('<!--')) throw new SamlCheckError('the response contains an XML comment');
   let profile: Awaited<ReturnType<SAML['validatePostResponseAsync']>>['profile'];
   try {
     ({ profile } = await sp.validatePostResponseAsync({ SAMLResponse: encoded }));
@@ -64,9 +68,6 @@ export async function validateResponse(
   }
   if (!profile?.getAssertionXml) throw new SamlCheckError('the response carries no assertion');
   const assertionXml = profile.getAssertionXml();
-  // Threat: a comment splitting a signed NameID or attribute (CVE-2017-11427 class); c14n drops
-  // comments, so the signature still verifies while a parser may read only the first text node.
-  if (assertionXml.includes('<!--')) throw new SamlCheckError('the assertion contains an XML comment');
   const inResponseTo = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null;
   if (inResponseTo !== ctx.requestId)
     throw new SamlCheckError('the response does not answer this sign-in’s request (InResponseTo)');
