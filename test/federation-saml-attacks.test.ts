@@ -207,11 +207,10 @@ describe('attacks: no code, nothing changed', () => {
   });
 
   it('a response to another request (InResponseTo) is refused', async () => {
-    await refused((id) => {
+    await refused(() => {
       const c = claims(samlId());
       return response(c, sign(assertion(c), 'Assertion', idpKey));
     }, /InResponseTo/);
-    expect(typeof samlId()).toBe('string');
   });
 
   it('an unsolicited response is refused while IdP-initiated sign-in is off', async () => {
