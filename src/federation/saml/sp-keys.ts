@@ -36,7 +36,11 @@ const pem = (label: string, der: ArrayBuffer) =>
     .match(/.{1,64}/g)!
     .join('\n')}\n-----END ${label}-----\n`;
 
-async function generate(host: string): Promise<SpKey> {
+/**
+ * Makes an RSA 2048 key and a self-signed certificate (rsa-sha256, digitalSignature).
+ * @param subject - the certificate's common name.
+ */
+export async function generateSpKey(subject: string): Promise<SpKey> {
   const alg = {
     name: 'RSASSA-PKCS1-v1_5',
     hash: 'SHA-256',
@@ -49,7 +53,7 @@ async function generate(host: string): Promise<SpKey> {
     serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
       .toString('hex')
       .replace(/^./, '7'),
-    name: `CN=${host.replace(/[,=+<>#;"\\]/g, '')} SAML SP, O=Assent`,
+    name: `CN=${subject.replace(/[,=+<>#;"\\]/g, '')}, O=Assent`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + VALIDITY_DAYS * 86_400_000),
     signingAlgorithm: alg,
@@ -87,7 +91,7 @@ export class SpKeys {
     if (this.cached?.kid === kid) return this.cached.key;
     let [row] = await store.spKeys(this.db, [kid]);
     if (!row) {
-      const made = await generate(this.host);
+      const made = await generateSpKey(`${this.host} SAML SP`);
       await store.insertSpKey(this.db, {
         signingKid: kid,
         certificate: made.certificate,
