@@ -26,6 +26,12 @@ import { Broker } from './federation/broker.js';
 import { Exchange } from './federation/exchange.js';
 import { FederatedLogout } from './federation/logout.js';
 import type { FederationServices } from './federation/routes.js';
+import { SamlBroker } from './federation/saml/broker.js';
+import { SamlLogout } from './federation/saml/logout.js';
+import type { SamlServices } from './federation/saml/routes.js';
+import { SamlConfigService } from './federation/saml/service.js';
+import { SpKeys } from './federation/saml/sp-keys.js';
+import { SamlMetadataService } from './federation/saml/sp-metadata.js';
 import { FederationConfigService } from './federation/service.js';
 import { WebOrigins } from './federation/web-origins.js';
 import { FederatedWebSignIn } from './federation/web-sign-in.js';
@@ -117,6 +123,8 @@ export interface Context {
   images: ImageService;
   /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
   federation: FederationServices;
+  /** SAML 2.0 federation with organisations' IdPs (docs/decisions/0022-saml-federation.md). */
+  saml: SamlServices;
   /**
    * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
    * API), `relyingParties` is what the provider reads.
@@ -201,6 +209,14 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     exchange: new Exchange({ db: store.db, config, master, identity, tokens, configs, broker }),
     logout: new FederatedLogout(store.db, master, configs, identity),
   };
+  const samlConfigs = new SamlConfigService(store.db, config);
+  const spKeys = new SpKeys(store.db, master, keys, new URL(config.publicUrl).hostname);
+  const saml: SamlServices = {
+    configs: samlConfigs,
+    metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
+    broker: new SamlBroker(store.db, master, samlConfigs, spKeys),
+    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity),
+  };
   const webOrigins = new WebOrigins(store.db);
   const guard: GuardServices = {
     authenticate: (authorization) => authenticate(authorization, liveness, tokens),
@@ -247,6 +263,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     invitations,
     images,
     federation,
+    saml,
     oidc: {
       clients: new OidcClientService(store.db),
       relyingParties,

@@ -17,6 +17,7 @@ import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
 import { dataAttributeRoutes } from './data-attributes/routes.js';
 import { federationRoutes } from './federation/routes.js';
+import { samlRoutes } from './federation/saml/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { installAuthGuard } from './http/auth.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
@@ -175,6 +176,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federationRoutes, { ...ctx.federation });
+      await v1.register(samlRoutes, { ...ctx.saml });
       await v1.register(oidcClientRoutes, { clients: ctx.oidc.clients });
       await v1.register(walletSettingsRoutes, { settings: ctx.walletSettings });
     },

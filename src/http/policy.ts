@@ -230,6 +230,27 @@ export const ACCESS_POLICY = {
   },
   'federation.exchange': { credential: 'none', who: 'anyone with a code (throttled per client IP like a login)' },
   'federation.logout': { credential: 'session', who: 'the signed-in user with an access token (their own session)' },
+  'federation.saml.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.metadata': { credential: 'none', who: 'anyone (public SP metadata, like a JWKS)' },
+  'federation.saml.authorize': {
+    credential: 'none',
+    who: 'anyone (a browser starting a sign-in; the redirect URI must be registered)',
+  },
+  'federation.saml.acs': {
+    credential: 'none',
+    who: 'anyone (the browser posting the IdP’s response; the RelayState must be pending)',
+  },
+  'federation.saml.logout': {
+    credential: 'session',
+    who: 'the signed-in user with an access token (their own session)',
+  },
+  'federation.saml.logout-callback': {
+    credential: 'none',
+    who: 'anyone (the browser coming back from the IdP’s logout)',
+  },
   // Relying parties are a security setting like the IdP configuration: Owner or Admin only, reads included.
   'oidc.clients.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'oidc.clients.list': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
