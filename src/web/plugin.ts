@@ -16,6 +16,7 @@ import { type IntegrationsDeps, integrationsRoutes } from './console/integration
 import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overview-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
+import { type DashboardImageDeps, dashboardImageRoutes } from './dashboard/image-routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { installWebErrors } from './error-page.js';
 import { cookieName, installWebGuard, type RolesIn } from './guard.js';
@@ -26,6 +27,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
 export type WebDeps = Omit<DashboardDeps, 'cookie'> &
+  DashboardImageDeps &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
@@ -73,6 +75,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     },
   });
   await app.register(dashboardRoutes, { ...deps, cookie: jar });
+  await app.register(dashboardImageRoutes, deps);
   await app.register(signInRoutes, {
     ...deps,
     cookie: jar,
