@@ -132,6 +132,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     consents: ctx.consents,
     history: ctx.history,
     users: ctx.users,
+    images: ctx.images,
     passwords: ctx.passwords,
     accounts: ctx.accounts,
     receipts: ctx.receipts,

@@ -311,6 +311,8 @@ export const ACCESS_POLICY = {
   'web.dashboard.data': { credential: 'web', who: 'a signed-in browser: the individual’s own profile' },
   'web.dashboard.export': { credential: 'web', who: 'a signed-in browser: the individual’s own data' },
   'web.dashboard.profile.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
+  'web.dashboard.image.upload': { credential: 'web', who: 'a signed-in browser, with its CSRF token in the form' },
+  'web.dashboard.image': { credential: 'web', who: 'a signed-in browser: the individual’s own image' },
   'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.delete.page': { credential: 'web', who: 'a signed-in browser' },
   'web.dashboard.delete': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },

@@ -19,6 +19,7 @@ import { type IntegrationsDeps, integrationsRoutes } from './console/integration
 import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overview-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
+import { type DashboardImageDeps, dashboardImageRoutes } from './dashboard/image-routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { idpSignInRoutes } from './dashboard/sign-in-idp-routes.js';
 import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
@@ -33,6 +34,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
 export type WebDeps = Omit<DashboardDeps, 'cookie'> &
+  DashboardImageDeps &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
@@ -110,6 +112,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(idpSignInRoutes, { ...deps, cookie: jar, idpBinding });
   await app.register(walletSignInRoutes, { ...deps, cookie: jar, walletBinding });
   await app.register(dashboardRoutes, { ...deps, cookie: jar });
+  await app.register(dashboardImageRoutes, deps);
   await app.register(signInRoutes, {
     ...deps,
     cookie: jar,

@@ -17,6 +17,15 @@ export interface WebClient {
     form: Record<string, string>,
     opts?: { origin?: string | null; headers?: Record<string, string> },
   ): Promise<Response>;
+  /**
+   * POST a `multipart/form-data` form (its parts in the order given, as a browser sends a form's
+   * fields in document order); `origin` defaults to the server's.
+   */
+  postMultipart(
+    path: string,
+    parts: Array<[name: string, value: string | Blob, filename?: string]>,
+    opts?: { origin?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** The CSRF token of a signed-in page (read from `/dashboard/data`). */
   csrf(): Promise<string>;
 }
@@ -44,6 +53,16 @@ export function webClient(t: TestAssent): WebClient {
         client.cookie = pair.endsWith('=') ? '' : pair;
       }
       return res;
+    },
+    async postMultipart(path, parts, opts = {}) {
+      const form = new FormData();
+      for (const [name, value, filename] of parts)
+        if (typeof value === 'string') form.append(name, value);
+        else form.append(name, value, filename ?? 'upload');
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.origin !== null) headers.origin = opts.origin ?? t.url;
+      if (client.cookie) headers.cookie = client.cookie;
+      return fetch(`${t.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: form });
     },
     async csrf() {
       const html = await (await client.get('/dashboard/data')).text();
