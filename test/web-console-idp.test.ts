@@ -161,6 +161,15 @@ describe('an owner manages the external provider from the console', () => {
     expect(entry.Detail).toEqual({ fields: ['defaultScope'] });
   });
 
+  it('a second provider is the API’s 409 beside the form, and the first stays as it was', async () => {
+    const owner = await s.as('shop-owner@shop.example');
+    const before = (await apiIdp()).body;
+    const res = await owner.post(`${page()}/idp/create`, { ...form({ clientid: 'other' }), _csrf: await owner.csrf() });
+    expect(res.status).toBe(409);
+    expect(idpSection(await res.text())).toContain('An identity provider is already configured for this organisation');
+    expect((await apiIdp()).body).toEqual(before);
+  });
+
   it('an edit the service refuses (no openid scope) is a 400 beside the form and changes nothing', async () => {
     const owner = await s.as('shop-owner@shop.example');
     const before = (await apiIdp()).body;

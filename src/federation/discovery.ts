@@ -20,7 +20,11 @@ export type DiscoveredEndpoints = Required<
 /** Discovery request time limit (seconds), as every other request to a provider (docs/federation.md). */
 const TIMEOUT_SECONDS = 5;
 
-/** Our words for why the document could not be used: a guard refusal or a network failure, never the remote body. */
+/**
+ * Our words for why the document could not be used: a guard refusal or a network failure, never the
+ * remote body. Threat: mapping Assent's network through the reason; only an authenticated Owner or
+ * Admin reads it (as the webhook delivery log's errors), and the guard has refused internal addresses.
+ */
 function reason(err: unknown): string {
   for (let e: unknown = err, i = 0; e && i < 6; e = (e as { cause?: unknown }).cause, i++)
     if (e instanceof OutboundError) return e.message;

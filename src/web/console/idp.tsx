@@ -73,6 +73,7 @@ function IdpForm({ v, refused }: { v: IntegrationsView; refused?: FormState }) {
       <label for="idp-clientsecret">
         Client secret {create ? '' : '(write-only: leave empty to keep the stored one)'}
       </label>
+      {/* Threat: the stored secret read off the page (screen, cache, extensions): the field never carries it. */}
       <input
         id="idp-clientsecret"
         name="clientsecret"

@@ -126,6 +126,7 @@ export function WalletForm({ v }: { v: IntegrationsView }) {
       <label for="wallet-verifierkey">
         Verifier private key (PEM, P-256; write-only: leave empty to keep the stored key)
       </label>
+      {/* Threat: the stored key read off the page (screen, cache, extensions): the field never carries it. */}
       <textarea id="wallet-verifierkey" name="verifierkey" rows={4} spellcheck={false} autoComplete="off" />
       <p>
         <button type="submit">Save wallet settings</button>
