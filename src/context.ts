@@ -28,6 +28,7 @@ import { FederatedLogout } from './federation/logout.js';
 import type { FederationServices } from './federation/routes.js';
 import { FederationConfigService } from './federation/service.js';
 import { WebOrigins } from './federation/web-origins.js';
+import { FederatedWebSignIn } from './federation/web-sign-in.js';
 import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
 import { KeyRing, maxTokenTtl } from './identity/keys.js';
@@ -53,6 +54,7 @@ import { PasswordService } from './passwords/service.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
 import { UserService } from './users/service.js';
+import { DashboardWalletSignIn } from './wallet/dashboard.js';
 import { WalletFlow } from './wallet/flow.js';
 import { WalletSettingsService } from './wallet/settings.js';
 import type { WalletSignIn } from './wallet/sign-in.js';
@@ -107,6 +109,8 @@ export interface Context {
   auditLog: AuditLogService;
   /** The web front ends' browser sessions (docs/web.md "Sessions"). */
   webSessions: WebSessions;
+  /** The privacy dashboard's sign-in through an organisation's external OpenID provider or a wallet (docs/web.md "Sign-in"). */
+  webSignIn: { federated: FederatedWebSignIn; wallet: DashboardWalletSignIn };
   /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
   passwords: PasswordService;
   invitations: InvitationService;
@@ -251,6 +255,13 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     },
     webOrigins,
     webSessions: new WebSessions(store.db, identity),
+    webSignIn: {
+      federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
+      wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {
+        publicUrl: config.publicUrl,
+        perIp: config.walletPerIp,
+      }),
+    },
     wallet,
     walletSettings,
     notifications: notifications.service,

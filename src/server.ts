@@ -147,6 +147,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     listings: ctx.listings,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
+    federated: ctx.webSignIn.federated,
+    walletSignIn: ctx.webSignIn.wallet,
   });
   await app.register(
     async (v1) => {

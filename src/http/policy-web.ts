@@ -12,6 +12,24 @@ export const WEB_POLICY = {
   'web.asset': { credential: 'none', who: "anyone (the web front ends' scripts and stylesheet)" },
   'web.dashboard.sign-in.page': { credential: 'web', who: 'anyone' },
   'web.dashboard.sign-in': { credential: 'web', who: 'anyone, from this origin' },
+  'web.dashboard.sign-in.idp': {
+    credential: 'web',
+    who: "anyone: starts the organisation's external OpenID provider sign-in (the broker's rate limit)",
+  },
+  'web.dashboard.sign-in.idp.callback': {
+    credential: 'web',
+    who: 'the browser that started the sign-in (its binding cookie must match `state`)',
+  },
+  'web.dashboard.sign-in.wallet': { credential: 'web', who: 'anyone: starts a wallet transaction for this browser' },
+  'web.dashboard.sign-in.wallet.status': { credential: 'web', who: 'the browser holding the transaction’s cookie' },
+  'web.dashboard.sign-in.wallet.complete': {
+    credential: 'web',
+    who: 'the browser holding the transaction’s cookie, from this origin',
+  },
+  'web.dashboard.sign-in.wallet.return': {
+    credential: 'web',
+    who: 'the browser holding the transaction’s cookie, with the wallet’s `response_code`',
+  },
   'web.dashboard.home': { credential: 'web', who: 'a signed-in browser' },
   'web.dashboard.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.dashboard.consents': { credential: 'web', who: 'a signed-in browser: the individual’s own consents' },

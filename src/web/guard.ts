@@ -40,11 +40,11 @@ export interface WebRouteConfig {
 export type RolesIn = (orgId: string, userId: string) => Promise<readonly number[] | null>;
 
 /**
- * The session cookie's name. Under https the `__Host-` prefix binds it to this host, path `/`,
+ * The name of the session cookie (`base` for another of the web front ends' cookies). Under https the `__Host-` prefix binds it to this host, path `/`,
  * Secure (RFC 6265bis §4.1.3.2): a sibling subdomain cannot set or shadow it.
  */
-export function cookieName(publicUrl: string): string {
-  return publicUrl.startsWith('https:') ? '__Host-assent-web' : 'assent-web';
+export function cookieName(publicUrl: string, base = 'assent-web'): string {
+  return publicUrl.startsWith('https:') ? `__Host-${base}` : base;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
