@@ -68,7 +68,7 @@ async function inputOf(deps: IntegrationsDeps, f: IdpForm): Promise<IdpInput> {
 }
 
 /** @param opts - the services. */
-export const idpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
+export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   // Create (the API's POST …/idp/open-id) and update (its PUT): the same form, the service's two rules.
   for (const [step, done] of [
     ['create', 'idp-created'],

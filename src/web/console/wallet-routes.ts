@@ -90,7 +90,7 @@ function inputOf(f: WalletForm): WalletSettingsInput {
 }
 
 /** @param opts - the services. */
-export const walletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
+export const consoleWalletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   app.post('/console/:organizationID/integrations/wallet', {
     config: { operation: 'web.console.wallet.update', ...signedIn, api: 'wallet.settings.put' },
     schema: { params: Org, body: WalletForm },
