@@ -59,7 +59,12 @@ function file(ann: unknown[] = ANN, ben: unknown[] = BEN, extra: unknown[] = [])
 
 let store: TestStore;
 let first: Awaited<ReturnType<typeof runCli>>;
-let ids: { id: string; users: Record<string, string>; purposes: Record<string, any> };
+let ids: {
+  id: string;
+  users: Record<string, string>;
+  purposes: Record<string, any>;
+  consentHistory?: { recorded: number; skipped: number };
+};
 const importFile = (content: unknown) =>
   runCli(['import', writeFile(store.dataDir, 'history.json', content)], store.env);
 /** Every row the consent history and records hold, for "nothing changed". */

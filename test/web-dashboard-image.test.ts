@@ -35,7 +35,7 @@ async function imageIdOf(user = ALICE): Promise<string | undefined> {
 async function upload(client: WebClient, bytes: Buffer, type = 'image/png', csrf?: string) {
   return client.postMultipart(IMAGE_PAGE, [
     ['_csrf', csrf ?? (await client.csrf())],
-    ['userimage', new Blob([bytes], { type }), 'me.png'],
+    ['userimage', new Blob([new Uint8Array(bytes)], { type }), 'me.png'],
   ]);
 }
 
@@ -95,7 +95,11 @@ describe('dashboard profile image', { timeout: 60_000 }, () => {
 
   it('Threat: CSRF — an upload without the session’s token, with a wrong one, with it after the file, or from another origin is refused, changing nothing', async () => {
     const before = await imageIdOf();
-    const file: [string, Blob, string] = ['userimage', new Blob([png], { type: 'image/png' }), 'me.png'];
+    const file: [string, Blob, string] = [
+      'userimage',
+      new Blob([new Uint8Array(png)], { type: 'image/png' }),
+      'me.png',
+    ];
     const token = await alice.csrf();
     const attempts = [
       alice.postMultipart(IMAGE_PAGE, [file]),
@@ -111,7 +115,7 @@ describe('dashboard profile image', { timeout: 60_000 }, () => {
     const before = await imageIdOf();
     const res = await alice.postMultipart(
       IMAGE_PAGE,
-      [['userimage', new Blob([png], { type: 'image/png' }), 'a.png']],
+      [['userimage', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'a.png']],
       {
         headers: { 'x-csrf-token': await alice.csrf() },
       },

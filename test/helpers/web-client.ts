@@ -81,3 +81,34 @@ export async function webSignIn(t: TestAssent, user: { username: string; passwor
   if (res.status !== 303 || !client.cookie) throw new Error(`web sign-in failed: ${res.status}`);
   return client;
 }
+
+const unescapeHtml = (s: string) =>
+  s
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/**
+ * The fields a browser would submit from the page's form posting to `action`, as the page shows
+ * them: text and hidden inputs, ticked checkboxes, textareas and selected options (no buttons).
+ * @throws Error when the page has no such form.
+ */
+export function formValues(html: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form method="post" action="${action}">([\\s\\S]*?)</form>`).exec(html);
+  if (!form) throw new Error(`no form posting to ${action}`);
+  const body = form[1]!;
+  const out: Record<string, string> = {};
+  for (const [tag] of body.matchAll(/<input [^>]*>/g)) {
+    const attr = (name: string) => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
+    const name = attr('name');
+    if (!name || (attr('type') === 'checkbox' && !/ checked/.test(tag))) continue;
+    out[name] = unescapeHtml(attr('value') ?? '');
+  }
+  for (const m of body.matchAll(/<textarea [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g))
+    out[m[1]!] = unescapeHtml(m[2]!);
+  for (const m of body.matchAll(/<select [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
+    out[m[1]!] = unescapeHtml(/<option value="([^"]*)" selected/.exec(m[2]!)?.[1] ?? '');
+  return out;
+}
