@@ -17,11 +17,9 @@ import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';
 import type { FederatedLogout } from './logout.js';
 import { MAX_REDIRECT_URIS } from './redirect-uris.js';
+import { AuthorizeQuery, OrgParams, security, tags } from './schemas.js';
 import type { FederationConfigService } from './service.js';
 
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const security = [{ bearer: [] }];
-const tags = ['federation'];
 /** The app redirect URIs' body (the console's form reuses its limits). */
 export const RedirectUris = Type.Object({
   RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }),
@@ -143,10 +141,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       tags,
       summary: 'Start a sign-in at the external provider: 302 to its authorization endpoint',
       params: OrgParams,
-      querystring: Type.Object({
-        redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
-        state: Type.Optional(Type.String({ maxLength: 500 })),
-      }),
+      querystring: AuthorizeQuery,
       response: { 302: Type.Null(), ...errors(400, 404, 429) },
     },
     handler: async (req, reply) =>

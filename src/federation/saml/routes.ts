@@ -12,16 +12,13 @@ import { Type } from 'typebox';
 import type { Principal } from '../../http/auth.js';
 import { absentBodyAsEmpty } from '../../http/body-keys.js';
 import { errors } from '../../http/schemas.js';
+import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';
 import type { SamlBroker } from './broker.js';
 import { MAX_RESPONSE_CHARS } from './broker.js';
 import { SamlBody, SamlInput } from './config.js';
 import type { SamlLogout } from './logout.js';
 import type { SamlConfigService } from './service.js';
 import type { SamlMetadataService } from './sp-metadata.js';
-
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const security = [{ bearer: [] }];
-const tags = ['federation'];
 
 /** The SAML services, built by `createContext` (`ctx.saml`): the options of the routes. */
 export interface SamlServices {
@@ -112,10 +109,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       tags,
       summary: 'Start a sign-in at the SAML IdP: 302 with a signed AuthnRequest (HTTP-Redirect binding)',
       params: OrgParams,
-      querystring: Type.Object({
-        redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
-        state: Type.Optional(Type.String({ maxLength: 500 })),
-      }),
+      querystring: AuthorizeQuery,
       response: { 302: Type.Null(), ...errors(400, 404, 429) },
     },
     handler: async (req, reply) =>
