@@ -60,9 +60,11 @@ export function apnsTransport(
   c: ApnsCredentials,
   endpoints: { apnsHost: string; apnsSandboxHost: string; apnsCa: string | undefined },
 ): Transport & { close(): void } {
+  const [address, port] = (c.production ? endpoints.apnsHost : endpoints.apnsSandboxHost).split(':');
   const provider = new apn.Provider({
     token: { key: c.key, keyId: c.keyId, teamId: c.teamId },
-    address: c.production ? endpoints.apnsHost : endpoints.apnsSandboxHost,
+    address: address!,
+    port: port ? Number(port) : 443,
     production: c.production,
     // Retries are the queue's (backoff, crash-safe), not the library's in-process sleep.
     connectionRetryLimit: 0,
@@ -71,7 +73,7 @@ export function apnsTransport(
   });
   return {
     name: 'apns',
-    close: () => void provider.shutdown().catch(() => {}),
+    close: () => void Promise.resolve(provider.shutdown()).catch(() => {}),
     async deliver(ctx, to) {
       const started = performance.now();
       // Cleared (a service reported it gone) or replaced by a non-push device since the claim.
