@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
+import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';
 import {
   APNS_UNREGISTERED,
   type ApnsStandIn,
@@ -18,7 +18,7 @@ import {
   startApns,
   startFcm,
 } from './helpers/push.js';
-import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
+import { type Receiver, startReceiver } from './helpers/receiver.js';
 
 let t: TestAssent;
 let org: ConsentOrg;
@@ -36,20 +36,7 @@ const transports = (body: unknown, token = org.tokens.owner) =>
 const setClient = (who: string, token: string, type: number | string) =>
   call(`${t.base}/user`, { method: 'PATCH', body: { client: { token, type } }, token: org.tokens[who] });
 
-async function request() {
-  const res = await call(`${orgUrl()}/purposes/${org.marketing.id}/attributes/consent`, {
-    method: 'POST',
-    body: {},
-    token: org.tokens.owner,
-  });
-  expect(res.status).toBe(202);
-  const job = await waitFor(
-    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
-    (r) => r.body?.State === 'completed' || r.body?.State === 'failed',
-    30_000,
-  );
-  return job.body;
-}
+const request = () => runConsentRequest(t, org, org.marketing.id);
 
 beforeAll(async () => {
   fcm = await startFcm();
