@@ -8,7 +8,7 @@ import { BadRequest } from '../http/errors.js';
 import { apnsProblem } from './push-apns.js';
 import { parseServiceAccount } from './push-fcm.js';
 import { APNS_KEY_PURPOSE, FCM_KEY_PURPOSE } from './setup.js';
-import type { TransportRow } from './store.js';
+import type { TransportRow } from './transports-store.js';
 
 /** The push part of a change of transports; an absent field keeps its setting, `null` removes it. */
 export interface PushInput {

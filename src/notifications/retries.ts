@@ -17,6 +17,7 @@ import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
 import * as store from './store.js';
+import { clearDeviceTokens } from './transports-store.js';
 
 /** A retry job's data. */
 export interface RetryData {
@@ -161,7 +162,7 @@ export class RetryWorker {
       await this.db.transaction(async (tx) => {
         const ids = gone.map((c) => c.delivery.userId);
         await store.settle(tx, jobId, ids, [from], 'failed', gone[0]!.outcome.error ?? 'device token gone');
-        await store.clearDeviceTokens(
+        await clearDeviceTokens(
           tx,
           gone.map((c) => ({ userId: c.delivery.userId, token: c.delivery.token })),
         );

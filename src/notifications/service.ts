@@ -17,6 +17,7 @@ import { queueJobId } from './ids.js';
 import { applyPush, type PushInput, type PushView, pushView } from './push-settings.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
+import * as transportsStore from './transports-store.js';
 
 /** The transports as shown to admins; the secret only when it was just generated; never a push key. */
 export interface TransportsView extends PushView {
@@ -67,7 +68,7 @@ export class NotificationService {
 
   /** The organisation's transports. */
   async transports(orgId: string): Promise<TransportsView> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     return this.view(row);
   }
 
@@ -79,7 +80,7 @@ export class NotificationService {
    *   push key is malformed.
    */
   async updateTransports(orgId: string, input: TransportsInput): Promise<TransportsView> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     let webhookUrl = row?.webhookUrl ?? null;
     let sealed = row?.webhookSecretSealed ?? null;
     let secret: string | undefined;
@@ -99,7 +100,7 @@ export class NotificationService {
       webhookUrl,
       webhookSecretSealed: sealed,
     };
-    await store.writeTransports(this.db, next);
+    await transportsStore.writeTransports(this.db, next);
     const view = this.view({ ...next, updatedAt: new Date() });
     if (secret) view.Webhook.Secret = secret;
     return view;
@@ -165,7 +166,7 @@ export class NotificationService {
     return keysetPage(await attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
   }
 
-  private view(row: store.TransportRow | null): TransportsView {
+  private view(row: transportsStore.TransportRow | null): TransportsView {
     return {
       ...pushView(row),
       Email: { Enabled: row?.emailEnabled ?? false, Delivery: this.setup.mailer.kind },

@@ -18,6 +18,7 @@ import {
   type TransportName,
   webhookTransport,
 } from './transports.js';
+import * as transportsStore from './transports-store.js';
 
 /** The sealing purpose of webhook secrets (HKDF label and AAD, see `crypto/master-key.ts`). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
@@ -84,7 +85,7 @@ export class NotificationSetup {
 
   /** The organisation's transports as configured now, ready to deliver. */
   async transports(orgId: string): Promise<{ transports: Transports; webhookUrl: string }> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     const transports: Transports = {};
     if (row?.webhookUrl && row.webhookSecretSealed) {
       transports.webhook = webhookTransport(

@@ -1,33 +1,16 @@
 /**
- * SQL of the special consent request (SPEC 4.3): transports, jobs, delivery rows (the webhook log is
- * `attempts-store.ts`).
+ * SQL of the special consent request (SPEC 4.3): jobs and delivery rows (the organisations'
+ * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { COUNTING } from '../consent/interface.js';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Executor, rowsOf } from '../db/open.js';
-import { consentRequestJobs, notificationTransports } from '../db/schema.js';
+import { consentRequestJobs } from '../db/schema.js';
 import type { TransportName } from './transports.js';
 
-/** An organisation's transports as stored. */
-export type TransportRow = typeof notificationTransports.$inferSelect;
 /** A job as stored. */
 export type JobRow = typeof consentRequestJobs.$inferSelect;
-
-/** The organisation's transports, or null when none were ever configured. */
-export async function readTransports(db: Executor, orgId: string): Promise<TransportRow | null> {
-  const [row] = await db.select().from(notificationTransports).where(eq(notificationTransports.orgId, orgId));
-  return row ?? null;
-}
-
-/** Creates or replaces the organisation's transports. */
-export async function writeTransports(db: Executor, row: Omit<TransportRow, 'updatedAt'>): Promise<void> {
-  const { orgId, ...fields } = row;
-  await db
-    .insert(notificationTransports)
-    .values(row)
-    .onConflictDoUpdate({ target: notificationTransports.orgId, set: { ...fields, updatedAt: sql`now()` } });
-}
 
 /** Inserts a queued job. */
 export async function insertJob(
@@ -262,19 +245,6 @@ export async function settle(
 function addTo(column: ReturnType<typeof sql>) {
   return sql`${column} || COALESCE((SELECT jsonb_object_agg(k, COALESCE((${column} ->> k)::int, 0) + (m.per ->> k)::int)
     FROM jsonb_object_keys(m.per) k), '{}'::jsonb)`;
-}
-
-/**
- * Clears the device tokens that a push service reported gone (APNs 410, FCM UNREGISTERED), unless
- * the individual has registered another one meanwhile (docs/notifications.md "Mobile push").
- */
-export async function clearDeviceTokens(db: Executor, gone: Array<{ userId: string; token: string }>): Promise<void> {
-  if (gone.length === 0) return;
-  await db.execute(sql`
-    UPDATE users u SET client_token = ''
-    FROM unnest(${arrayLiteral(gone.map((g) => g.userId))}::uuid[], ${arrayLiteral(gone.map((g) => g.token))}::text[])
-      AS x(id, token)
-    WHERE u.id = x.id AND u.client_token = x.token`);
 }
 
 /** Marks the job completed when its scan is done and no delivery is pending or retrying. */
