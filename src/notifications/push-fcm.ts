@@ -127,6 +127,8 @@ export function fcmTransport(
       });
       try {
         const answer = await post(url, agent, body, bearer);
+        // The access token was revoked or expired early: the next attempt makes the grant again.
+        if (answer.status === 401) jwt.credentials = {};
         return { ...fcmOutcome(answer), durationMs: durationMs() };
       } catch {
         return { ok: false, error: 'FCM request failed', durationMs: durationMs() };
@@ -161,15 +163,19 @@ function fcmOutcome(answer: Answer): Omit<DeliveryOutcome, 'durationMs'> {
   };
 }
 
+/** The longest `Retry-After` obeyed (seconds): a longer one is cut to this. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
 /**
  * A `Retry-After` value (RFC 9110 §10.2.3): delay seconds or an HTTP date.
- * @returns seconds from now, or undefined when absent or unreadable.
+ * @returns seconds from now, at most MAX_RETRY_AFTER_SECONDS, or undefined when absent or unreadable.
  */
 export function retryAfter(raw: string | undefined): number | undefined {
   if (!raw) return undefined;
-  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const at = /^\d+$/.test(raw.trim()) ? Date.now() + Number(raw.trim()) * 1000 : Date.parse(raw);
+  return Number.isNaN(at)
+    ? undefined
+    : Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((at - Date.now()) / 1000)));
 }
 
 function post(url: URL, agent: http.Agent, body: string, bearer: string): Promise<Answer> {
