@@ -62,6 +62,7 @@ export async function pushMeasures(server, ctx, standIns, expected, ceilingSecon
     const seconds = (finishedAt - acceptedAt) / 1000;
     const perSecond = finished ? r1(job.Notified / seconds) : null;
     const posts = standIn.stats.posts - before.posts;
+    const devices = standIn.stats.tokens.size; // before the ceiling run adds its own device
     const ceiling = await standIn.ceiling(ceilingSeconds);
     const ratio = perSecond && ceiling ? Math.round((perSecond / ceiling) * 100) / 100 : null;
     results[kind] = {
@@ -71,20 +72,20 @@ export async function pushMeasures(server, ctx, standIns, expected, ceilingSecon
       job,
       secondsFrom202ToFinished: r1(seconds),
       notificationsPerSecond: perSecond,
-      standIn: { posts, distinctTokens: standIn.stats.tokens.size, refused: standIn.stats.refused - before.refused },
+      standIn: { posts, distinctTokens: devices, refused: standIn.stats.refused - before.refused },
       standInCeilingPerSecond: ceiling,
       ratioToStandInCeiling: ratio,
       checks: {
         notifiedEqualsExpected: job?.Notified === expected,
         allBy: job?.ByTransport?.[kind === 'fcm' ? 'FCM' : 'APNs']?.Notified === job?.Notified,
-        exactlyOncePerDevice: standIn.stats.tokens.size === posts,
-        nothingRefused: standIn.stats.refused === before.refused,
+        exactlyOncePerDevice: devices === posts,
+        nothingRefused: standIn.stats.refused === before.refused, // read after the ceiling run: it too must pass
       },
       goal: `ratio >= ${PUSH_RATIO_GOAL}`,
     };
     log(
       `special/${kind}: ${results[kind].status}: Notified ${job?.Notified} of ${expected} in ${r1(seconds)} s = ` +
-        `${perSecond}/s; stand-in got ${posts} (${standIn.stats.tokens.size} devices); ceiling ${ceiling}/s; ratio ${ratio}`,
+        `${perSecond}/s; stand-in got ${posts} (${devices} devices); ceiling ${ceiling}/s; ratio ${ratio}`,
     );
   }
   return results;
