@@ -5,10 +5,14 @@
  * reached through APNs, an Android one through FCM, anyone else through the webhook; a token the
  * service reports gone cleared and never retried; a 429 with `Retry-After` and a 503 retried later.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
+import { runCli } from './helpers/cli.js';
 import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';
 import {
   APNS_UNREGISTERED,
@@ -116,6 +120,26 @@ describe('push credentials', () => {
 
   it('only an admin of the organisation may set them', async () => {
     expect((await transports({ fcm: null }, org.tokens.carol)).status).toBe(403);
+  });
+});
+
+describe('push endpoint settings', () => {
+  it('a malformed endpoint or an unreadable CA file refuses to start with exit 2, naming the variable', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'assent-push-config-'));
+    try {
+      for (const [name, value] of [
+        ['ASSENT_FCM_URL', 'ftp://fcm.example'],
+        ['ASSENT_FCM_TOKEN_URL', 'not a url'],
+        ['ASSENT_APNS_HOST', 'https://api.push.apple.com'],
+        ['ASSENT_APNS_CA_FILE', path.join(dataDir, 'missing.pem')],
+      ]) {
+        const res = await runCli(['migrate'], { ASSENT_DATA_DIR: dataDir, [name!]: value! }, 30_000);
+        expect(res.code, name).toBe(2);
+        expect(res.stderr, name).toContain(name);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
