@@ -113,6 +113,9 @@ describe('Integrations changes go through the API’s services', () => {
     expect(html).toContain('https://hooks.shop.example/assent');
     expect(html).not.toContain(secret);
     expect(html).toContain('No webhook deliveries here.');
+    // The push transports are shown, set through the API (docs/notifications.md "Mobile push").
+    expect(html).toMatch(/<dt>FCM<\/dt>\s*<dd>off<\/dd>/);
+    expect(html).toMatch(/<dt>APNs<\/dt>\s*<dd>off<\/dd>/);
   });
 
   it('a webhook URL the API refuses is a 400 page and nothing changes', async () => {
