@@ -8,6 +8,7 @@ export default defineConfig({
     './src/db/schema-notifications.ts',
     './src/db/schema-users.ts',
     './src/db/schema-federation.ts',
+    './src/db/schema-saml.ts',
     './src/db/schema-oidc.ts',
     './src/db/schema-wallet.ts',
   ],

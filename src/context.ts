@@ -26,8 +26,15 @@ import { Broker } from './federation/broker.js';
 import { Exchange } from './federation/exchange.js';
 import { FederatedLogout } from './federation/logout.js';
 import type { FederationServices } from './federation/routes.js';
+import { SamlBroker } from './federation/saml/broker.js';
+import { SamlLogout } from './federation/saml/logout.js';
+import type { SamlServices } from './federation/saml/routes.js';
+import { SamlConfigService } from './federation/saml/service.js';
+import { SpKeys } from './federation/saml/sp-keys.js';
+import { SamlMetadataService } from './federation/saml/sp-metadata.js';
 import { FederationConfigService } from './federation/service.js';
 import { WebOrigins } from './federation/web-origins.js';
+import { FederatedWebSignIn } from './federation/web-sign-in.js';
 import type { GuardServices } from './http/auth.js';
 import { authenticate } from './identity/credentials.js';
 import { KeyRing, maxTokenTtl } from './identity/keys.js';
@@ -53,6 +60,7 @@ import { PasswordService } from './passwords/service.js';
 import { PurposeService } from './purposes/service.js';
 import { RetentionService } from './retention/service.js';
 import { UserService } from './users/service.js';
+import { DashboardWalletSignIn } from './wallet/dashboard.js';
 import { WalletFlow } from './wallet/flow.js';
 import { WalletSettingsService } from './wallet/settings.js';
 import type { WalletSignIn } from './wallet/sign-in.js';
@@ -107,12 +115,16 @@ export interface Context {
   auditLog: AuditLogService;
   /** The web front ends' browser sessions (docs/web.md "Sessions"). */
   webSessions: WebSessions;
+  /** The privacy dashboard's sign-in through an organisation's external OpenID provider or a wallet (docs/web.md "Sign-in"). */
+  webSignIn: { federated: FederatedWebSignIn; wallet: DashboardWalletSignIn };
   /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
   passwords: PasswordService;
   invitations: InvitationService;
   images: ImageService;
   /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
   federation: FederationServices;
+  /** SAML 2.0 federation with organisations' IdPs (docs/decisions/0022-saml-federation.md). */
+  saml: SamlServices;
   /**
    * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
    * API), `relyingParties` is what the provider reads.
@@ -197,6 +209,14 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     exchange: new Exchange({ db: store.db, config, master, identity, tokens, configs, broker }),
     logout: new FederatedLogout(store.db, master, configs, identity),
   };
+  const samlConfigs = new SamlConfigService(store.db, config);
+  const spKeys = new SpKeys(store.db, master, keys, new URL(config.publicUrl).hostname);
+  const saml: SamlServices = {
+    configs: samlConfigs,
+    metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
+    broker: new SamlBroker(store.db, master, samlConfigs, spKeys),
+    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity),
+  };
   const webOrigins = new WebOrigins(store.db);
   const guard: GuardServices = {
     authenticate: (authorization) => authenticate(authorization, liveness, tokens),
@@ -243,6 +263,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     invitations,
     images,
     federation,
+    saml,
     oidc: {
       clients: new OidcClientService(store.db),
       relyingParties,
@@ -251,6 +272,13 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     },
     webOrigins,
     webSessions: new WebSessions(store.db, identity),
+    webSignIn: {
+      federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
+      wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {
+        publicUrl: config.publicUrl,
+        perIp: config.walletPerIp,
+      }),
+    },
     wallet,
     walletSettings,
     notifications: notifications.service,

@@ -17,6 +17,7 @@ import { consentRoutes } from './consent/routes.js';
 import type { Context } from './context.js';
 import { dataAttributeRoutes } from './data-attributes/routes.js';
 import { federationRoutes } from './federation/routes.js';
+import { samlRoutes } from './federation/saml/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { installAuthGuard } from './http/auth.js';
 import { installBodyKeyCanonicalisation } from './http/body-keys.js';
@@ -131,6 +132,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     consents: ctx.consents,
     history: ctx.history,
     users: ctx.users,
+    images: ctx.images,
     passwords: ctx.passwords,
     accounts: ctx.accounts,
     receipts: ctx.receipts,
@@ -147,6 +149,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     listings: ctx.listings,
     rolesIn: ctx.guard.rolesIn,
     publicUrl: ctx.config.publicUrl,
+    federated: ctx.webSignIn.federated,
+    walletSignIn: ctx.webSignIn.wallet,
   });
   await app.register(
     async (v1) => {
@@ -173,6 +177,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federationRoutes, { ...ctx.federation });
+      await v1.register(samlRoutes, { ...ctx.saml });
       await v1.register(oidcClientRoutes, { clients: ctx.oidc.clients });
       await v1.register(walletSettingsRoutes, { settings: ctx.walletSettings });
     },

@@ -54,7 +54,7 @@ describe(`consent record reads that share one statement each answer as if alone 
       { url: `${t.base}/organizations/${org.orgId}/users/${unknownUser}/consents`, token: org.tokens.dpo! },
       { url: `${t.base}/organizations/${org.otherOrgId}/users/${org.users.carol}/consents`, token: org.tokens.carol! },
     ];
-    const alone = [];
+    const alone: Awaited<ReturnType<typeof call>>[] = [];
     for (const r of reads) alone.push(await call(r.url, { token: r.token }));
     expect(alone.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 403, 403, 404, 404, 404]);
     expect(

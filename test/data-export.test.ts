@@ -162,8 +162,8 @@ describe('GET {base}/user/export', () => {
     expect(inAcme.length).toBe(5);
     expect(doc.ConsentHistory).toHaveLength(shop.length + inAcme.length);
     const byId = new Map([
-      ...shop.map((e) => [e.ID, { OrgID: org.orgId, ...e }]),
-      ...inAcme.map((e) => [e.ID, { OrgID: acme.id, ...e }]),
+      ...shop.map((e) => [e.ID, { OrgID: org.orgId, ...e }] as const),
+      ...inAcme.map((e) => [e.ID, { OrgID: acme.id, ...e }] as const),
     ]);
     for (const event of doc.ConsentHistory) expect(event).toEqual(byId.get(event.ID));
     const times = doc.ConsentHistory.map((e: any) => Date.parse(e.TimeStamp));

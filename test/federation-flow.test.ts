@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { Browser, startProvider, type TestProvider } from './helpers/oidc.js';
+import { Browser, configureOrgProvider, type TestProvider } from './helpers/oidc.js';
 
 const APP = 'https://app.example/cb';
 const OTHER_APP = 'https://app.example/other';
@@ -39,26 +39,9 @@ beforeAll(async () => {
   const redirect = await call(`${idp()}/redirect-uri`, { token: owner });
   expect(redirect.status).toBe(200);
   expect(redirect.body).toEqual({ RedirectURI: `${t.url}/v1/organizations/${orgId}/idp/open-id/callback` });
-  op = await startProvider({
-    client_id: 'assent',
-    client_secret: 'provider-client-secret',
-    redirect_uris: [redirect.body.RedirectURI],
-  });
-  const created = await call(idp(), {
-    token: owner,
-    body: {
-      issuer: op.issuer,
-      authorizationUrl: `${op.issuer}/auth`,
-      tokenUrl: `${op.issuer}/token`,
-      jwksUrl: `${op.issuer}/jwks`,
-      userInfoUrl: `${op.issuer}/me`,
-      logoutUrl: `${op.issuer}/session/end`,
-      clientId: 'assent',
-      clientSecret: 'provider-client-secret',
-      disableUserInfo: false,
-      defaultScope: 'openid email profile',
-    },
-  });
+  const configured = await configureOrgProvider(t, orgId, owner, redirect.body.RedirectURI);
+  op = configured.op;
+  const created = configured.created;
   expect(created.status).toBe(201);
   expect(created.body.validateSignature).toBe(true);
   expect(

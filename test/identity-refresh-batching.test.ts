@@ -20,7 +20,7 @@ const sidOf = (token: string) => decode(token).payload.sid as string;
 
 describe(`refresh-token rotations that share one statement each rotate their own token (RFC 9700 §4.14.2; ${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('24 sessions rotated in parallel, each twice and once more with a reused token: every rotation continues its own session, every reuse revokes only its own', async () => {
-    const sessions = [];
+    const sessions: Awaited<ReturnType<typeof signIn>>['Token'][] = [];
     for (let i = 0; i < 24; i++) sessions.push((await signIn(t, i % 2 ? ALICE : BOB)).Token);
     const sids = sessions.map((s) => sidOf(s.access_token));
     expect(new Set(sids).size).toBe(24);

@@ -55,7 +55,7 @@ const PKCE = {
   code_challenge_method: 'S256',
 };
 
-async function verifies(idToken: string, org: TestOrg) {
+async function verifies(idToken: string, org: Pick<TestOrg, 'issuer'>) {
   const jwks = createRemoteJWKSet(new URL(`${org.issuer}/jwks`));
   return jwtVerify(idToken, jwks, { issuer: org.issuer, audience: 'shop', algorithms: ['ES256'] });
 }
@@ -110,13 +110,13 @@ describe('key rotation in a serving process', () => {
 describe('`assent keys rotate` against a running `assent serve`', () => {
   let store: TestStore;
   let serve: ServeProcess;
-  let org: TestOrg;
+  let org: Pick<TestOrg, 'id' | 'issuer'>;
   beforeAll(async () => {
     store = await freshStore();
     const env = { ...store.env, PORT: String(await freePort()), LOG_LEVEL: 'warn' };
     const id = await importAcmeWithApp(store, env);
     serve = await startServe(env);
-    org = { id, shopSecret: '', issuer: `${serve.url}/v3/service/extension/oidc/${id}` };
+    org = { id, issuer: `${serve.url}/v3/service/extension/oidc/${id}` };
     Object.assign(store.env, env);
   }, 90_000);
   afterAll(async () => {

@@ -66,7 +66,7 @@ async function upload(
   const form = new FormData();
   form.append(
     opts.field ?? 'userimage',
-    new Blob([bytes], { type: opts.type ?? 'image/jpeg' }),
+    new Blob([new Uint8Array(bytes)], { type: opts.type ?? 'image/jpeg' }),
     opts.filename ?? 'me.jpg',
   );
   const started = Date.now();
@@ -88,7 +88,7 @@ async function download(url: string, authorization: string | undefined, headers:
 async function rawPost(contentType: string, body: Buffer): Promise<{ status: number; body: any }> {
   const res = await fetch(`${t.base}/user/image`, {
     method: 'POST',
-    body,
+    body: new Uint8Array(body),
     headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': contentType },
   });
   return { status: res.status, body: await res.json() };

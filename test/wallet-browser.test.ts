@@ -11,7 +11,7 @@
  * (CI), where it fails.
  */
 
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
@@ -30,6 +30,9 @@ import {
 } from './helpers/chromium.js';
 import { authorizationRequest } from './helpers/wallet/flow.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';
+
+// jsqr's CommonJS build exports the function itself; its typings declare it as the default export.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 

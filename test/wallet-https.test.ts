@@ -97,7 +97,7 @@ afterAll(async () => {
 /** The relying party: stock openid-client by discovery over https, `client_secret_basic`. */
 const relyingParty = () =>
   oidc.discovery(new URL(issuer), 'shop', undefined, oidc.ClientSecretBasic(secret), {
-    [oidc.customFetch]: httpsFetch,
+    [oidc.customFetch]: (url, options) => httpsFetch(url, options as RequestInit),
     execute: [oidc.enableNonRepudiationChecks],
   });
 

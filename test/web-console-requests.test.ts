@@ -7,47 +7,36 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
-import { call, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
+import { call } from './helpers/assent.js';
+import { consoleSuite } from './helpers/consent-org.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
-import { type WebClient, webSignIn } from './helpers/web-client.js';
 
-let t: TestAssent;
-let org: ConsentOrg;
+const s = consoleSuite({ ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1' });
+
 let hook: Receiver;
 /** The job the owner's first request started. */
 let firstJob: string;
-const pw = 'consent-test-passphrase';
-const as = (username: string) => webSignIn(t, { username, password: pw });
-const page = () => `/console/${org.orgId}/requests`;
+const page = () => `/console/${s.org.orgId}/requests`;
 const jobCount = async () =>
-  rowsOf<{ n: number }>(await t.store.db.execute(sql`SELECT count(*)::int AS n FROM consent_request_jobs`))[0]!.n;
+  rowsOf<{ n: number }>(await s.t.store.db.execute(sql`SELECT count(*)::int AS n FROM consent_request_jobs`))[0]!.n;
 const apiJob = async (jobId: string) =>
-  (await call(`${t.base}/organizations/${org.orgId}/jobs/${jobId}`, { token: org.tokens.owner })).body;
-async function csrf(c: WebClient): Promise<string> {
-  return /name="_csrf" value="([^"]+)"/.exec(await (await c.get(page())).text())![1]!;
-}
+  (await call(`${s.t.base}/organizations/${s.org.orgId}/jobs/${jobId}`, { token: s.org.tokens.owner })).body;
 const counts = (html: string) => /(\d+) notified, (\d+) skipped, (\d+) failed/.exec(html)?.slice(1).map(Number);
 
 beforeAll(async () => {
-  t = await startAssent({ ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1' });
-  org = await setUpConsentOrg(t);
   hook = await startReceiver();
-  const res = await call(`${t.base}/organizations/${org.orgId}/notification-transports`, {
+  const res = await call(`${s.t.base}/organizations/${s.org.orgId}/notification-transports`, {
     method: 'PUT',
     body: { webhook: { url: hook.url } },
-    token: org.tokens.owner,
+    token: s.org.tokens.owner,
   });
   expect(res.status).toBe(200);
 });
-afterAll(async () => {
-  await hook?.close();
-  await t?.stop();
-});
+afterAll(() => hook?.close());
 
 describe('an owner starts a consent request and follows it live', () => {
   it('starts a request for a purpose; the progress fragment is polled until the job ends, with the API’s counts', async () => {
-    const owner = await as('shop-owner@shop.example');
+    const owner = await s.as('shop-owner@shop.example');
     const start = await owner.get(page());
     expect(start.status).toBe(200);
     const html = await start.text();
@@ -55,7 +44,7 @@ describe('an owner starts a consent request and follows it live', () => {
     expect(html).toContain('This purpose has no data attributes to ask about.');
     // The webhook answers slowly, so the job is still under way when its page is first read.
     hook.delayMs = 1500;
-    const res = await owner.post(page(), { purposeid: org.marketing.id, _csrf: await csrf(owner) });
+    const res = await owner.post(page(), { purposeid: s.org.marketing.id, _csrf: await owner.csrf() });
     expect(res.status).toBe(303);
     const location = res.headers.get('location')!;
     firstJob = /\/requests\/([0-9a-f-]{36})$/.exec(location)![1]!;
@@ -87,20 +76,20 @@ describe('an owner starts a consent request and follows it live', () => {
     expect(job.Notified).toBe(2);
     expect(seen).toContain(`value="2" max="2"`);
     expect(seen).toContain('of 2 individuals');
-    expect(job.AttributeIDs.sort()).toEqual([org.marketing.email, org.marketing.phone].sort());
+    expect(job.AttributeIDs.sort()).toEqual([s.org.marketing.email, s.org.marketing.phone].sort());
     expect(hook.received.filter((r) => r.body.jobId === firstJob)).toHaveLength(2);
   });
 
   it('asks about the chosen attributes only', async () => {
-    const owner = await as('shop-owner@shop.example');
+    const owner = await s.as('shop-owner@shop.example');
     const res = await owner.post(page(), {
-      purposeid: org.marketing.id,
-      attributeids: org.marketing.phone,
-      _csrf: await csrf(owner),
+      purposeid: s.org.marketing.id,
+      attributeids: s.org.marketing.phone,
+      _csrf: await owner.csrf(),
     });
     expect(res.status).toBe(303);
     const jobId = res.headers.get('location')!.split('/').pop()!;
-    expect((await apiJob(jobId)).AttributeIDs).toEqual([org.marketing.phone]);
+    expect((await apiJob(jobId)).AttributeIDs).toEqual([s.org.marketing.phone]);
     const html = await (await owner.get(res.headers.get('location')!)).text();
     expect(html).toMatch(/<dt>Data attributes<\/dt><dd>Phone<\/dd>/);
   });
@@ -108,7 +97,7 @@ describe('an owner starts a consent request and follows it live', () => {
 
 describe('access follows the API access policy', () => {
   it('a DPO reads a job’s progress, sees no form but the header’s sign-out, and gets 403 when posting anyway', async () => {
-    const dpo = await as('shop-dpo@shop.example');
+    const dpo = await s.as('shop-dpo@shop.example');
     const html = await (await dpo.get(page())).text();
     expect(html.match(/<form /g)).toHaveLength(1);
     expect(html).toContain('action="/console/sign-out"');
@@ -117,14 +106,14 @@ describe('access follows the API access policy', () => {
     expect(await job.text()).toContain('data-state="completed"');
     expect((await dpo.get(`${page()}/${firstJob}/progress`)).status).toBe(200);
     const before = await jobCount();
-    const res = await dpo.post(page(), { purposeid: org.marketing.id, _csrf: await csrf(dpo) });
+    const res = await dpo.post(page(), { purposeid: s.org.marketing.id, _csrf: await dpo.csrf() });
     expect(res.status).toBe(403);
     expect(await jobCount()).toBe(before);
   });
 
   it('an individual and a Developer (no `jobs.read`) get 403 on every page', async () => {
     for (const who of ['carol@shop.example', 'shop-dev@shop.example']) {
-      const c = await as(who);
+      const c = await s.as(who);
       expect((await c.get(page())).status).toBe(403);
       expect((await c.get(`${page()}/${firstJob}`)).status).toBe(403);
       expect((await c.get(`${page()}/${firstJob}/progress`)).status).toBe(403);
@@ -132,18 +121,18 @@ describe('access follows the API access policy', () => {
   });
 
   it('staff of another organisation get 403 here, and cannot read this organisation’s job through their own', async () => {
-    const mallory = await as('mallory@other.example');
+    const mallory = await s.as('mallory@other.example');
     expect((await mallory.get(page())).status).toBe(403);
     expect((await mallory.get(`${page()}/${firstJob}/progress`)).status).toBe(403);
     const before = await jobCount();
     const token = /name="_csrf" value="([^"]+)"/.exec(
-      await (await mallory.get(`/console/${org.otherOrgId}/requests`)).text(),
+      await (await mallory.get(`/console/${s.org.otherOrgId}/requests`)).text(),
     )![1]!;
-    expect((await mallory.post(page(), { purposeid: org.marketing.id, _csrf: token })).status).toBe(403);
+    expect((await mallory.post(page(), { purposeid: s.org.marketing.id, _csrf: token })).status).toBe(403);
     // Their own organisation's pages do not answer another organisation's job or purpose.
-    expect((await mallory.get(`/console/${org.otherOrgId}/requests/${firstJob}/progress`)).status).toBe(404);
-    const own = await mallory.post(`/console/${org.otherOrgId}/requests`, {
-      purposeid: org.marketing.id,
+    expect((await mallory.get(`/console/${s.org.otherOrgId}/requests/${firstJob}/progress`)).status).toBe(404);
+    const own = await mallory.post(`/console/${s.org.otherOrgId}/requests`, {
+      purposeid: s.org.marketing.id,
       _csrf: token,
     });
     expect(own.status).toBe(404);
@@ -153,24 +142,28 @@ describe('access follows the API access policy', () => {
 
 describe('bad input', () => {
   it('is a 400 page and starts nothing: no purpose, an over-long attribute ID', async () => {
-    const owner = await as('shop-owner@shop.example');
-    const token = await csrf(owner);
+    const owner = await s.as('shop-owner@shop.example');
+    const token = await owner.csrf();
     const before = await jobCount();
     const none = await owner.post(page(), { _csrf: token });
     expect(none.status).toBe(400);
     expect(none.headers.get('content-type')).toContain('text/html');
-    const long = await owner.post(page(), { purposeid: org.marketing.id, attributeids: 'a'.repeat(65), _csrf: token });
+    const long = await owner.post(page(), {
+      purposeid: s.org.marketing.id,
+      attributeids: 'a'.repeat(65),
+      _csrf: token,
+    });
     expect(long.status).toBe(400);
     expect(await jobCount()).toBe(before);
   });
 
   it('an attribute of another purpose is the API’s 404, and an unknown job is 404', async () => {
-    const owner = await as('shop-owner@shop.example');
+    const owner = await s.as('shop-owner@shop.example');
     const before = await jobCount();
     const res = await owner.post(page(), {
-      purposeid: org.marketing.id,
-      attributeids: org.delivery.address,
-      _csrf: await csrf(owner),
+      purposeid: s.org.marketing.id,
+      attributeids: s.org.delivery.address,
+      _csrf: await owner.csrf(),
     });
     expect(res.status).toBe(404);
     expect(await jobCount()).toBe(before);
@@ -179,13 +172,17 @@ describe('bad input', () => {
   });
 
   it('a script in a stored purpose or attribute name shows as text', async () => {
-    const owner = await as('shop-owner@shop.example');
+    const owner = await s.as('shop-owner@shop.example');
     const name = '<script>window.__xss=1</script>';
-    const token = await csrf(owner);
-    expect((await owner.post(`/console/${org.orgId}/purposes`, { name, _csrf: token })).status).toBe(303);
-    const purposes = await call(`${t.base}/organizations/${org.orgId}/purposes`, { token: org.tokens.owner });
+    const token = await owner.csrf();
+    expect((await owner.post(`/console/${s.org.orgId}/purposes`, { name, _csrf: token })).status).toBe(303);
+    const purposes = await call(`${s.t.base}/organizations/${s.org.orgId}/purposes`, { token: s.org.tokens.owner });
     const id = purposes.body.Purposes.find((p: { Name: string }) => p.Name === name).ID;
-    const attr = await owner.post(`/console/${org.orgId}/attributes`, { consent: name, purposeids: id, _csrf: token });
+    const attr = await owner.post(`/console/${s.org.orgId}/attributes`, {
+      consent: name,
+      purposeids: id,
+      _csrf: token,
+    });
     expect(attr.status).toBe(303);
     const html = await (await owner.get(page())).text();
     expect(html).toContain('&lt;script>window.__xss=1&lt;/script>');

@@ -139,7 +139,7 @@ describe.skipIf(!browserAvailable)('attacks on the privacy dashboard in Chromium
     for (const [path, cookie] of [
       ['/dashboard/sign-in', ''],
       ['/dashboard/consents', `${COOKIE}=${await sessionCookie(d)}`],
-    ]) {
+    ] as const) {
       const res = await fetch(`${d.t.url}${path}`, { headers: { cookie }, redirect: 'manual' });
       expect(res.status, path).toBe(200);
       expect(res.headers.get('x-frame-options')).toBe('DENY');

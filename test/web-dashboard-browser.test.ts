@@ -9,6 +9,7 @@
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1.
  */
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';
 import { browserAvailable, browserGate, watchErrors } from './helpers/chromium.js';
@@ -150,6 +151,32 @@ describe.skipIf(!browserAvailable)('the privacy dashboard in Chromium', () => {
     await page.waitForURL(`${d.t.url}/dashboard/consents`);
     expect(await loginStatus(bea)).toBe(401);
     expect(await loginStatus(renewed)).toBe(200);
+    await page.close();
+  });
+
+  it('uploads a profile image, sees it under the CSP, and sees a wrong file refused on the page', async () => {
+    const page = await signInPage(d, ALICE);
+    const errors = watchErrors(page);
+    await page.getByRole('link', { name: 'My data' }).click();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366aa' } })
+      .png()
+      .toBuffer();
+    await page.getByLabel(/JPEG, PNG or WebP/).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('button', { name: 'Upload image' }).click();
+    await page.waitForURL(`${d.t.url}/dashboard/data?done=image`);
+    expect(await page.getByRole('status').textContent()).toBe('Profile image saved.');
+    const img = page.locator('img[src^="/dashboard/data/image"]');
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(40);
+
+    const text = Buffer.from('not an image');
+    await page.getByLabel(/JPEG, PNG or WebP/).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: text });
+    const answer = page.waitForResponse(
+      (r) => r.url().endsWith('/dashboard/data/image') && r.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Replace image' }).click();
+    expect((await answer).status()).toBe(415);
+    expect(await page.getByRole('alert').textContent()).toMatch(/JPEG, PNG or WebP/);
+    expect(errors.filter((e) => !/415/.test(e))).toEqual([]);
     await page.close();
   });
 

@@ -3,6 +3,7 @@
  * on a busy embedded store, inside the serving process through the admin socket.
  */
 import type { Config } from '../config.js';
+import { consentHistoryImport } from '../consent/import.js';
 import type { Context } from '../context.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
@@ -36,6 +37,7 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
               redirectUriImport,
               oidcClientImport,
               walletSettingsImport(loadMasterKey(config.secret, config.dataDir), new URL(config.publicUrl).hostname),
+              consentHistoryImport,
             ),
           };
         } catch (err) {

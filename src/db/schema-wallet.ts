@@ -61,6 +61,12 @@ export const walletTransactions = pgTable(
     responseCodeHash: bytea('response_code_hash'),
     /** `{userId, verifiedAt}` when verified; `{error}` when failed. */
     result: jsonb('result'),
+    /**
+     * Where the wallet's same-device redirect returns, `response_code` appended (OpenID4VP 1.0
+     * §8.2): the privacy dashboard's return page for its own sign-ins; null for the provider's
+     * `…/interaction/{uid}/wallet-return` (docs/web.md "Sign-in").
+     */
+    returnUri: text('return_uri'),
     createdAt: tz('created_at').notNull().defaultNow(),
     expiresAt: tz('expires_at').notNull(),
   },

@@ -255,6 +255,7 @@ export * from './schema-consent.js';
 export * from './schema-federation.js';
 export * from './schema-notifications.js';
 export * from './schema-oidc.js';
+export * from './schema-saml.js';
 export * from './schema-users.js';
 export * from './schema-wallet.js';
 export * from './schema-web.js';

@@ -21,6 +21,7 @@ import {
   rpConfiguration,
   type SignInResult,
 } from './client.js';
+import type { IdpSettings } from './config.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 import { linkUser } from './users.js';
@@ -75,6 +76,28 @@ export class Broker {
     // Open redirector: a sign-in result may only go to a URI the organisation registered.
     if (!(await store.isRedirectUri(this.db, orgId, appRedirectUri)))
       throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
+    return this.begin(orgId, settings, appRedirectUri, appState, ip);
+  }
+
+  /**
+   * Starts a sign-in for one of Assent's own pages (the privacy dashboard's callback, docs/web.md
+   * "Sign-in"): the same flow, returning to `pageUri` without it being one of the organisation's
+   * registered app redirect URIs. `pageUri` comes from Assent's code, never from a request.
+   * @param state - the page's opaque `state`, returned to it unchanged.
+   * @returns the provider's authorization URL to redirect to.
+   * @throws {NotFound} no provider. @throws {TooManyRequests}
+   */
+  async authorizeAssentPage(orgId: string, pageUri: string, state: string, ip: string): Promise<string> {
+    return this.begin(orgId, await this.requireSettings(orgId), pageUri, state, ip);
+  }
+
+  private async begin(
+    orgId: string,
+    settings: IdpSettings,
+    appRedirectUri: string,
+    appState: string | undefined,
+    ip: string,
+  ): Promise<string> {
     await enforce(this.db, `fed-authorize:ip:${ip}`, AUTHORIZE_LIMIT);
     const state = random();
     const nonce = random();

@@ -78,6 +78,41 @@ export class Exchange {
     }
   }
 
+  /**
+   * Redeems a single-use Assent code issued to one of Assent's own pages (the privacy dashboard,
+   * docs/web.md "Sign-in") for the linked user's ID only: no token pair is minted, since nobody
+   * would hold it; the page opens its own browser session. Throttled per IP like `redeem`.
+   * @param redirectUri - the page's URI the code was sent to.
+   * @returns the user's ID.
+   * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
+   */
+  async redeemForUser(orgId: string, redirectUri: string, code: string, ip: string): Promise<string> {
+    const { db, config } = this.deps;
+    const key = `fed-exchange:ip:${ip}`;
+    await assertKeyNotBlocked(db, key);
+    try {
+      if (!isId(orgId) || !code.startsWith(CODE_PREFIX)) throw new BadRequest(INVALID_CODE, 'invalid_grant');
+      return (await this.takeCode(orgId, redirectUri, code)).userId;
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 400) await recordKeyFailure(db, key, config.throttleIp);
+      throw err;
+    }
+  }
+
+  /**
+   * Consumes an Assent code bound to `redirectUri`.
+   * @throws {BadRequest} `invalid_grant` when unknown, expired, used, or issued to another URI.
+   */
+  private async takeCode(orgId: string, redirectUri: string, code: string) {
+    // Deleted as it is read: a replayed code finds nothing (RFC 6749 §4.1.2, §10.5).
+    const row = await store.takeCode(this.deps.db, sha256(code), orgId);
+    if (!row) throw new BadRequest(INVALID_CODE, 'invalid_grant');
+    // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
+    if (row.appRedirectUri !== redirectUri)
+      throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
+    return row;
+  }
+
   private async redeemUnthrottled(
     orgId: string,
     redirectUri: string,
@@ -87,12 +122,10 @@ export class Exchange {
     const { db, master, configs } = this.deps;
     if (!isId(orgId)) throw new NotFound('No identity provider is configured for this organisation');
     if (code.startsWith(CODE_PREFIX)) {
-      // Deleted as it is read: a replayed code finds nothing (RFC 6749 §4.1.2, §10.5).
-      const row = await store.takeCode(db, sha256(code), orgId);
-      if (!row) throw new BadRequest(INVALID_CODE, 'invalid_grant');
-      // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
-      if (row.appRedirectUri !== redirectUri)
-        throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
+      const row = await this.takeCode(orgId, redirectUri, code);
+      // Threat: a code issued to Assent's own page (the dashboard) turned into a token pair; only registered URIs' codes.
+      if (!(await store.isRedirectUri(db, orgId, row.appRedirectUri)))
+        throw new BadRequest(INVALID_CODE, 'invalid_grant');
       return this.login(orgId, row.userId, row.idTokenSealed);
     }
     const settings = await this.deps.broker.requireSettings(orgId);

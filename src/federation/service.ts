@@ -12,6 +12,7 @@ import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import type { OutboundPolicy } from '../net/outbound.js';
 import { recordAudit } from '../orgs/audit.js';
 import { IDP_FIELDS, type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
+import { type DiscoveredEndpoints, discoverEndpoints } from './discovery.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import * as store from './store.js';
 
@@ -102,6 +103,15 @@ export class FederationConfigService {
         throw new NotFound('No identity provider is configured for this organisation');
       await this.audit(tx, orgId, actor, 'idp.delete', {});
     });
+  }
+
+  /**
+   * The endpoints of `issuer`'s discovery document (OpenID Connect Discovery 1.0 §4), fetched
+   * through the SSRF guard; nothing is stored (the console's IdP form, docs/web.md "Console").
+   * @throws {BadRequest} when the document cannot be fetched or used.
+   */
+  async discover(issuer: string): Promise<DiscoveredEndpoints> {
+    return discoverEndpoints(issuer.trim(), this.policy);
   }
 
   /** The registered app redirect URIs. */

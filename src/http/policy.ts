@@ -14,6 +14,7 @@
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
  */
 
+import { WEB_POLICY } from './policy-web.js';
 import { Role, type RoleId } from './roles.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;
@@ -230,6 +231,27 @@ export const ACCESS_POLICY = {
   },
   'federation.exchange': { credential: 'none', who: 'anyone with a code (throttled per client IP like a login)' },
   'federation.logout': { credential: 'session', who: 'the signed-in user with an access token (their own session)' },
+  'federation.saml.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.update': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.read': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.delete': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
+  'federation.saml.metadata': { credential: 'none', who: 'anyone (public SP metadata, like a JWKS)' },
+  'federation.saml.authorize': {
+    credential: 'none',
+    who: 'anyone (a browser starting a sign-in; the redirect URI must be registered)',
+  },
+  'federation.saml.acs': {
+    credential: 'none',
+    who: 'anyone (the browser posting the IdP’s response; the RelayState must be pending)',
+  },
+  'federation.saml.logout': {
+    credential: 'session',
+    who: 'the signed-in user with an access token (their own session)',
+  },
+  'federation.saml.logout-callback': {
+    credential: 'none',
+    who: 'anyone (the browser coming back from the IdP’s logout)',
+  },
   // Relying parties are a security setting like the IdP configuration: Owner or Admin only, reads included.
   'oidc.clients.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'oidc.clients.list': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
@@ -257,98 +279,8 @@ export const ACCESS_POLICY = {
   'oidc.wallet.return': { credential: 'none', who: 'the wallet, in the browser holding the interaction cookie' },
   'oidc.wallet.abort': { credential: 'none', who: 'the browser holding the interaction cookie' },
   'oidc.wallet.asset': { credential: 'none', who: "anyone (the sign-in page's script and style)" },
-  'web.asset': { credential: 'none', who: "anyone (the web front ends' scripts and stylesheet)" },
-  'web.dashboard.sign-in.page': { credential: 'web', who: 'anyone' },
-  'web.dashboard.sign-in': { credential: 'web', who: 'anyone, from this origin' },
-  'web.dashboard.home': { credential: 'web', who: 'a signed-in browser' },
-  'web.dashboard.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
-  'web.dashboard.consents': { credential: 'web', who: 'a signed-in browser: the individual’s own consents' },
-  'web.dashboard.consent.update': {
-    credential: 'web',
-    who: 'a signed-in browser, with its CSRF token: the individual’s own consents',
-  },
-  'web.dashboard.history': { credential: 'web', who: 'a signed-in browser: the individual’s own history' },
-  'web.dashboard.receipt': { credential: 'web', who: 'a signed-in browser: the individual’s own receipts' },
-  'web.dashboard.data': { credential: 'web', who: 'a signed-in browser: the individual’s own profile' },
-  'web.dashboard.export': { credential: 'web', who: 'a signed-in browser: the individual’s own data' },
-  'web.dashboard.profile.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
-  'web.dashboard.password.update': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
-  'web.dashboard.delete.page': { credential: 'web', who: 'a signed-in browser' },
-  'web.dashboard.delete': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
-  'web.console.sign-in.page': { credential: 'web', who: 'anyone' },
-  'web.console.sign-in': { credential: 'web', who: 'anyone, from this origin' },
-  'web.console.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
-  'web.console.home': {
-    credential: 'web',
-    who: 'a signed-in browser (the organisations where the user holds a role; none: 403)',
-  },
-  'web.console.org': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.list`' },
-  'web.console.organisation': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.list`' },
-  'web.console.retention.update': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `retention.update`',
-  },
-  'web.console.purposes.create': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.create`' },
-  'web.console.purposes.update': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.update`' },
-  'web.console.purposes.delete': { credential: 'web', who: 'a signed-in browser with the roles of `purposes.delete`' },
-  'web.console.attributes.create': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `templates.create`',
-  },
-  'web.console.attributes.update': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `templates.update`',
-  },
-  'web.console.attributes.delete': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `templates.delete`',
-  },
-  'web.console.requests': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
-  'web.console.requests.create': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `consent.request.create`',
-  },
-  'web.console.requests.job': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
-  'web.console.requests.progress': { credential: 'web', who: 'a signed-in browser with the roles of `jobs.read`' },
-  'web.console.integrations': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `notifications.transports.read` (each section: its API read)',
-  },
-  'web.console.transports.update': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `notifications.transports.update`',
-  },
-  'web.console.app-redirect-uris.update': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `federation.app-redirect-uris.update`',
-  },
-  'web.console.relying-parties.create': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `oidc.clients.create`',
-  },
-  'web.console.relying-parties.delete': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `oidc.clients.delete`',
-  },
-  'web.console.consents': { credential: 'web', who: 'a signed-in browser with the roles of `consents.overview`' },
-  'web.console.consents.users': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `consented.purpose.users`',
-  },
-  'web.console.audit': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.audit-log.read`' },
-  'web.console.individuals': { credential: 'web', who: 'a signed-in browser with the roles of `individuals.list`' },
-  'web.console.individual': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `individuals.list`; the record as `consents.read`, the history as `consents.history.list` (checked by the consent service)',
-  },
-  'web.console.individuals.add': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `individuals.list`; creating as `individuals.add`: Owner or Admin (checked by the individual service)',
-  },
-  'web.console.individuals.remove': {
-    credential: 'web',
-    who: 'a signed-in browser with the roles of `individuals.remove`',
-  },
+  // The pages of the web front ends (docs/web.md), in policy-web.ts.
+  ...WEB_POLICY,
   'orgs.audit-log.read': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

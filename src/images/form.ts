@@ -55,19 +55,30 @@ function formError(err: unknown): HttpError {
   }
 }
 
+/** What the reader of the form may check before the file is read. */
+export interface ImageFormOptions {
+  /**
+   * Called once, with the form's text fields that came before the first file part (or with all of
+   * them when there is no file), before any file byte is read: the web dashboard checks its CSRF
+   * token here (src/web/guard.ts). What it throws ends the read and is the answer.
+   */
+  beforeFile?: (fields: Readonly<Record<string, string>>) => void;
+}
+
 /**
- * Reads the whole form and returns the bytes of its `userimage` file. Other fields are ignored.
+ * Reads the whole form and returns the bytes of its `userimage` file. Other fields are ignored but
+ * for `options.beforeFile`.
  * @throws {HttpError} 415 when the body is not multipart/form-data; 413 when the file exceeds
  *   5 MiB; 400 when there is no file, the file is in another field, there is more than one file,
  *   or the form is malformed.
  */
-export async function readImageField(req: FastifyRequest): Promise<Buffer> {
+export async function readImageField(req: FastifyRequest, options: ImageFormOptions = {}): Promise<Buffer> {
   if (!req.isMultipart()) throw new HttpError(415, NOT_MULTIPART);
   const boundary = boundaryOf(req.headers['content-type']);
   if (!boundary) throw new BadRequest('The multipart body is malformed: its Content-Type has no boundary');
   // Refuses at once what the reader would wait on for ever (form-guard.ts); started before it pipes the body.
   const watch = watchMultipart(req.raw, boundary);
-  const reading = readParts(req);
+  const reading = readParts(req, options);
   reading.catch(() => {}); // when the watch wins, the reader ends with the closed connection
   try {
     const { image, otherField } = await Promise.race([reading, watch.failed]);
@@ -80,18 +91,32 @@ export async function readImageField(req: FastifyRequest): Promise<Buffer> {
 }
 
 /** Reads every part; the `userimage` file's bytes, and whether a file came in another field. */
-async function readParts(req: FastifyRequest): Promise<{ image?: Buffer; otherField: boolean }> {
+async function readParts(
+  req: FastifyRequest,
+  options: ImageFormOptions,
+): Promise<{ image?: Buffer; otherField: boolean }> {
   let image: Buffer | undefined;
   let otherField = false;
+  const fields: Record<string, string> = {};
+  let checked = false;
+  const check = () => {
+    if (!checked) options.beforeFile?.(fields);
+    checked = true;
+  };
   try {
     for await (const part of req.parts()) {
-      if (part.type !== 'file') continue;
+      if (part.type !== 'file') {
+        if (!checked && typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
+      check();
       if (part.fieldname === IMAGE_FIELD) image = await part.toBuffer();
       else {
         otherField = true;
         await part.toBuffer(); // drained under the same size limit, then dropped
       }
     }
+    check();
   } catch (err) {
     throw formError(err);
   }

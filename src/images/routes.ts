@@ -33,8 +33,8 @@ const UPLOAD_SCHEMA = {
   response: { 200: UserResponse, ...errors(400, 401, 403, 404, 413, 415) },
 };
 
-/** Sends a download: headers common to 200 and 304, then the bytes or nothing. */
-function sendImage(reply: FastifyReply, image: ImageDownload): FastifyReply {
+/** Sends a download: headers common to 200 and 304, then the bytes or nothing (also the dashboard's, src/web/). */
+export function sendImage(reply: FastifyReply, image: ImageDownload): FastifyReply {
   reply.header('ETag', `"${image.etag}"`);
   // Per-user content: never in a shared cache, and every reuse is revalidated (so access and deletion take effect).
   reply.header('Cache-Control', 'private, no-cache');

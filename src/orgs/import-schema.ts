@@ -38,7 +38,29 @@ const Admin = Type.Object(
   closed,
 );
 
-const Individual = Type.Object(person, closed);
+/**
+ * One past change of an attribute consent, from the platform Assent replaces (docs/operations.md
+ * "Consent history"); the time rules are the consent domain's (`consent/import.ts`).
+ */
+const ConsentEvent = Type.Object(
+  {
+    purpose: Key,
+    attribute: Key,
+    value: Type.Enum(['Allow', 'Disallow', 'AskMe']),
+    /** days (0 = no time limit), as the consents API takes them */
+    days: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500 })),
+    /** RFC 3339 with a time zone */
+    at: Type.String({ maxLength: 40 }),
+    by: Type.Optional(Type.Enum(['individual', 'system'])),
+    channel: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  closed,
+);
+
+const Individual = Type.Object(
+  { ...person, consentHistory: Type.Optional(Type.Array(ConsentEvent, { maxItems: 10_000 })) },
+  closed,
+);
 
 /**
  * A relying party of the organisation's OpenID provider (docs/wallet.md "Relying parties"); the rules
@@ -117,6 +139,8 @@ export const ImportFile = Type.Object(
 export type ImportFile = Static<typeof ImportFile>;
 /** One `oidcClients` entry of an import file. */
 export type ImportOidcClient = Static<typeof OidcClient>;
+/** One `consentHistory` event of an import file. */
+export type ImportConsentEvent = Static<typeof ConsentEvent>;
 /** One organisation of an import file. */
 export type ImportOrganisation = Static<typeof Organisation>;
 
@@ -134,6 +158,8 @@ export interface ImportResult {
        * `{clientSecret}` for a confidential client this run created (the secret's only appearance).
        */
       oidcClients?: Record<string, { clientSecret?: string }>;
+      /** Present when an individual lists `consentHistory`: events recorded now, and those recorded before (count). */
+      consentHistory?: { recorded: number; skipped: number };
       /** Present when the organisation lists `wallet`: the verifier's `x509_hash:…` client identifier. */
       wallet?: { verifierClientId: string };
     }

@@ -3,13 +3,14 @@
  * every problem is reported at once, named by its JSON path.
  */
 import { Value } from 'typebox/value';
+import type { ConsentHistoryImport } from '../consent/import.js';
 import type { RedirectUriImport } from '../federation/redirect-uris.js';
 import { normaliseUsername } from '../identity/service.js';
 import type { OidcClientImport } from '../oidc/import.js';
 import { passwordProblem } from '../passwords/policy.js';
 import { findNul } from '../util/nul.js';
 import type { WalletSettingsImport } from '../wallet/import.js';
-import { ImportFile } from './import-schema.js';
+import { ImportFile, type ImportOrganisation } from './import-schema.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */
 export class ImportValidationError extends Error {
@@ -50,6 +51,8 @@ function duplicates<T>(items: T[] | undefined, keyOf: (item: T) => string, at: s
  *   absent, a file that lists `oidcClients` is refused (this caller could not store them).
  * @param wallet - wallet sign-in's rule for the `wallet` settings (`walletSettingsImport`); when
  *   absent, a file that lists `wallet` is refused.
+ * @param consentHistory - the consent domain's rule for the individuals' `consentHistory`
+ *   (`consentHistoryImport`); when absent, a file that lists one is refused.
  * @returns the typed file.
  * @throws {ImportValidationError} naming each problem's JSON path.
  */
@@ -58,6 +61,7 @@ export function validateImportFile(
   redirectUris: Pick<RedirectUriImport, 'problem'>,
   oidcClients?: Pick<OidcClientImport, 'problems'>,
   wallet?: Pick<WalletSettingsImport, 'problems'>,
+  consentHistory?: Pick<ConsentHistoryImport, 'problems'>,
 ): ImportFile {
   const problems: string[] = [];
   for (const error of Value.Errors(ImportFile, input)) {
@@ -117,7 +121,37 @@ export function validateImportFile(
     // Wallet sign-in (docs/wallet.md "Wallet settings"): the admin API's rules.
     if (org.wallet && !wallet) problems.push(`${at}.wallet: this caller cannot import wallet settings`);
     if (org.wallet) for (const problem of wallet?.problems(org.wallet) ?? []) problems.push(`${at}.wallet.${problem}`);
+    historyProblems(org, at, consentHistory, problems);
   });
   if (problems.length) throw new ImportValidationError(problems);
   return file;
+}
+
+/**
+ * Adds the problems of the individuals' `consentHistory` (docs/operations.md "Consent history"): each
+ * event's purpose and data attribute must be declared by the organisation in the same file, and the
+ * consent domain's time rules hold.
+ */
+function historyProblems(
+  org: ImportOrganisation,
+  at: string,
+  consentHistory: Pick<ConsentHistoryImport, 'problems'> | undefined,
+  problems: string[],
+): void {
+  const now = new Date();
+  org.individuals?.forEach((u, i) => {
+    if (!u.consentHistory) return;
+    const path = `${at}.individuals[${i}].consentHistory`;
+    if (!consentHistory) {
+      problems.push(`${path}: this caller cannot import consent history`);
+      return;
+    }
+    u.consentHistory.forEach((e, n) => {
+      const purpose = org.purposes?.find((p) => p.key === e.purpose);
+      if (!purpose) problems.push(`${path}[${n}].purpose: "${e.purpose}" is not a purpose of this organisation`);
+      else if (!purpose.attributes?.some((a) => a.key === e.attribute))
+        problems.push(`${path}[${n}].attribute: "${e.attribute}" is not a data attribute of purpose "${e.purpose}"`);
+    });
+    for (const problem of consentHistory.problems(u.consentHistory, now)) problems.push(`${path}${problem}`);
+  });
 }

@@ -3,6 +3,7 @@
  * in one transaction, so a bad file writes nothing (docs/decisions/0004-organisations-as-code.md, "Import:
  * organisations as code").
  */
+import type { ConsentHistoryImport, ImportedConsentHistory } from '../consent/import.js';
 import type { Db, Executor } from '../db/open.js';
 import type { RedirectUriImport } from '../federation/redirect-uris.js';
 import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../identity/passwords.js';
@@ -12,7 +13,7 @@ import { normalisePassword } from '../passwords/policy.js';
 import { ROLE_BY_NAME } from '../users/roles.js';
 import type { WalletSettingsImport } from '../wallet/import.js';
 import { recordAudit } from './audit.js';
-import type { ImportFile, ImportOrganisation, ImportResult } from './import-schema.js';
+import type { ImportConsentEvent, ImportFile, ImportOrganisation, ImportResult } from './import-schema.js';
 import { ImportValidationError, validateImportFile } from './import-validate.js';
 import * as store from './store.js';
 
@@ -48,6 +49,7 @@ async function importOrganisation(
   redirectUris: RedirectUriImport,
   oidcClients: OidcClientImport | undefined,
   wallet: WalletSettingsImport | undefined,
+  consentHistory: ConsentHistoryImport | undefined,
 ) {
   const typeId = org.type ? await store.upsertOrganisationType(tx, org.type) : null;
   const orgId = await store.upsertOrganisation(tx, {
@@ -90,15 +92,54 @@ async function importOrganisation(
     await store.setRoles(tx, userId, orgId, [...new Set(a.roles.map((r) => ROLE_BY_NAME[r]!))]);
     out.users[a.username] = userId;
   }
-  for (const i of org.individuals ?? []) {
+  const histories: ImportedConsentHistory[] = [];
+  for (const [n, i] of (org.individuals ?? []).entries()) {
     const userId = await upsert(i);
-    await store.subscribe(tx, userId, orgId);
+    const { consentId } = await store.subscribe(tx, userId, orgId);
     out.users[i.username] = userId;
+    if (i.consentHistory)
+      histories.push(
+        historyOf(org, out, `${at}.individuals[${n}].consentHistory`, consentId, userId, i.consentHistory),
+      );
+  }
+  if (histories.length > 0 && consentHistory) {
+    const outcome = await consentHistory.record(tx, orgId, histories);
+    if (outcome.status === 'refused') throw new ImportValidationError(outcome.problems);
+    out.consentHistory = { recorded: outcome.recorded, skipped: outcome.skipped };
   }
   if (org.redirectUris) await importRedirectUris(tx, orgId, org.redirectUris, redirectUris);
   if (org.oidcClients && oidcClients) out.oidcClients = await importOidcClients(tx, orgId, org, at, oidcClients);
   if (org.wallet && wallet) out.wallet = await importWallet(tx, orgId, org, at, wallet);
   return out;
+}
+
+/**
+ * An individual's `consentHistory` with the purposes and data attributes resolved to the IDs this
+ * import gave them (the validation checked that the organisation declares them).
+ */
+function historyOf(
+  org: ImportOrganisation,
+  out: ImportResult['organisations'][string],
+  path: string,
+  recordId: string,
+  userId: string,
+  events: ImportConsentEvent[],
+): ImportedConsentHistory {
+  return {
+    recordId,
+    userId,
+    path,
+    events: events.map((e) => ({
+      purposeId: out.purposes[e.purpose]!.id,
+      attributeId: out.purposes[e.purpose]!.attributes[e.attribute]!,
+      lawfulUsage: org.purposes!.find((p) => p.key === e.purpose)!.lawfulUsage ?? false,
+      value: e.value,
+      days: e.days ?? 0,
+      at: e.at,
+      by: e.by,
+      channel: e.channel,
+    })),
+  };
 }
 
 /**
@@ -203,6 +244,9 @@ async function importOidcClients(
  * @param wallet - wallet sign-in's side of the organisations' `wallet` settings
  *   (`walletSettingsImport` of `wallet/import.ts`), passed in for the same reason; when absent, a
  *   file listing `wallet` is refused.
+ * @param consentHistory - the consent domain's side of the individuals' `consentHistory`
+ *   (`consentHistoryImport` of `consent/import.ts`), passed in for the same reason; when absent, a
+ *   file listing one is refused. The recorded events are sealed into the chain after the commit.
  * @returns each key mapped to its ID (the output contract of docs/decisions/0004-organisations-as-code.md).
  * @throws {ImportValidationError} when the file is invalid; nothing is written then.
  */
@@ -213,10 +257,11 @@ export async function runImport(
   redirectUris: RedirectUriImport,
   oidcClients?: OidcClientImport,
   wallet?: WalletSettingsImport,
+  consentHistory?: ConsentHistoryImport,
 ): Promise<ImportResult> {
-  const file = validateImportFile(input, redirectUris, oidcClients, wallet);
+  const file = validateImportFile(input, redirectUris, oidcClients, wallet, consentHistory);
   const hashes = await resolveHashes(db, file, params);
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const result: ImportResult = { clients: {}, organisations: {} };
     for (const c of file.clients ?? []) result.clients[c.clientId] = await store.upsertClient(tx, c.clientId);
     for (const [o, org] of (file.organisations ?? []).entries())
@@ -228,7 +273,11 @@ export async function runImport(
         redirectUris,
         oidcClients,
         wallet,
+        consentHistory,
       );
     return result;
   });
+  for (const org of Object.values(result.organisations))
+    if (org.consentHistory?.recorded) await consentHistory!.seal(db, org.id);
+  return result;
 }

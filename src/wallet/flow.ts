@@ -79,7 +79,12 @@ export class WalletFlow implements WalletSignIn {
     return `${this.config.publicUrl}/v3/service/extension/oidc/${orgId}`;
   }
 
-  async start(input: { orgId: string; interactionUid: string; clientId: string }): Promise<WalletTransactionView> {
+  async start(input: {
+    orgId: string;
+    interactionUid: string;
+    clientId: string;
+    returnUri?: string;
+  }): Promise<WalletTransactionView> {
     // Threat: a request object or a presentation sent over plain http, readable or rewritable on the network.
     if (!walletUrlsAllowed(this.config.publicUrl))
       throw new WalletNotConfiguredError(
@@ -99,6 +104,7 @@ export class WalletFlow implements WalletSignIn {
         orgId: input.orgId,
         interactionUid: input.interactionUid,
         clientId: input.clientId,
+        returnUri: input.returnUri ?? null,
         requestPayload: built.requestPayload,
         requestJwt: built.requestJwt,
         vpState: built.vpState,

@@ -108,9 +108,12 @@ export async function receiveResponse(
         detail: { userId, clientId: tx.clientId },
       });
     });
-    return {
-      redirect_uri: `${deps.issuer}/interaction/${encodeURIComponent(tx.interactionUid)}/wallet-return?response_code=${responseCode}`,
-    };
+    // The dashboard's own transactions return to the dashboard; the provider's to its interaction.
+    const back = new URL(
+      tx.returnUri ?? `${deps.issuer}/interaction/${encodeURIComponent(tx.interactionUid)}/wallet-return`,
+    );
+    back.searchParams.set('response_code', responseCode);
+    return { redirect_uri: back.href };
   } catch (err) {
     // The wallet proved it read this request (state matched): the page learns of the failure at once.
     if (err instanceof PresentationError && err.reason !== 'answered_transaction')

@@ -70,10 +70,18 @@ export interface WalletSignIn {
    * @param input.orgId - the organisation (its wallet settings apply; snapshot kept in the transaction).
    * @param input.interactionUid - oidc-provider's interaction `uid`.
    * @param input.clientId - the relying party's `client_id` (for the audit log and the wallet's display).
+   * @param input.returnUri - where the wallet's same-device redirect returns, `response_code`
+   *   appended (OpenID4VP 1.0 §8.2); absent: the provider's `…/interaction/{uid}/wallet-return`.
+   *   Set by Assent's own pages only (the privacy dashboard), never from a request.
    * @throws {WalletNotConfiguredError} when the organisation has no usable verifier settings, or
    *   the public URL is plain http at a non-loopback host.
    */
-  start(input: { orgId: string; interactionUid: string; clientId: string }): Promise<WalletTransactionView>;
+  start(input: {
+    orgId: string;
+    interactionUid: string;
+    clientId: string;
+    returnUri?: string;
+  }): Promise<WalletTransactionView>;
   /** Where the interaction's current transaction stands; `expired` after its `expiresAt`. */
   outcome(orgId: string, interactionUid: string): Promise<WalletOutcome>;
   /**

@@ -10,7 +10,9 @@ import { walletTransactions } from '../db/schema-wallet.js';
 /** A stored transaction row. */
 export type TxRow = typeof walletTransactions.$inferSelect;
 /** The fields of a new transaction. */
-export type TxValues = Omit<TxRow, 'createdAt' | 'responseCodeHash' | 'result'>;
+export type TxValues = Omit<TxRow, 'createdAt' | 'responseCodeHash' | 'result' | 'returnUri'> & {
+  returnUri?: string | null;
+};
 /** Where a transaction stands (WALLET.md §4.5). */
 export type TxStatus = 'created' | 'request_fetched' | 'verified' | 'failed' | 'consumed';
 

@@ -30,6 +30,11 @@ export interface WebRouteConfig {
   /** The sign-in page a signed-out browser is sent to (GET pages). */
   signIn?: string;
   /**
+   * The route reads a `multipart/form-data` body itself and checks its `_csrf` field with
+   * `assertMultipartCsrf` before reading any file; the guard then checks only an `x-csrf-token` header.
+   */
+  csrfInMultipart?: boolean;
+  /**
    * The JSON API operation whose access-policy row decides who may use this page (the console):
    * its `orgRoles` in the path's `organizationID`, exactly as the API's guard checks them.
    */
@@ -40,11 +45,11 @@ export interface WebRouteConfig {
 export type RolesIn = (orgId: string, userId: string) => Promise<readonly number[] | null>;
 
 /**
- * The session cookie's name. Under https the `__Host-` prefix binds it to this host, path `/`,
+ * The name of the session cookie (`base` for another of the web front ends' cookies). Under https the `__Host-` prefix binds it to this host, path `/`,
  * Secure (RFC 6265bis §4.1.3.2): a sibling subdomain cannot set or shadow it.
  */
-export function cookieName(publicUrl: string): string {
-  return publicUrl.startsWith('https:') ? '__Host-assent-web' : 'assent-web';
+export function cookieName(publicUrl: string, base = 'assent-web'): string {
+  return publicUrl.startsWith('https:') ? `__Host-${base}` : base;
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -63,6 +68,37 @@ function sentToken(request: FastifyRequest): unknown {
   if (typeof header === 'string') return header;
   const body = request.body as Record<string, unknown> | undefined;
   return body && typeof body === 'object' ? body._csrf : undefined;
+}
+
+/** Whether the route checks the token of this multipart body itself (no header sent; see `csrfInMultipart`). */
+function deferredToForm(request: FastifyRequest, config: WebRouteConfig): boolean {
+  return (
+    config.csrfInMultipart === true &&
+    request.headers['x-csrf-token'] === undefined &&
+    /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')
+  );
+}
+
+/**
+ * The check of a `csrfInMultipart` route's form, called with its `_csrf` field before any file is
+ * read: when the guard left the token to the route (`deferredToForm`), the field must match; when
+ * the guard checked the `x-csrf-token` header already, there is nothing more to check.
+ * @param field - the form's `_csrf` field, if any.
+ * @throws {Forbidden} when the token the guard left to it does not match.
+ */
+export function assertMultipartCsrf(request: FastifyRequest, field: unknown): void {
+  if (deferredToForm(request, request.routeOptions.config as WebRouteConfig)) assertFormCsrf(request, field);
+}
+
+/**
+ * Checks a state-changing request's synchronizer token against its session's (constant time).
+ * @param token - as sent.
+ * @throws {Forbidden} when it does not match (or there is no session).
+ */
+function assertFormCsrf(request: FastifyRequest, token: unknown): void {
+  // Threat: cross-site request forgery of a signed-in browser's change (OWASP synchronizer token pattern).
+  if (!request.webSession || !csrfMatches(request.webSession, token))
+    throw new Forbidden('This form has expired: reload the page and try again');
 }
 
 /**
@@ -117,8 +153,7 @@ export function installWebGuard(
       throw new Unauthorized('Your session has ended: sign in again');
     }
     // Threat: CSRF from a page that got around SameSite (a sibling site); the synchronizer token decides.
-    if (unsafe && !csrfMatches(request.webSession, sentToken(request)))
-      throw new Forbidden('This form has expired: reload the page and try again');
+    if (unsafe && !deferredToForm(request, config)) assertFormCsrf(request, sentToken(request));
     if (config.api) request.webRoles = await assertApiRoles(rolesIn, request, config.api);
   });
 }

@@ -7,18 +7,29 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { FederatedWebSignIn } from '../federation/web-sign-in.js';
+import { BINDING_TTL_SECONDS } from '../federation/web-sign-in.js';
 import { NotFound } from '../http/errors.js';
 import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
+import type { DashboardWalletSignIn } from '../wallet/dashboard.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
+import { consoleIdpRoutes } from './console/idp-routes.js';
 import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
-import { type IntegrationsDeps, integrationsRoutes } from './console/integrations-routes.js';
+import type { IntegrationsDeps } from './console/integrations-data.js';
+import { integrationsRoutes } from './console/integrations-routes.js';
 import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overview-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
+import { consoleWalletRoutes } from './console/wallet-routes.js';
+import { type DashboardImageDeps, dashboardImageRoutes } from './dashboard/image-routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
+import { idpSignInRoutes } from './dashboard/sign-in-idp-routes.js';
+import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
+import { WALLET_PATH } from './dashboard/wallet-sign-in.js';
 import { installWebErrors } from './error-page.js';
 import { cookieName, installWebGuard, type RolesIn } from './guard.js';
+import { safeNext } from './sign-in.js';
 import { type CookieJar, signInRoutes } from './sign-in-routes.js';
 
 /** One year (seconds): hashed files never change under their name. */
@@ -26,17 +37,39 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** What the web front ends call, and the public URL (the cookie's flags and the allowed origin). */
 export type WebDeps = Omit<DashboardDeps, 'cookie'> &
+  DashboardImageDeps &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
   ConsoleOverviewDeps &
   AuditDeps &
-  ConsoleIndividualsDeps & { publicUrl: string; rolesIn: RolesIn };
+  ConsoleIndividualsDeps & {
+    publicUrl: string;
+    rolesIn: RolesIn;
+    /** The dashboard's sign-in through an organisation's external OpenID provider. */
+    federated: FederatedWebSignIn;
+    /** The dashboard's wallet sign-in. */
+    walletSignIn: DashboardWalletSignIn;
+  };
+
+/**
+ * One cookie of the web front ends. Threat: the cookie read by script (HttpOnly), sent cross-site
+ * (SameSite=Lax; a top-level return from a provider or wallet still carries it), over plain http
+ * (Secure), or set by a sibling subdomain (the `__Host-` prefix under https, so path `/`).
+ * @param maxAge - its lifetime (seconds).
+ */
+function cookieJar(publicUrl: string, base: string, maxAge: number): CookieJar {
+  const name = cookieName(publicUrl, base);
+  const flags = { path: '/', httpOnly: true, sameSite: 'lax', secure: publicUrl.startsWith('https:') } as const;
+  return {
+    set: (reply, value) => reply.setCookie(name, value, { ...flags, maxAge }),
+    clear: (reply) => reply.clearCookie(name, flags),
+    read: (request) => request.cookies[name],
+  };
+}
 
 /** Registers the web front ends. */
 export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) => {
-  const name = cookieName(deps.publicUrl);
-  const secure = deps.publicUrl.startsWith('https:');
   // Pages, not API: left out of the OpenAPI description (docs/web.md lists them).
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -55,11 +88,17 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     },
   });
 
-  const jar: CookieJar = {
-    // Threat: the session cookie read by script (HttpOnly), sent cross-site (SameSite=Lax), or over plain http (Secure).
-    set: (reply, value) =>
-      reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: WEB_SESSION_SECONDS }),
-    clear: (reply) => reply.clearCookie(name, { path: '/', httpOnly: true, sameSite: 'lax', secure }),
+  const jar = cookieJar(deps.publicUrl, 'assent-web', WEB_SESSION_SECONDS);
+  // Short-lived: a sign-in begun at the provider or the wallet binds to this browser for 10 minutes.
+  const idpBinding = cookieJar(deps.publicUrl, 'assent-web-idp', BINDING_TTL_SECONDS);
+  const walletBinding = cookieJar(deps.publicUrl, 'assent-web-wallet', BINDING_TTL_SECONDS);
+  const ways = async (orgId: string, next: string) => {
+    const [idp, wallet] = await Promise.all([deps.federated.providerName(orgId), deps.walletSignIn.available(orgId)]);
+    const query = new URLSearchParams({ organisation: orgId, next: safeNext(next, '/dashboard') }).toString();
+    return {
+      idp: idp === null ? undefined : { name: idp, href: `/dashboard/sign-in/idp?${query}` },
+      wallet: wallet ? { href: `${WALLET_PATH}?${query}` } : undefined,
+    };
   };
   await app.register(signInRoutes, {
     ...deps,
@@ -71,8 +110,12 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
       submit: 'web.dashboard.sign-in',
       signOut: 'web.dashboard.sign-out',
     },
+    ways,
   });
+  await app.register(idpSignInRoutes, { ...deps, cookie: jar, idpBinding });
+  await app.register(walletSignInRoutes, { ...deps, cookie: jar, walletBinding });
   await app.register(dashboardRoutes, { ...deps, cookie: jar });
+  await app.register(dashboardImageRoutes, deps);
   await app.register(signInRoutes, {
     ...deps,
     cookie: jar,
@@ -84,6 +127,8 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleRequestsRoutes, deps);
   await app.register(consoleOverviewRoutes, deps);
   await app.register(integrationsRoutes, deps);
+  await app.register(consoleIdpRoutes, deps);
+  await app.register(consoleWalletRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);
 };

@@ -1,22 +1,42 @@
 /**
- * Sign-in and sign-out of a web front end (docs/web.md "Sessions"), registered once per front end:
- * `GET|POST {base}/sign-in`, `POST {base}/sign-out`. Both front ends share one session: signing
- * in to either signs in to both (the console then checks roles per organisation).
+ * Sign-in and sign-out of a web front end (docs/web.md "Sessions", "Sign-in"), registered once per
+ * front end: `GET|POST {base}/sign-in` (with `?organisation={orgID}` the organisation's other ways
+ * too, where the front end offers them), `POST {base}/sign-out`. Both front ends share one session:
+ * signing in to either signs in to both (the console then checks roles per organisation).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../http/errors.js';
 import type { Operation } from '../http/policy.js';
 import type { IdentityService } from '../identity/service.js';
 import type { WebSessions } from '../identity/web-sessions.js';
 import { seeOther, sendPage } from './html.js';
-import { SignInPage, safeNext } from './sign-in.js';
+import { SignInPage, type SignInWays, safeNext } from './sign-in.js';
 
-/** Sets or clears the session cookie (plugin.ts knows its name and flags). */
+/** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
 export interface CookieJar {
   set(reply: FastifyReply, value: string): void;
   clear(reply: FastifyReply): void;
+  /** The value the browser sent, or undefined. */
+  read(request: FastifyRequest): string | undefined;
+}
+
+/**
+ * Signs the browser in as a user whose sign-in the caller has just checked (password, external
+ * provider or wallet): ends any session it had and sets a new cookie.
+ */
+export async function openWebSession(
+  sessions: WebSessions,
+  cookie: CookieJar,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+): Promise<void> {
+  // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
+  await sessions.end(request.webCookie);
+  const opened = await sessions.open(userId);
+  cookie.set(reply, opened.cookie);
 }
 
 /** One front end's sign-in: its path prefix, name and operations. */
@@ -29,22 +49,31 @@ export interface SignInOptions {
   /** Shown in the page's header. */
   app: string;
   operations: { page: Operation; submit: Operation; signOut: Operation };
+  /** The other ways an organisation's page offers (the dashboard's); absent: password only. */
+  ways?: (orgId: string, next: string) => Promise<SignInWays>;
 }
+
+const Organisation = Type.Optional(Type.String({ maxLength: 100 }));
 
 /** The sign-in and sign-out routes of one front end. */
 export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
   const { identity, sessions, cookie, base, operations } = opts;
   const action = `${base}/sign-in`;
-  const page = (next: string, error?: string, username?: string) =>
-    SignInPage({ next, action, app: opts.app, home: base, error, username });
+  const page = async (next: string, organisation: string | undefined, error?: string, username?: string) => {
+    // An unknown organisation shows the plain page, as one without other ways does: no oracle.
+    const ways = organisation && opts.ways ? await opts.ways(organisation, next) : undefined;
+    return SignInPage({ next, action, app: opts.app, home: base, error, username, organisation, ways });
+  };
 
   app.get(action, {
     config: { operation: operations.page, web: 'public' },
-    schema: { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) }) },
-    handler: (req, reply) => {
+    schema: {
+      querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })), organisation: Organisation }),
+    },
+    handler: async (req, reply) => {
       const next = safeNext(req.query.next, base);
       if (req.webSession) return reply.redirect(next, 303);
-      return sendPage(reply, page(next));
+      return sendPage(reply, await page(next, req.query.organisation));
     },
   });
 
@@ -55,6 +84,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
         username: Type.String({ maxLength: 320 }),
         password: Type.String({ maxLength: 1024 }),
         next: Type.Optional(Type.String({ maxLength: 500 })),
+        organisation: Organisation,
       }),
     },
     handler: async (req, reply) => {
@@ -62,17 +92,14 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
       try {
         // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
         const profile = await identity.checkPassword(req.body.username, req.body.password, req.ip);
-        // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
-        await sessions.end(req.webCookie);
-        const opened = await sessions.open(profile.row.id);
-        cookie.set(reply, opened.cookie);
+        await openWebSession(sessions, cookie, req, reply, profile.row.id);
         return seeOther(reply, next, false);
       } catch (err) {
         if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
         const error =
           err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
         reply.headers(err.headers);
-        return sendPage(reply, page(next, error, req.body.username), err.statusCode);
+        return sendPage(reply, await page(next, req.body.organisation, error, req.body.username), err.statusCode);
       }
     },
   });

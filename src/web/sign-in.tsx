@@ -1,5 +1,14 @@
-/** The dashboard's sign-in page (docs/web.md "Sessions"). */
+/** The sign-in page of the web front ends (docs/web.md "Sign-in"). */
 import { Layout } from './layout.js';
+
+/**
+ * The other ways an organisation's sign-in page offers (the dashboard's, docs/web.md "Sign-in"):
+ * its external OpenID provider, and its wallet sign-in; each a link that starts it.
+ */
+export interface SignInWays {
+  idp?: { name: string; href: string };
+  wallet?: { href: string };
+}
 
 /** What the page shows. */
 export interface SignInProps {
@@ -12,10 +21,14 @@ export interface SignInProps {
   /** An error to show (wrong credentials, too many attempts). */
   error?: string;
   username?: string;
+  /** The organisation of an organisation-specific page (kept by the form, so an error page shows its ways again). */
+  organisation?: string;
+  /** The organisation's other ways to sign in. */
+  ways?: SignInWays;
 }
 
 /** The sign-in form: username and password, posted to this origin. */
-export function SignInPage({ next, action, app, home, error, username }: SignInProps) {
+export function SignInPage({ next, action, app, home, error, username, organisation, ways }: SignInProps) {
   return (
     <Layout title="Sign in" app={app} home={home}>
       <h1>Sign in</h1>
@@ -26,6 +39,7 @@ export function SignInPage({ next, action, app, home, error, username }: SignInP
       )}
       <form method="post" action={action}>
         <input type="hidden" name="next" value={next} />
+        {organisation && <input type="hidden" name="organisation" value={organisation} />}
         <label for="username">E-mail or username</label>
         <input id="username" name="username" type="text" autocomplete="username" required value={username ?? ''} />
         <label for="password">Password</label>
@@ -34,6 +48,25 @@ export function SignInPage({ next, action, app, home, error, username }: SignInP
           <button type="submit">Sign in</button>
         </p>
       </form>
+      {(ways?.idp || ways?.wallet) && (
+        <section aria-label="Other ways to sign in">
+          <h2>Or</h2>
+          {ways.idp && (
+            <p>
+              <a class="button" id="sign-in-idp" href={ways.idp.href}>
+                Sign in with {ways.idp.name}
+              </a>
+            </p>
+          )}
+          {ways.wallet && (
+            <p>
+              <a class="button" id="sign-in-wallet" href={ways.wallet.href}>
+                Sign in with your wallet
+              </a>
+            </p>
+          )}
+        </section>
+      )}
     </Layout>
   );
 }

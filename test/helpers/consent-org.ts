@@ -4,6 +4,7 @@ import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { runImport } from '../../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 import { waitFor } from './receiver.js';
+import { type WebClient, webSignIn } from './web-client.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
 export interface ConsentOrg {
@@ -19,6 +20,9 @@ export interface ConsentOrg {
   apiKeys: Record<string, string>;
 }
 
+/** The password of every person of the consent test organisations. */
+export const CONSENT_PASSWORD = 'consent-test-passphrase';
+
 /** Imports "shop" and "other" and signs everyone in. */
 export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
   const people = {
@@ -30,7 +34,7 @@ export async function setUpConsentOrg(t: TestAssent): Promise<ConsentOrg> {
     dave: 'dave@shop.example',
     mallory: 'mallory@other.example',
   } as const;
-  const pw = 'consent-test-passphrase';
+  const pw = CONSENT_PASSWORD;
   const ids = await runImport(
     t.store.db,
     {
@@ -138,14 +142,34 @@ export async function setConsent(
 /**
  * Registers a suite's set-up: a fresh Assent with the "shop" organisation signed in before all
  * tests, stopped after them. The fields are filled when `beforeAll` has run.
+ * @param env - extra environment of the server (e.g. `ASSENT_FEDERATION_ALLOW_HTTP_HOSTS`).
  */
-export function consentSuite(): { t: TestAssent; org: ConsentOrg } {
+export function consentSuite(env: Record<string, string> = {}): { t: TestAssent; org: ConsentOrg } {
   const suite = {} as { t: TestAssent; org: ConsentOrg };
   beforeAll(async () => {
-    suite.t = await startAssent();
+    suite.t = await startAssent(env);
     suite.org = await setUpConsentOrg(suite.t);
   });
   afterAll(() => suite.t?.stop());
+  return suite;
+}
+
+/** A console test suite: `consentSuite`'s server and organisation, and web sign-in by username. */
+export interface ConsoleSuite {
+  t: TestAssent;
+  org: ConsentOrg;
+  /** A new browser signed in through the web sign-in form as one of the organisations' people. */
+  as(username: string): Promise<WebClient>;
+}
+
+/**
+ * Registers a console suite's set-up (test/web-console*.test.ts): `consentSuite`, plus `as` to sign
+ * a browser in as any of its people. Further `beforeAll` hooks of the file run after this one's.
+ * @param env - extra environment of the server.
+ */
+export function consoleSuite(env: Record<string, string> = {}): ConsoleSuite {
+  const suite = consentSuite(env) as ConsoleSuite;
+  suite.as = (username) => webSignIn(suite.t, { username, password: CONSENT_PASSWORD });
   return suite;
 }
 

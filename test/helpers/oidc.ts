@@ -9,7 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
-import { call } from './assent.js';
+import { call, type TestAssent } from './assent.js';
 
 const html = (s: string) =>
   s
@@ -26,9 +26,12 @@ export class Browser {
   /** @param fetch - how it sends requests (default the global fetch; an HTTPS test passes one trusting its CA). */
   constructor(readonly fetch: typeof globalThis.fetch = globalThis.fetch) {}
 
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
     this.visited.push(url);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...init.headers };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await this.fetch(url, {
@@ -132,6 +135,36 @@ export async function startProvider(client: {
   });
   server.on('request', provider.callback());
   return { issuer, provider, endSessionRequests, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/**
+ * Starts oidc-provider (`startProvider`) for an organisation, registering Assent's callback
+ * `redirectUri` there, and configures it as the organisation's external IdP through the API
+ * (`POST …/idp/open-id` as `ownerToken`, the userinfo and logout endpoints included).
+ * @returns the provider and the POST's answer (201 expected).
+ */
+export async function configureOrgProvider(t: TestAssent, orgId: string, ownerToken: string, redirectUri: string) {
+  const op = await startProvider({
+    client_id: 'assent',
+    client_secret: 'provider-client-secret',
+    redirect_uris: [redirectUri],
+  });
+  const created = await call(`${t.base}/organizations/${orgId}/idp/open-id`, {
+    token: ownerToken,
+    body: {
+      issuer: op.issuer,
+      authorizationUrl: `${op.issuer}/auth`,
+      tokenUrl: `${op.issuer}/token`,
+      jwksUrl: `${op.issuer}/jwks`,
+      userInfoUrl: `${op.issuer}/me`,
+      logoutUrl: `${op.issuer}/session/end`,
+      clientId: 'assent',
+      clientSecret: 'provider-client-secret',
+      disableUserInfo: false,
+      defaultScope: 'openid email profile',
+    },
+  });
+  return { op, created };
 }
 
 /** A fake IdP whose token endpoint answers the ID token a test mints. */

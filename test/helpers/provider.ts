@@ -5,7 +5,7 @@
  * each issuer, and a cookie-keeping user agent that follows `/auth` to the wallet page.
  */
 
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { expect } from 'vitest';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { oidcClientImport } from '../../src/oidc/import.js';
@@ -17,6 +17,9 @@ import { Browser } from './oidc.js';
 import { holderKey, issue } from './wallet/issuer.js';
 import { createPki, type TestCert, type TestPki } from './wallet/pki.js';
 import { type Knobs, type Submitted, TestWallet } from './wallet/wallet.js';
+
+// jsqr's CommonJS build exports the function itself; its typings declare it as the default export.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 /** The relying party's redirect URI (never fetched: the user agent stops at the redirect). */
 export const RP_CALLBACK = 'http://127.0.0.1:7/cb';

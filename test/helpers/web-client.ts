@@ -17,6 +17,15 @@ export interface WebClient {
     form: Record<string, string>,
     opts?: { origin?: string | null; headers?: Record<string, string> },
   ): Promise<Response>;
+  /**
+   * POST a `multipart/form-data` form (its parts in the order given, as a browser sends a form's
+   * fields in document order); `origin` defaults to the server's.
+   */
+  postMultipart(
+    path: string,
+    parts: Array<[name: string, value: string | Blob, filename?: string]>,
+    opts?: { origin?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** The CSRF token of a signed-in page (read from `/dashboard/data`). */
   csrf(): Promise<string>;
 }
@@ -45,6 +54,16 @@ export function webClient(t: TestAssent): WebClient {
       }
       return res;
     },
+    async postMultipart(path, parts, opts = {}) {
+      const form = new FormData();
+      for (const [name, value, filename] of parts)
+        if (typeof value === 'string') form.append(name, value);
+        else form.append(name, value, filename ?? 'upload');
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.origin !== null) headers.origin = opts.origin ?? t.url;
+      if (client.cookie) headers.cookie = client.cookie;
+      return fetch(`${t.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: form });
+    },
     async csrf() {
       const html = await (await client.get('/dashboard/data')).text();
       const m = /name="_csrf" value="([^"]+)"/.exec(html);
@@ -61,4 +80,35 @@ export async function webSignIn(t: TestAssent, user: { username: string; passwor
   const res = await client.post('/dashboard/sign-in', { username: user.username, password: user.password });
   if (res.status !== 303 || !client.cookie) throw new Error(`web sign-in failed: ${res.status}`);
   return client;
+}
+
+const unescapeHtml = (s: string) =>
+  s
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/**
+ * The fields a browser would submit from the page's form posting to `action`, as the page shows
+ * them: text and hidden inputs, ticked checkboxes, textareas and selected options (no buttons).
+ * @throws Error when the page has no such form.
+ */
+export function formValues(html: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form method="post" action="${action}">([\\s\\S]*?)</form>`).exec(html);
+  if (!form) throw new Error(`no form posting to ${action}`);
+  const body = form[1]!;
+  const out: Record<string, string> = {};
+  for (const [tag] of body.matchAll(/<input [^>]*>/g)) {
+    const attr = (name: string) => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
+    const name = attr('name');
+    if (!name || (attr('type') === 'checkbox' && !/ checked/.test(tag))) continue;
+    out[name] = unescapeHtml(attr('value') ?? '');
+  }
+  for (const m of body.matchAll(/<textarea [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g))
+    out[m[1]!] = unescapeHtml(m[2]!);
+  for (const m of body.matchAll(/<select [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
+    out[m[1]!] = unescapeHtml(/<option value="([^"]*)" selected/.exec(m[2]!)?.[1] ?? '');
+  return out;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Download, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { consentHistoryImport } from '../../src/consent/import.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { runImport } from '../../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
@@ -54,7 +55,15 @@ export async function startDashboard(
   const acme = demo.organisations[0];
   acme.individuals.push(...ADDED.map((n) => ({ ...individual(n), name: n, email: `${n}@acme.example` })));
   acme.admins.push({ ...DPO, name: 'Dana DPO', roles: ['dpo'] });
-  const ids = await runImport(t.store.db, demo, t.config.argon2, redirectUriImport);
+  const ids = await runImport(
+    t.store.db,
+    demo,
+    t.config.argon2,
+    redirectUriImport,
+    undefined,
+    undefined,
+    consentHistoryImport,
+  );
   const org = ids.organisations.acme!;
   const m = org.purposes.marketing!;
   const chrome = await launchChromium({ bypassCSP: options.bypassCSP });

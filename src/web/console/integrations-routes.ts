@@ -12,34 +12,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { RedirectUris } from '../../federation/routes.js';
-import type { FederationConfigService } from '../../federation/service.js';
-import { BadRequest, NotFound } from '../../http/errors.js';
-import type { WebSession } from '../../identity/web-sessions.js';
+import { BadRequest } from '../../http/errors.js';
 import { WebhookUrl } from '../../notifications/routes.js';
-import type { NotificationService } from '../../notifications/service.js';
 import { CreateBody } from '../../oidc/routes.js';
-import type { OidcClientService } from '../../oidc/service.js';
-import type { PurposeService } from '../../purposes/service.js';
-import type { WalletSettingsService } from '../../wallet/settings.js';
 import { principalOf } from '../dashboard/views.js';
-import { seeOther, sendPage } from '../html.js';
-import { IntegrationsPage, type IntegrationsView, SecretPage } from './integrations.js';
-import { allows } from './shell.js';
+import { sendPage } from '../html.js';
+import { IntegrationsPage, SecretPage } from './integrations.js';
+import { back, type IntegrationsDeps, load } from './integrations-data.js';
+import { Csrf, Org, session, signedIn } from './routes.js';
 
-/** What the Integrations page calls: the services of the API operations it follows. */
-export interface IntegrationsDeps {
-  purposes: PurposeService;
-  notifications: NotificationService;
-  federationConfigs: FederationConfigService;
-  walletSettings: WalletSettingsService;
-  oidcClients: OidcClientService;
-}
-
-const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
-const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
-const Org = Type.Object({ organizationID: Type.String() });
 const OrgClient = Type.Object({ organizationID: Type.String(), clientID: Type.String() });
-const session = (req: FastifyRequest) => req.webSession as WebSession;
 /** Room for the API's largest URI list (50 URIs of 2000 characters) as lines of a textarea. */
 const UriLines = Type.String({ maxLength: 110_000 });
 /** The relying-party form: the API's registration fields; the URIs one per line, `public` a checkbox. */
@@ -55,10 +37,12 @@ const DONE: Record<string, string> = {
   'redirect-uris': 'App redirect URIs saved.',
   client: 'Relying party registered (public: it has no secret).',
   'client-deleted': 'Relying party deleted.',
+  'idp-created': 'External OpenID provider saved. Register the redirect URI below at the provider.',
+  'idp-updated': 'External OpenID provider saved.',
+  'idp-deleted': 'External OpenID provider deleted: sign-in through it has stopped.',
+  wallet: 'Wallet sign-in settings saved.',
+  'wallet-deleted': 'Wallet sign-in settings deleted: wallet sign-in has stopped.',
 };
-/** Webhook log entries per page (count). */
-const ATTEMPTS_PAGE = 20;
-
 /**
  * A textarea's non-empty lines, checked against the API's TypeBox schema of the list (count and length).
  * @throws {BadRequest} when the list breaks the schema; nothing is changed.
@@ -71,39 +55,6 @@ function uriLines(text: string, schema: TSchema & { maxItems?: number }, field: 
   if (!Value.Check(schema, list))
     throw new BadRequest(`${field}: at most ${schema.maxItems} URIs, each at most 2000 characters`);
   return list;
-}
-
-/** A read that answers 404 when nothing is configured, as null. */
-async function orNull<T>(read: Promise<T>): Promise<T | null> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof NotFound) return null;
-    throw err;
-  }
-}
-
-/**
- * Everything the page shows, each section read only when the roles may read it through the API.
- * @param startId - the webhook log page's exclusive start (an attempt ID), or undefined for the newest.
- */
-async function load(
-  deps: IntegrationsDeps,
-  orgId: string,
-  roles: readonly number[],
-  startId: string | undefined,
-): Promise<Omit<IntegrationsView, 'csrfToken' | 'done'>> {
-  const may = (op: Parameters<typeof allows>[1]) => allows(roles, op);
-  const [org, transports, attempts, idp, redirectUris, wallet, clients] = await Promise.all([
-    deps.purposes.organisation(orgId),
-    may('notifications.transports.read') ? deps.notifications.transports(orgId) : null,
-    may('notifications.webhook.attempts') ? deps.notifications.attempts(orgId, startId, ATTEMPTS_PAGE) : null,
-    may('federation.idp.read') ? orNull(deps.federationConfigs.read(orgId)) : undefined,
-    may('federation.app-redirect-uris.read') ? deps.federationConfigs.appRedirectUris(orgId) : null,
-    may('wallet.settings.read') ? orNull(deps.walletSettings.read(orgId)) : undefined,
-    may('oidc.clients.list') ? deps.oidcClients.list(orgId) : null,
-  ]);
-  return { orgId, orgName: org.Name, roles, transports, attempts, idp, redirectUris, wallet, clients };
 }
 
 /** @param opts - the services. */
@@ -120,8 +71,6 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
     const props = { orgId, orgName: org.Name, roles: req.webRoles, csrfToken: session(req).csrfToken };
     return sendPage(reply, SecretPage({ ...props, title, what, secret }));
   };
-  const back = (reply: FastifyReply, orgId: string, done: string) =>
-    seeOther(reply, `/console/${orgId}/integrations?done=${done}`, false);
 
   app.get('/console/:organizationID/integrations', {
     config: { operation: 'web.console.integrations', ...signedIn, api: 'notifications.transports.read' },

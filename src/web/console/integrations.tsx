@@ -1,7 +1,7 @@
 /**
  * The console's Integrations page (docs/web.md "Console"): notification transports and the webhook
- * delivery log, the external OpenID provider, the app redirect URIs (this file), and the wallet
- * settings and relying parties (`wallet.tsx`). A section is shown to the roles whose API read
+ * delivery log and the app redirect URIs (this file), the external OpenID provider (`idp.tsx`), and
+ * the wallet settings (`wallet.tsx`, `wallet-form.tsx`) and relying parties (`wallet.tsx`). A section is shown to the roles whose API read
  * operation allows it, a control to those whose API write operation does; no stored secret is ever
  * shown, and a generated one only once, on the answer page (`SecretPage`).
  */
@@ -10,9 +10,16 @@ import type { NotificationService, TransportsView } from '../../notifications/se
 import type { ClientView } from '../../oidc/service.js';
 import type { WalletSettingsView } from '../../wallet/settings.js';
 import { Csrf } from '../layout.js';
+import { IdpSection } from './idp.js';
 import { allows, ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { RelyingPartiesSection, WalletSection } from './wallet.js';
+
+/** A form the service refused: the values as sent (secrets left out) and the service's message. */
+export interface FormState {
+  values: Record<string, string>;
+  error: string;
+}
 
 /** What the page shows; null: the roles may not read that section; for `idp` and `wallet`, undefined likewise and null: none configured. */
 export interface IntegrationsView {
@@ -26,8 +33,14 @@ export interface IntegrationsView {
   /** One page of the webhook log, newest first, and the next page's start when there is one. */
   attempts: Awaited<ReturnType<NotificationService['attempts']>> | null;
   idp: Awaited<ReturnType<FederationConfigService['read']>> | null | undefined;
+  /** The callback to register at the provider (`federation.redirect-uri.read`), or null. */
+  idpCallback: string | null;
+  /** The IdP form as refused, shown again with its error. */
+  idpForm?: FormState;
   redirectUris: string[] | null;
   wallet: WalletSettingsView | null | undefined;
+  /** The wallet form as refused, shown again with its error. */
+  walletForm?: FormState;
   clients: ClientView[] | null;
 }
 
@@ -112,31 +125,6 @@ function AttemptsSection({ v }: { v: IntegrationsView }) {
           <a href={`/console/${v.orgId}/integrations?startid=${page.next}#webhook-log`}>Older deliveries</a>
         </p>
       )}
-    </section>
-  );
-}
-
-function IdpSection({ v }: { v: IntegrationsView }) {
-  if (v.idp === undefined) return null;
-  return (
-    <section class="card" aria-labelledby="idp">
-      <h2 id="idp">External OpenID provider</h2>
-      {v.idp === null ? (
-        <p>No external OpenID provider is configured.</p>
-      ) : (
-        <dl class="facts">
-          <dt>Issuer</dt>
-          <dd>{v.idp.issuer}</dd>
-          <dt>Client ID</dt>
-          <dd>{v.idp.clientId}</dd>
-          <dt>Scopes</dt>
-          <dd>{v.idp.defaultScope}</dd>
-        </dl>
-      )}
-      <p class="note">
-        The provider is set up through the API (<code>POST|PUT|DELETE …/idp/open-id</code>); its client secret is
-        write-only and never shown. See the <a href="/docs#/federation">API documentation</a>.
-      </p>
     </section>
   );
 }

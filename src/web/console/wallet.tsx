@@ -1,7 +1,7 @@
 /**
  * The wallet sections of the console's Integrations page (docs/wallet.md "Wallet settings" and
- * "Relying parties"): the wallet settings, read-only (the verifier's private key is write-only and
- * never shown), and the relying parties of the organisation's OpenID provider (SPEC 4.1), with a
+ * "Relying parties"): the wallet settings (the verifier's private key is write-only and never
+ * shown; the form is `wallet-form.tsx`), and the relying parties of the organisation's OpenID provider (SPEC 4.1), with a
  * registration form and deletion for the roles the API lets do them.
  */
 import type { X509Certificate } from 'node:crypto';
@@ -11,6 +11,7 @@ import { Csrf } from '../layout.js';
 import type { IntegrationsView } from './integrations.js';
 import { allows } from './shell.js';
 import { ColumnHeads } from './table.js';
+import { WalletDeleteForm, WalletForm } from './wallet-form.js';
 
 /** The certificates of a PEM text, or none when it does not parse (a display must never fail the page). */
 function certificates(pem: string): X509Certificate[] {
@@ -23,6 +24,12 @@ function certificates(pem: string): X509Certificate[] {
 
 /** An X.509 subject (RFC 5280 §4.1.2.6) on one line: Node gives one attribute per line. */
 const oneLine = (subject: string) => subject.split('\n').join(', ');
+
+/** The `vct` values a DCQL query accepts (OpenID4VP 1.0 §B.3.5 `meta.vct_values`), for display. */
+function acceptedTypes(query: unknown): string[] {
+  const credentials = (query as { credentials?: Array<{ meta?: { vct_values?: unknown } }> }).credentials ?? [];
+  return credentials.flatMap((c) => (Array.isArray(c.meta?.vct_values) ? c.meta.vct_values.map(String) : []));
+}
 
 function WalletFacts({ w }: { w: WalletSettingsView }) {
   const leaf = certificates(w.verifierCertificateChain)[0];
@@ -38,6 +45,8 @@ function WalletFacts({ w }: { w: WalletSettingsView }) {
         <dd>{leaf ? oneLine(leaf.subject) : '—'}</dd>
         <dt>Verifier certificate expires</dt>
         <dd>{leaf ? new Date(leaf.validTo).toISOString() : '—'}</dd>
+        <dt>Accepted credential types</dt>
+        <dd>{acceptedTypes(w.dcqlQuery).join(', ') || '—'}</dd>
         <dt>Verifier client ID</dt>
         <dd>
           <code>{w.verifierClientId}</code>
@@ -61,17 +70,16 @@ function WalletFacts({ w }: { w: WalletSettingsView }) {
   );
 }
 
-/** The wallet settings, read-only. */
+/** The wallet settings, with the form and deletion for the roles the API allows. */
 export function WalletSection({ v }: { v: IntegrationsView }) {
   if (v.wallet === undefined) return null;
   return (
     <section class="card" aria-labelledby="wallet">
       <h2 id="wallet">Wallet sign-in settings</h2>
       {v.wallet === null ? <p>Wallet sign-in is not set up.</p> : <WalletFacts w={v.wallet} />}
-      <p class="note">
-        These are changed through the API (<code>PUT …/wallet</code>); see the{' '}
-        <a href="/docs#/wallet">API documentation</a>.
-      </p>
+      {allows(v.roles, 'wallet.settings.put') && <WalletForm v={v} />}
+      {v.wallet && allows(v.roles, 'wallet.settings.delete') && <WalletDeleteForm v={v} />}
+      <p class="note">The verifier’s private key is write-only: Assent never shows it, here or in the API.</p>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * "My data" (docs/web.md "Privacy dashboard"): the export of everything Assent holds about the
- * individual (GDPR Art. 15, 20), the profile (name, phone), the password, and account deletion
+ * individual (GDPR Art. 15, 20), the profile (name, phone, image), the password, and account deletion
  * (GDPR Art. 17) behind a confirmation step.
  */
 import type { UserBody } from '../../http/schemas.js';
@@ -13,15 +13,22 @@ export interface DataProps {
   csrfToken: string;
   /** A message after a change ("Profile saved"). */
   done?: string;
+  /** Why a change was refused (the service's message); the page is then answered with its 4xx. */
+  error?: string;
 }
 
 /** The page. */
-export function DataPage({ user, csrfToken, done }: DataProps) {
+export function DataPage({ user, csrfToken, done, error }: DataProps) {
   return (
     <DashboardPage title="My data" current="/dashboard/data" csrfToken={csrfToken}>
       {done && (
         <p class="ok" role="status">
           {done}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
         </p>
       )}
       {
@@ -49,6 +56,7 @@ export function DataPage({ user, csrfToken, done }: DataProps) {
           </p>
         </form>
       </section>
+      <ProfileImage user={user} csrfToken={csrfToken} />
       <section class="card" aria-labelledby="password">
         <h2 id="password">Password</h2>
         <form method="post" action="/dashboard/data/password">
@@ -75,6 +83,38 @@ export function DataPage({ user, csrfToken, done }: DataProps) {
         </p>
       </section>
     </DashboardPage>
+  );
+}
+
+/**
+ * The profile image (docs/decisions/0010-profile-images.md): shown from `/dashboard/data/image`, the
+ * session's own (its ID in the URL, so that a replaced image is fetched anew); uploaded or replaced as
+ * a multipart form whose CSRF field comes before the file (src/web/guard.ts `csrfInMultipart`).
+ */
+function ProfileImage({ user, csrfToken }: { user: UserBody; csrfToken: string }) {
+  return (
+    <section class="card" aria-labelledby="image">
+      <h2 id="image">Profile image</h2>
+      {user.ImageID ? (
+        <p>
+          <img
+            src={`/dashboard/data/image?v=${user.ImageID}`}
+            alt={`${user.Name || user.Email}, as you show yourself`}
+            width={128}
+          />
+        </p>
+      ) : (
+        <p class="muted">No profile image yet.</p>
+      )}
+      <form method="post" action="/dashboard/data/image" enctype="multipart/form-data">
+        <Csrf token={csrfToken} />
+        <label for="userimage">JPEG, PNG or WebP, at most 5 MiB and 4096×4096 pixels</label>
+        <input id="userimage" name="userimage" type="file" accept="image/jpeg,image/png,image/webp" required />
+        <p>
+          <button type="submit">{user.ImageID ? 'Replace image' : 'Upload image'}</button>
+        </p>
+      </form>
+    </section>
   );
 }
 

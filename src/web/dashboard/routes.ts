@@ -4,7 +4,7 @@
  * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
  * - `GET /dashboard/history?org=&startid=`; `GET /dashboard/history/{organizationID}/{eventID}/receipt`
  * - `GET /dashboard/data`; `GET /dashboard/data/export`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;
- *   `GET|POST /dashboard/data/delete`
+ *   `GET|POST /dashboard/data/delete` (the profile image: `image-routes.ts`)
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
@@ -126,7 +126,9 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
     schema: { querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) }) },
     handler: async (req, reply) => {
       const s = session(req);
-      const done = { profile: 'Profile saved.', password: 'Password changed.' }[req.query.done ?? ''];
+      const done = { profile: 'Profile saved.', password: 'Password changed.', image: 'Profile image saved.' }[
+        req.query.done ?? ''
+      ];
       const user = await deps.users.me(s.userId);
       return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, done }));
     },

@@ -1,0 +1,1 @@
+ALTER TABLE "wallet_transactions" ADD COLUMN "return_uri" text;

@@ -1,0 +1,64 @@
+/**
+ * SAML 2.0 federation with each organisation's IdP (docs/federation.md "SAML 2.0";
+ * docs/decisions/0022-saml-federation.md). Sign-ins reuse the broker's tables of
+ * `schema-federation.ts` (pending states, codes, links, sessions); these hold what SAML adds.
+ */
+import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { tz } from './columns.js';
+import { organisations } from './schema.js';
+
+/** An organisation's one SAML IdP: no secret (the IdP's certificates are public). */
+export const samlConfigs = pgTable('saml_configs', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => organisations.id),
+  /** Where the metadata was fetched from, or "" when it was sent inline or the fields were given. */
+  metadataUrl: text('metadata_url').notNull(),
+  entityId: text('entity_id').notNull(),
+  ssoUrl: text('sso_url').notNull(),
+  /** The IdP's SingleLogoutService (HTTP-Redirect), or "" for none. */
+  sloUrl: text('slo_url').notNull(),
+  /** PEM certificates whose keys may sign responses and assertions. */
+  signingCertificates: jsonb('signing_certificates').$type<string[]>().notNull(),
+  nameIdFormat: text('name_id_format').notNull(),
+  /** Attribute names: `{ email, name, phone }`. */
+  attributeMapping: jsonb('attribute_mapping').$type<{ email: string; name: string; phone: string }>().notNull(),
+  signAuthnRequests: boolean('sign_authn_requests').notNull().default(true),
+  /** Whether IdP-initiated (unsolicited) responses are accepted. */
+  allowUnsolicited: boolean('allow_unsolicited').notNull().default(false),
+  createdAt: tz('created_at').notNull().defaultNow(),
+  updatedAt: tz('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Assent's SP key pairs (RSA 2048, self-signed certificate), one per signing key of the ring
+ * (`signing_keys.kid`), so that rotating the signing keys rotates these too; the private key is
+ * sealed under the master key (purpose `saml-sp-key`).
+ */
+export const samlSpKeys = pgTable('saml_sp_keys', {
+  signingKid: text('signing_kid').primaryKey(),
+  certificate: text('certificate').notNull(),
+  privateKeySealed: text('private_key_sealed').notNull(),
+  createdAt: tz('created_at').notNull().defaultNow(),
+});
+
+/** The IDs of AuthnRequests and LogoutRequests Assent sent (node-saml's cache, shared by every replica). */
+export const samlRequests = pgTable(
+  'saml_requests',
+  {
+    requestId: text('request_id').primaryKey(),
+    expiresAt: tz('expires_at').notNull(),
+  },
+  (t) => [index('saml_requests_expires').on(t.expiresAt)],
+);
+
+/** Assertion IDs accepted, kept until the assertion expires: each is accepted once (replay). */
+export const samlAssertions = pgTable(
+  'saml_assertions',
+  {
+    orgId: uuid('org_id').notNull(),
+    assertionId: text('assertion_id').notNull(),
+    expiresAt: tz('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.assertionId] }), index('saml_assertions_expires').on(t.expiresAt)],
+);

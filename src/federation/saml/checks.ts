@@ -1,0 +1,76 @@
+/**
+ * The checks Assent makes on a SAML response beyond node-saml's (SAML 2.0 Profiles §4.1.4.3,
+ * Bindings §3.5.5.2), and the words a failure is reported in. node-saml checks the signature,
+ * Issuer, Audience, times and InResponseTo (`sp.ts`); it does not check where the response was
+ * sent: the Response's `Destination` and the bearer SubjectConfirmationData's `Recipient` must be
+ * Assent's ACS URL, or a response obtained by another SP of the same IdP could be replayed here.
+ */
+import { DOMParser } from '@xmldom/xmldom';
+import { REQUEST_TTL_MS } from './sp.js';
+
+const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+
+/** A SAML response refused, with a message safe to show (it names the check, never the IdP's text). */
+export class SamlCheckError extends Error {
+  override name = 'SamlCheckError';
+}
+
+/** What the verified assertion tells beyond node-saml's profile. */
+export interface AssertionFacts {
+  /** The Assertion's ID: accepted once (replay). */
+  assertionId: string;
+  /** Until when the assertion is valid: how long its ID is kept. */
+  expiresAt: Date;
+}
+
+function parse(xml: string): Document {
+  return new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
+}
+
+/**
+ * Checks where the response was sent and reads the assertion's ID and expiry.
+ * @param responseXml - the whole Response (its Destination; signed or not, the Recipient below is signed).
+ * @param assertionXml - the Assertion node-saml verified the signature of.
+ * @param acsUrl - Assent's ACS URL of the organisation.
+ * @throws {SamlCheckError} when Destination or Recipient differ, or the assertion has no ID.
+ */
+export function assertionFacts(responseXml: string, assertionXml: string, acsUrl: string): AssertionFacts {
+  const destination = parse(responseXml).documentElement?.getAttribute('Destination');
+  if (destination && destination !== acsUrl)
+    throw new SamlCheckError('the response was sent to another service (Destination)');
+  const assertion = parse(assertionXml).documentElement;
+  const assertionId = assertion?.getAttribute('ID');
+  if (!assertion || !assertionId) throw new SamlCheckError('the assertion has no ID');
+  const data = Array.from(assertion.getElementsByTagNameNS(SAML, 'SubjectConfirmation'))
+    .filter((c) => c.getAttribute('Method') === BEARER)
+    .flatMap((c) => Array.from(c.getElementsByTagNameNS(SAML, 'SubjectConfirmationData')));
+  // Threat: an assertion issued to another SP's ACS presented here (Profiles §4.1.4.3 "Recipient").
+  if (data.length === 0 || !data.every((d) => d.getAttribute('Recipient') === acsUrl))
+    throw new SamlCheckError('the assertion was issued to another service (Recipient)');
+  const times = [
+    ...data.map((d) => d.getAttribute('NotOnOrAfter')),
+    ...Array.from(assertion.getElementsByTagNameNS(SAML, 'Conditions')).map((c) => c.getAttribute('NotOnOrAfter')),
+  ]
+    .map((t) => (t ? Date.parse(t) : Number.NaN))
+    .filter((t) => Number.isFinite(t));
+  const expiresAt = new Date(times.length > 0 ? Math.max(...times) + 60_000 : Date.now() + REQUEST_TTL_MS);
+  return { assertionId, expiresAt };
+}
+
+/**
+ * Words for a node-saml failure, from its fixed messages (never the IdP's status text).
+ * @param err - what node-saml threw.
+ */
+export function describeFailure(err: unknown): string {
+  const text = err instanceof Error ? err.message : '';
+  if (err instanceof Error && err.name === 'SamlStatusError') return 'the identity provider refused the sign-in';
+  if (/InResponseTo/i.test(text)) return 'the response does not answer a request Assent sent (InResponseTo)';
+  if (/signature|signed/i.test(text)) return 'the response is not signed by a configured certificate';
+  if (/audience/i.test(text)) return 'the assertion is meant for another service provider (Audience)';
+  if (/expired|NotBefore|NotOnOrAfter|not yet valid|too old|no valid subject confirmation/i.test(text))
+    return 'the assertion is expired or not yet valid';
+  if (/issuer/i.test(text)) return 'the response was issued by another identity provider (Issuer)';
+  if (/multiple assertions/i.test(text)) return 'the response carries more than one assertion';
+  return 'the SAML response failed validation';
+}

@@ -1,0 +1,47 @@
+/**
+ * Assent's SP metadata for one organisation (SAML 2.0 Metadata §2.4.4): entity ID (the metadata's
+ * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect), the NameID
+ * format asked for, and the signing certificates (`sp-keys.ts`). It is public, like a JWKS: an IdP
+ * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
+ */
+import { generateServiceProviderMetadata } from '@node-saml/node-saml';
+import type { Db } from '../../db/open.js';
+import { NotFound } from '../../http/errors.js';
+import { rolesInOrganisation } from '../../orgs/membership.js';
+import { isId } from '../../util/ids.js';
+import { PERSISTENT } from './config.js';
+import type { SamlConfigService } from './service.js';
+import type { SpKeys } from './sp-keys.js';
+
+/** A user ID no user has: `rolesInOrganisation` then tells only whether the organisation exists. */
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+
+/** Serves the SP metadata. */
+export class SamlMetadataService {
+  constructor(
+    private readonly db: Db,
+    private readonly configs: SamlConfigService,
+    private readonly keys: SpKeys,
+  ) {}
+
+  /**
+   * The metadata XML.
+   * @throws {NotFound} when the organisation does not exist.
+   */
+  async xml(orgId: string): Promise<string> {
+    if (!isId(orgId) || (await rolesInOrganisation(this.db, orgId, NOBODY)) === null)
+      throw new NotFound('Organisation not found');
+    const sp = this.configs.endpoints(orgId);
+    const settings = await this.configs.settings(orgId);
+    const key = await this.keys.current();
+    return generateServiceProviderMetadata({
+      issuer: sp.spEntityId,
+      callbackUrl: sp.acsUrl,
+      logoutCallbackUrl: sp.spSloUrl,
+      identifierFormat: settings?.nameIdFormat ?? PERSISTENT,
+      wantAssertionsSigned: true,
+      privateKey: key.privateKey,
+      publicCerts: await this.keys.certificates(),
+    });
+  }
+}

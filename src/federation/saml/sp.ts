@@ -1,0 +1,93 @@
+/**
+ * Assent as a SAML 2.0 service provider on `@node-saml/node-saml` (docs/decisions/0022-saml-federation.md):
+ * one instance per message, configured from the organisation's settings, Assent's SP endpoints and
+ * key, and a request-ID cache kept in the database, so that the response to a request sent by one
+ * replica is accepted by another.
+ */
+import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import type { Db } from '../../db/open.js';
+import type { SamlSettings, SpEndpoints } from './config.js';
+import type { SpKey } from './sp-keys.js';
+import * as store from './store.js';
+
+/** Largest clock difference accepted on NotBefore and NotOnOrAfter (milliseconds). */
+export const CLOCK_SKEW_MS = 60_000;
+/** How long a sent request's ID is accepted in a response (milliseconds): the user's time at the IdP. */
+export const REQUEST_TTL_MS = 600_000;
+
+/**
+ * node-saml's request-ID cache in the `saml_requests` table. node-saml stores each request ID it
+ * sends, looks up a response's `InResponseTo`, and removes it once the response is handled, so an
+ * ID answers one response only.
+ */
+export class DbRequestCache implements CacheProvider {
+  constructor(private readonly db: Db) {}
+
+  /** Stores `key` (a request ID); `value` is its IssueInstant. */
+  async saveAsync(key: string, value: string) {
+    await store.saveRequest(this.db, key, new Date(Date.now() + REQUEST_TTL_MS));
+    return { value, createdAt: Date.now() };
+  }
+
+  /** The time the request was sent (ISO 8601; node-saml compares it with the TTL), or null. */
+  async getAsync(key: string): Promise<string | null> {
+    return (await store.hasRequest(this.db, key)) ? new Date().toISOString() : null;
+  }
+
+  /** Forgets `key`. */
+  async removeAsync(key: string | null): Promise<string | null> {
+    if (!key) return null;
+    return (await store.removeRequest(this.db, key)) ? key : null;
+  }
+}
+
+/** What differs between the messages one SP instance handles. */
+export interface SpOptions {
+  /** Sign the messages sent (AuthnRequest per `signAuthnRequests`; LogoutRequests always). */
+  sign: boolean;
+  /** The ID of the request to send (the pending sign-in keeps it to match `InResponseTo`). */
+  requestId?: string;
+  /** Accept a response without `InResponseTo` (IdP-initiated, when the organisation allows it). */
+  unsolicited?: boolean;
+}
+
+/**
+ * A node-saml instance for one organisation.
+ * Checks it makes (SAML 2.0 Core §2.5, §3.2.2; Profiles §4.1.4.3): a signature by a configured
+ * certificate on the Response or on the Assertion (either suffices; none is refused), the
+ * Response's and the Assertion's Issuer equal to the IdP's entity ID, the Audience equal to
+ * Assent's entity ID, NotBefore/NotOnOrAfter with `CLOCK_SKEW_MS`, `InResponseTo` a request
+ * Assent sent (always, unless `unsolicited`), and a single assertion.
+ */
+export function serviceProvider(
+  settings: SamlSettings,
+  sp: SpEndpoints,
+  key: SpKey,
+  cache: CacheProvider,
+  options: SpOptions,
+): SAML {
+  return new SAML({
+    issuer: sp.spEntityId,
+    audience: sp.spEntityId,
+    callbackUrl: sp.acsUrl,
+    logoutCallbackUrl: sp.spSloUrl,
+    entryPoint: settings.ssoUrl,
+    logoutUrl: settings.sloUrl || settings.ssoUrl,
+    idpIssuer: settings.entityId,
+    idpCert: settings.signingCertificates,
+    identifierFormat: settings.nameIdFormat,
+    allowCreate: true,
+    disableRequestedAuthnContext: true,
+    // Threat: a forged or altered assertion; signed by the IdP's configured key, on the Response or the Assertion.
+    wantAssertionsSigned: false,
+    wantAuthnResponseSigned: false,
+    acceptedClockSkewMs: CLOCK_SKEW_MS,
+    // Threat: unsolicited or cross-session responses (login CSRF); InResponseTo must name a request Assent sent.
+    validateInResponseTo: options.unsolicited ? ValidateInResponseTo.ifPresent : ValidateInResponseTo.always,
+    requestIdExpirationPeriodMs: REQUEST_TTL_MS,
+    cacheProvider: cache,
+    ...(options.requestId ? { generateUniqueId: () => options.requestId! } : {}),
+    ...(options.sign ? { privateKey: key.privateKey, signatureAlgorithm: 'sha256' as const } : {}),
+    publicCert: key.certificate,
+  });
+}

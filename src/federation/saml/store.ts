@@ -1,0 +1,98 @@
+/** SQL of SAML federation: IdP configurations, SP key pairs, sent request IDs, accepted assertion IDs. */
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/open.js';
+import { samlAssertions, samlConfigs, samlRequests, samlSpKeys } from '../../db/schema-saml.js';
+
+/** A stored configuration row. */
+export type SamlRow = typeof samlConfigs.$inferSelect;
+type SamlWrite = Omit<SamlRow, 'createdAt' | 'updatedAt'>;
+
+/** The organisation's SAML configuration row, or null. */
+export async function findConfig(db: Executor, orgId: string): Promise<SamlRow | null> {
+  const [row] = await db.select().from(samlConfigs).where(eq(samlConfigs.orgId, orgId));
+  return row ?? null;
+}
+
+/** Inserts a configuration; false when one exists already (the caller answers 409). */
+export async function insertConfig(db: Executor, row: SamlWrite): Promise<boolean> {
+  const added = await db.insert(samlConfigs).values(row).onConflictDoNothing().returning({ orgId: samlConfigs.orgId });
+  return added.length > 0;
+}
+
+/** Replaces a configuration. */
+export async function updateConfig(db: Executor, row: SamlWrite): Promise<void> {
+  const { orgId, ...set } = row;
+  await db
+    .update(samlConfigs)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(eq(samlConfigs.orgId, orgId));
+}
+
+/** Deletes a configuration; false when there was none. */
+export async function deleteConfig(db: Executor, orgId: string): Promise<boolean> {
+  const gone = await db.delete(samlConfigs).where(eq(samlConfigs.orgId, orgId)).returning({ orgId: samlConfigs.orgId });
+  return gone.length > 0;
+}
+
+/** The SP key pairs made for the given signing keys. */
+export async function spKeys(db: Executor, kids: string[]) {
+  if (kids.length === 0) return [];
+  return db.select().from(samlSpKeys).where(inArray(samlSpKeys.signingKid, kids));
+}
+
+/** Stores an SP key pair unless another process stored one for the same signing key first. */
+export async function insertSpKey(db: Executor, row: typeof samlSpKeys.$inferInsert): Promise<void> {
+  await db.insert(samlSpKeys).values(row).onConflictDoNothing();
+}
+
+/** Records a request ID Assent sent, and drops expired ones. */
+export async function saveRequest(db: Executor, requestId: string, expiresAt: Date): Promise<void> {
+  await db.delete(samlRequests).where(lt(samlRequests.expiresAt, sql`now()`));
+  await db.insert(samlRequests).values({ requestId, expiresAt }).onConflictDoNothing();
+}
+
+/** Whether `requestId` was sent and has not expired or been used. */
+export async function hasRequest(db: Executor, requestId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ expiresAt: samlRequests.expiresAt })
+    .from(samlRequests)
+    .where(eq(samlRequests.requestId, requestId));
+  return row !== undefined && row.expiresAt.getTime() > Date.now();
+}
+
+/** Forgets a request ID (node-saml calls this once the answer to it is handled, valid or not). */
+export async function removeRequest(db: Executor, requestId: string): Promise<boolean> {
+  const gone = await db
+    .delete(samlRequests)
+    .where(eq(samlRequests.requestId, requestId))
+    .returning({ id: samlRequests.requestId });
+  return gone.length > 0;
+}
+
+/**
+ * Records an accepted assertion ID until `expiresAt`, and drops expired ones.
+ * @returns false when the ID was accepted before (a replay).
+ */
+export async function recordAssertion(
+  db: Executor,
+  orgId: string,
+  assertionId: string,
+  expiresAt: Date,
+): Promise<boolean> {
+  await db.delete(samlAssertions).where(lt(samlAssertions.expiresAt, sql`now()`));
+  const added = await db
+    .insert(samlAssertions)
+    .values({ orgId, assertionId, expiresAt })
+    .onConflictDoNothing()
+    .returning({ id: samlAssertions.assertionId });
+  return added.length > 0;
+}
+
+/** Whether the assertion ID was accepted already (for tests of "changes nothing" and for the ACS). */
+export async function seenAssertion(db: Executor, orgId: string, assertionId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: samlAssertions.assertionId })
+    .from(samlAssertions)
+    .where(and(eq(samlAssertions.orgId, orgId), eq(samlAssertions.assertionId, assertionId)));
+  return row !== undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * Routes of the wallet settings section of the console's Integrations page (docs/web.md "Console";
+ * docs/wallet.md "Wallet settings"), each following its API operation's policy row (`api`) and
+ * calling `WalletSettingsService` as `{base}/organizations/{orgID}/wallet` does:
+ * - `POST …/integrations/wallet` (`wallet.settings.put`): create or replace, every field from the
+ *   form; the private key only when typed (else the stored one is kept), or a generated one;
+ * - `POST …/integrations/wallet/delete` (`wallet.settings.delete`), only with the confirmation box ticked.
+ * A change the service refuses (4xx) answers the page with that status and the message beside the form.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type Static, Type } from 'typebox';
+import { BadRequest } from '../../http/errors.js';
+import { MAX_ANCHORS, type WalletSettingsInput } from '../../wallet/settings-rules.js';
+import { principalOf } from '../dashboard/views.js';
+import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { Csrf, Org, session, signedIn } from './routes.js';
+
+/** The API's limit of one PEM field (characters, `Pem` in src/wallet/settings-routes.ts). */
+const PEM_CHARS = 20_000;
+const On = Type.Optional(Type.Literal('on'));
+const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+
+/** The wallet form: the API's `PUT` fields in lower case, the anchors in one textarea, JSON as text. */
+const WalletForm = Type.Object({
+  ...Csrf,
+  profile: Text(20),
+  trustedissuers: Text(PEM_CHARS * MAX_ANCHORS),
+  dcqlquery: Text(100_000),
+  claimmapping: Text(20_000),
+  stableclaim: Text(64),
+  deeplinkscheme: Text(40),
+  samedeviceonly: On,
+  a128gcm: On,
+  a256gcm: On,
+  generatekey: On,
+  verifierchain: Text(PEM_CHARS),
+  verifierkey: Text(PEM_CHARS),
+});
+type WalletForm = Static<typeof WalletForm>;
+
+const invalid = (problem: string) => new BadRequest(`Invalid wallet settings: ${problem}`);
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g;
+const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The PEM blocks of a textarea, one certificate each (the API takes an array).
+ * @throws {BadRequest} when text other than PEM blocks is found; nothing is changed.
+ */
+function pemBlocks(text: string): string[] {
+  if (text.replace(PEM_BLOCK, '').trim() !== '')
+    throw invalid('trustedIssuerCertificates: holds text outside its PEM blocks');
+  return (text.match(PEM_BLOCK) ?? []).map((b) => `${b}\n`);
+}
+
+/**
+ * A JSON textarea's value, or undefined when empty (the API's default applies).
+ * @throws {BadRequest} when it is not JSON, or holds a key the API's JSON parser refuses.
+ */
+function jsonField(text: string | undefined, field: string): unknown {
+  if (!text?.trim()) return undefined;
+  try {
+    return JSON.parse(text, (key, value) => {
+      // Threat: prototype poisoning of objects built from the value, refused as in the API's JSON bodies.
+      if (POISON_KEYS.has(key)) throw new Error('poison key');
+      return value;
+    });
+  } catch {
+    throw invalid(`${field}: is not JSON (or holds a __proto__, constructor or prototype key)`);
+  }
+}
+
+/** The API body of a form. @throws {BadRequest} for a textarea that does not parse. */
+function inputOf(f: WalletForm): WalletSettingsInput {
+  const input: WalletSettingsInput = {
+    profile: f.profile ?? 'haip',
+    trustedIssuerCertificates: pemBlocks(f.trustedissuers ?? ''),
+    dcqlQuery: jsonField(f.dcqlquery, 'dcqlQuery'),
+    claimMapping: jsonField(f.claimmapping, 'claimMapping') as Record<string, unknown> | undefined,
+    stableClaim: f.stableclaim || undefined,
+    deepLinkScheme: f.deeplinkscheme || undefined,
+    sameDeviceOnly: f.samedeviceonly === 'on',
+    responseEncryption: [...(f.a128gcm ? ['A128GCM'] : []), ...(f.a256gcm ? ['A256GCM'] : [])],
+  };
+  // A generated key replaces the chain, which the form still shows: it is then not sent.
+  if (f.generatekey === 'on') input.generateVerifierKey = true;
+  else if (f.verifierchain?.trim()) input.verifierCertificateChain = f.verifierchain;
+  // Write-only: an empty field keeps the stored key (the API's PUT without verifierPrivateKey).
+  if (f.verifierkey?.trim()) input.verifierPrivateKey = f.verifierkey;
+  return input;
+}
+
+/** @param opts - the services. */
+export const consoleWalletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
+  app.post('/console/:organizationID/integrations/wallet', {
+    config: { operation: 'web.console.wallet.update', ...signedIn, api: 'wallet.settings.put' },
+    schema: { params: Org, body: WalletForm },
+    handler: async (req, reply) =>
+      orFormError(deps, req, reply, 'wallet', shownAgain(req.body, 'verifierkey'), async () => {
+        const orgId = req.params.organizationID;
+        await deps.walletSettings.put(principalOf(session(req)), orgId, inputOf(req.body));
+        return back(reply, orgId, 'wallet');
+      }),
+  });
+
+  app.post('/console/:organizationID/integrations/wallet/delete', {
+    config: { operation: 'web.console.wallet.delete', ...signedIn, api: 'wallet.settings.delete' },
+    // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
+    schema: { params: Org, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    handler: async (req, reply) => {
+      await deps.walletSettings.remove(principalOf(session(req)), req.params.organizationID);
+      return back(reply, req.params.organizationID, 'wallet-deleted');
+    },
+  });
+};
