@@ -13,7 +13,8 @@
  *   c. consented-users pages of 50 (consent purpose, lawful purpose, attribute), first and deep;
  *   d. each of a-c also against a bare Fastify answering the same bodies from memory (the ceiling);
  *   e. EXPLAIN (ANALYZE, BUFFERS) of the SQL behind the pages;
- *   f. the special consent request through the webhook transport (SKIPPED if its endpoint is absent).
+ *   f. the special consent request through the webhook transport (SKIPPED if its endpoint is absent),
+ *      then through FCM and APNs to loopback stand-ins (consent-push.mjs); BENCH_SPECIAL_ONLY=1 runs (f) alone.
  *
  * This file only orchestrates; the parts are bench/lib/consent-*.mjs (bench/README.md, "Consent
  * benchmark"). Everything targets 127.0.0.1 only; the database and the children are removed at the
@@ -34,8 +35,10 @@ import { explainPages } from './lib/consent-explain.mjs';
 import { login } from './lib/consent-http.mjs';
 import { planPages, planRead } from './lib/consent-measures.mjs';
 import { planPatch } from './lib/consent-patch.mjs';
+import { pushMeasures } from './lib/consent-push.mjs';
 import { deepVersusFirst, report } from './lib/consent-report.mjs';
 import { specialRequestMeasure } from './lib/consent-special.mjs';
+import { startPushStandIns } from './lib/push-standins.mjs';
 import { createPostgresDatabase, serverEnv, startServer, stopServer } from './lib/server.mjs';
 import { elapsedSeconds, log, machineFacts, r1, redact, runCli } from './lib/util.mjs';
 
@@ -51,7 +54,9 @@ async function main() {
   build();
 
   const { dbName, pgVersion, url } = await createPostgresDatabase();
+  const pushStandIns = await startPushStandIns();
   const env = serverEnv({
+    ...pushStandIns.env,
     DATABASE_URL: url.toString(),
     ASSENT_SECRET: randomBytes(32).toString('base64'),
     // The dataset holds expired AskMe consents that no sweep has seen yet; the first sweep round
@@ -76,35 +81,41 @@ async function main() {
   const owner = await login(server.base, OWNER.username, OWNER.password);
   const ctx = { base: server.base, sql, orgId, dataset, owner };
 
-  const readPlan = await planRead(ctx);
-  const patchPlan = await planPatch(ctx);
-  const pagePlans = await planPages(ctx);
-  const ceiling = await startCeiling([readPlan.route, patchPlan.route, ...pagePlans.map((p) => p.route)]);
+  let read, patch, pages, explain;
+  if (!consentOpts.specialOnly) {
+    const readPlan = await planRead(ctx);
+    const patchPlan = await planPatch(ctx);
+    const pagePlans = await planPages(ctx);
+    const ceiling = await startCeiling([readPlan.route, patchPlan.route, ...pagePlans.map((p) => p.route)]);
 
-  const read = { individual: readPlan.individual, ...(await versusCeiling(server, ceiling, readPlan.spec)) };
-  const patchRun = await versusCeiling(server, ceiling, patchPlan.spec);
-  const patch = { individuals: patchPlan.individuals, ...patchRun, events: await patchPlan.verify() };
-  const pages = [];
-  for (const plan of pagePlans)
-    pages.push({
-      listing: plan.listing,
-      depth: plan.depth,
-      label: plan.label,
-      check: plan.check,
-      ...(await versusCeiling(server, ceiling, plan.spec)),
-    });
-  await ceiling.stop();
+    read = { individual: readPlan.individual, ...(await versusCeiling(server, ceiling, readPlan.spec)) };
+    const patchRun = await versusCeiling(server, ceiling, patchPlan.spec);
+    patch = { individuals: patchPlan.individuals, ...patchRun, events: await patchPlan.verify() };
+    pages = [];
+    for (const plan of pagePlans)
+      pages.push({
+        listing: plan.listing,
+        depth: plan.depth,
+        label: plan.label,
+        check: plan.check,
+        ...(await versusCeiling(server, ceiling, plan.spec)),
+      });
+    await ceiling.stop();
 
-  log('explain: EXPLAIN (ANALYZE, BUFFERS) of the consented-users pages');
-  const explain = await explainPages(url.toString(), pagePlans);
-  for (const page of explain) {
-    const m = page.statements[page.main]?.summary;
-    log(
-      `  ${page.label}: ${m ? `${m.verdict}, rows read ${m.rowsRead}, ${m.executionMs} ms` : 'statement not captured'}`,
-    );
+    log('explain: EXPLAIN (ANALYZE, BUFFERS) of the consented-users pages');
+    explain = await explainPages(url.toString(), pagePlans);
+    for (const page of explain) {
+      const m = page.statements[page.main]?.summary;
+      log(
+        `  ${page.label}: ${m ? `${m.verdict}, rows read ${m.rowsRead}, ${m.executionMs} ms` : 'statement not captured'}`,
+      );
+    }
   }
-
   const special = await specialRequestMeasure(server, ctx);
+  const push =
+    special.status === 'measured'
+      ? await pushMeasures(server, ctx, pushStandIns, special.expectedIndividuals, Math.min(5, consentOpts.seconds))
+      : {};
   const shutdown = await stopServer(server);
   await cleanup();
 
@@ -121,16 +132,17 @@ async function main() {
     pages,
     explain,
     special,
+    push,
     shutdown,
   };
-  results.derived = { deepVersusFirst: deepVersusFirst(pages) };
+  results.derived = { deepVersusFirst: pages ? deepVersusFirst(pages) : {} };
   const summary = report(results);
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, 'consents-latest.json');
   writeFileSync(file, `${JSON.stringify({ ...results, summary }, null, 2)}\n`);
   console.log(`\n${summary}\n`);
   log(`wrote ${path.relative(ROOT, file)}`);
-  if (special.status === 'FAILED') process.exitCode = 1;
+  if (special.status === 'FAILED' || Object.values(push).some((p) => p.status === 'FAILED')) process.exitCode = 1;
 }
 
 await runBenchmark('consent benchmark', main, watchdog);

@@ -23,7 +23,10 @@ const PLACEHOLDER_SERVER = 'http://127.0.0.1:8080';
 /** A Markdown table cell: pipes escaped, so a cell never splits. */
 const cell = (text) => String(text).replaceAll('|', '\\|');
 
-/** The variables src/config.ts reads, with the integer default of each `int(env, NAME, DEFAULT)`. */
+/**
+ * The variables src/config.ts reads, with the integer default of each `int(env, NAME, DEFAULT)`, and
+ * those its helper src/config-push.ts reads (`env.NAME`, `url('NAME', …)`, `host('NAME', …)`).
+ */
 function variablesRead() {
   const source = readFileSync(path.join(root, 'src/config.ts'), 'utf8');
   const read = new Map();
@@ -31,6 +34,9 @@ function variablesRead() {
     read.set(m[1], Function(`return (${m[2]})`)());
   }
   for (const m of source.matchAll(/\benv\.([A-Z0-9_]+)/g)) if (!read.has(m[1])) read.set(m[1], undefined);
+  const push = readFileSync(path.join(root, 'src/config-push.ts'), 'utf8');
+  for (const m of push.matchAll(/\b(?:env\.|(?:url|host)\(')([A-Z0-9_]+)/g))
+    if (!read.has(m[1])) read.set(m[1], undefined);
   const threads = readFileSync(path.join(root, 'bin/thread-pool.cjs'), 'utf8');
   for (const m of threads.matchAll(/\benv\.([A-Z0-9_]+)/g)) if (!read.has(m[1])) read.set(m[1], undefined);
   return read;

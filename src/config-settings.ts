@@ -4,6 +4,7 @@
  * reads the same variables; test/docs.test.ts fails when a variable read there is missing here,
  * when a numeric default differs, or when the page was not regenerated.
  */
+import { PUSH_SETTINGS } from './config-push.js';
 
 /** One environment variable of the configuration table. */
 export interface Setting {
@@ -239,6 +240,7 @@ export const SETTINGS: readonly Setting[] = [
     unit: 'seconds',
     meaning: 'delay before the first retry, doubled for each further one',
   },
+  ...PUSH_SETTINGS,
   {
     env: 'ASSENT_JOB_LEASE_SECONDS',
     default: '60',

@@ -6,6 +6,7 @@
  * defaults read here.
  */
 import path from 'node:path';
+import { type PushEndpoints, pushEndpoints } from './config-push.js';
 import type { Argon2Params } from './identity/passwords.js';
 import type { RateLimit } from './ratelimit/limit.js';
 
@@ -132,6 +133,8 @@ export interface Config {
   webhookRetries: number;
   /** Delay before the first webhook retry, doubled for each further one (seconds). */
   webhookRetryDelaySeconds: number;
+  /** Endpoints of FCM and APNs (config-push.ts). */
+  push: PushEndpoints;
   /**
    * Longest time a client may take to send one request, headers and body (seconds;
    * `ASSENT_REQUEST_TIMEOUT_SECONDS`, default 60). Past it the answer is a 408 and the socket is
@@ -309,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
     webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
+    push: pushEndpoints(env, (message) => new ConfigError(message)),
     requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60),
     shutdownGraceSeconds: int(env, 'ASSENT_SHUTDOWN_GRACE_SECONDS', 10),
     logLevel: env.LOG_LEVEL || 'info',

@@ -8,8 +8,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
-import { waitFor } from './helpers/receiver.js';
+import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';
 
 interface Delivered {
   to: string[];
@@ -64,17 +63,7 @@ async function runRequest(t: TestAssent, org: ConsentOrg) {
     });
     expect(res.status).toBe(201);
   }
-  const res = await call(`${orgUrl}/purposes/${org.marketing.id}/attributes/consent`, {
-    method: 'POST',
-    body: {},
-    token: org.tokens.owner,
-  });
-  expect(res.status).toBe(202);
-  const job = await waitFor(
-    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
-    (r) => r.body.State === 'completed',
-  );
-  return job.body;
+  return runConsentRequest(t, org, org.marketing.id);
 }
 
 describe('e-mail transport through SMTP (SMTP_URL)', () => {

@@ -7,8 +7,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
-import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
-import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
+import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';
+import { type Receiver, startReceiver } from './helpers/receiver.js';
 
 const ADDED = 300;
 let t: TestAssent;
@@ -47,17 +47,7 @@ it('one batch of several hundred individuals: each is notified, counted and logg
   ).toBe(200);
   // Answers at varying speed, so that deliveries finish while earlier ones are being stored.
   hook.delayMs = 3;
-  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${org.marketing.id}/attributes/consent`, {
-    method: 'POST',
-    body: {},
-    token: org.tokens.owner,
-  });
-  expect(res.status).toBe(202);
-  const job = await waitFor(
-    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
-    (r) => r.body.State !== 'running' && r.body.State !== 'queued',
-    60_000,
-  );
+  const job = { body: await runConsentRequest(t, org, org.marketing.id, 60_000) };
   const expected = ADDED + 2; // carol and dave decided nothing either
   expect(job.body).toMatchObject({ State: 'completed', Notified: expected, Skipped: 0, Failed: 0 });
   expect(new Set(hook.received.map((r) => r.headers['idempotency-key'])).size).toBe(expected);

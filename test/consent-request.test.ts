@@ -82,6 +82,8 @@ describe('notification transports', () => {
     expect(res.body).toEqual({
       Email: { Enabled: false, Delivery: 'outbox' },
       Webhook: { Enabled: true, URL: hook.url },
+      FCM: { Enabled: false, ProjectID: '', ClientEmail: '' },
+      APNs: { Enabled: false, KeyID: '', TeamID: '', BundleID: '', Environment: 'production' },
     });
     expect(JSON.stringify(res.body)).not.toContain(secret);
   });

@@ -91,14 +91,19 @@ describe('Integrations changes go through the API’s services', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const secret = /value="(whsec_[^"]+)"/.exec(await res.text())![1]!;
     const transports = await apiGet('/notification-transports');
-    expect(transports).toEqual({
+    expect(transports).toMatchObject({
       Email: { Enabled: true, Delivery: expect.any(String) },
       Webhook: { Enabled: true, URL: 'https://hooks.shop.example/assent' },
+      FCM: { Enabled: false },
+      APNs: { Enabled: false },
     });
     const html = await (await owner.get(page())).text();
     expect(html).toContain('https://hooks.shop.example/assent');
     expect(html).not.toContain(secret);
     expect(html).toContain('No webhook deliveries here.');
+    // The push transports are shown, set through the API (docs/notifications.md "Mobile push").
+    expect(html).toMatch(/<dt>FCM<\/dt>\s*<dd>off<\/dd>/);
+    expect(html).toMatch(/<dt>APNs<\/dt>\s*<dd>off<\/dd>/);
   });
 
   it('a webhook URL the API refuses is a 400 page and nothing changes', async () => {

@@ -16,6 +16,8 @@ export const consentOpts = {
   pageLimit: envInt('BENCH_PAGE_LIMIT', 50),
   specialTimeoutSeconds: envInt('BENCH_SPECIAL_TIMEOUT_SECONDS', 300),
   deadlineSeconds: envInt('BENCH_DEADLINE_SECONDS', 1200),
+  /** 1: run only (f), the special consent request (webhook, FCM, APNs), after the dataset. */
+  specialOnly: envInt('BENCH_SPECIAL_ONLY', 0, 0) === 1,
 };
 
 /** Depth of the deep consented-users page: past this fraction of the listing (900,000 of 1,000,000). */

@@ -2,7 +2,9 @@
  * The summary printed at the end of a consent benchmark run (also stored as `summary` in
  * bench/results/consents-latest.json).
  */
+
 import { CONSENT_GOALS, consentOpts } from './consent-config.mjs';
+import { PUSH_RATIO_GOAL } from './consent-push.mjs';
 import { describeWaits } from './consent-waits.mjs';
 import { r2 } from './util.mjs';
 
@@ -90,67 +92,70 @@ export function report(results) {
       `Disallow on "${dataset.purposes[4].name}" ${s.specialDisallowUsers}; ${fmt(s.sizeMiB)} MiB`,
   );
   out();
-  out(
-    `(a) GET consents of one individual (${read.individual.username}: ${read.individual.purposes} purposes, ` +
-      `${read.individual.attributes} attributes, ${read.individual.bodyBytes} bytes)`,
-  );
-  pair(read);
-  out(
-    `   goal >= ${CONSENT_GOALS.readPerSecond}/s: ` +
-      `${verdict(read.assent.okPerSecond >= CONSENT_GOALS.readPerSecond)}; ` +
-      `p99 <= ${CONSENT_GOALS.readP99Ms} ms: ${verdict(read.assent.latencyMs.p99 <= CONSENT_GOALS.readP99Ms)}`,
-  );
-  out();
-  out(`(b) PATCH one attribute, Allow/Disallow alternating, one individual per connection (${patch.individuals})`);
-  pair(patch);
-  const e = patch.events;
-  out(
-    `   consent_events grew by ${e.growth}; 2xx ${e.ok2xx}; 2xx without event ${e.okWithoutEvent}; ` +
-      `events of requests in flight at the stop ${e.eventsWithoutAnswer}: ${e.verdict}`,
-  );
-  out(
-    `   goal >= ${CONSENT_GOALS.patchPerSecond}/s: ` +
-      `${verdict(patch.assent.okPerSecond >= CONSENT_GOALS.patchPerSecond)}; non-2xx = 0: ` +
-      `${patch.assent.non2xx === 0 && patch.assent.errors === 0 ? 'OK' : 'FAILED'}`,
-  );
-  out();
-  out(`(c) consented-users pages of ${consentOpts.pageLimit}, Owner token`);
-  for (const p of pages) {
-    const c = p.check;
-    const where =
-      p.depth === 'deep'
-        ? ` (after listed user #${c.position} of ${c.listed}${c.positionFallback ? ', 90 % of the listing' : ''})`
-        : ` (${c.listed} listed)`;
-    out(`   ${p.label}${where}; matches SQL: ${c.matchesSql ? 'yes' : 'NO'}`);
-    pair(p, '      ');
-    out(`      p99 <= ${CONSENT_GOALS.pageP99Ms} ms: ${verdict(p.assent.latencyMs.p99 <= CONSENT_GOALS.pageP99Ms)}`);
-  }
-  for (const [listing, d] of Object.entries(results.derived.deepVersusFirst)) {
+  // (a)-(e) are absent when BENCH_SPECIAL_ONLY=1 ran (f) alone.
+  if (read) {
     out(
-      `   ${listing}: deep/first p99 ${fmt(d.p99Ratio, 2)}, first/deep req/s ${fmt(d.rateRatio, 2)}: ` +
-        `within ${CONSENT_GOALS.deepToFirstMax}x ${verdict(d.withinGoal)}`,
+      `(a) GET consents of one individual (${read.individual.username}: ${read.individual.purposes} purposes, ` +
+        `${read.individual.attributes} attributes, ${read.individual.bodyBytes} bytes)`,
     );
-  }
-  out();
-  out('(e) EXPLAIN (ANALYZE, BUFFERS) of the consented-users statement of each page (src/consent/listing-store.ts)');
-  for (const page of explain) {
-    const st = page.statements[page.main];
-    if (!st) {
-      out(`   ${page.label}: no statement reading attribute_consents was captured`);
-      continue;
+    pair(read);
+    out(
+      `   goal >= ${CONSENT_GOALS.readPerSecond}/s: ` +
+        `${verdict(read.assent.okPerSecond >= CONSENT_GOALS.readPerSecond)}; ` +
+        `p99 <= ${CONSENT_GOALS.readP99Ms} ms: ${verdict(read.assent.latencyMs.p99 <= CONSENT_GOALS.readP99Ms)}`,
+    );
+    out();
+    out(`(b) PATCH one attribute, Allow/Disallow alternating, one individual per connection (${patch.individuals})`);
+    pair(patch);
+    const e = patch.events;
+    out(
+      `   consent_events grew by ${e.growth}; 2xx ${e.ok2xx}; 2xx without event ${e.okWithoutEvent}; ` +
+        `events of requests in flight at the stop ${e.eventsWithoutAnswer}: ${e.verdict}`,
+    );
+    out(
+      `   goal >= ${CONSENT_GOALS.patchPerSecond}/s: ` +
+        `${verdict(patch.assent.okPerSecond >= CONSENT_GOALS.patchPerSecond)}; non-2xx = 0: ` +
+        `${patch.assent.non2xx === 0 && patch.assent.errors === 0 ? 'OK' : 'FAILED'}`,
+    );
+    out();
+    out(`(c) consented-users pages of ${consentOpts.pageLimit}, Owner token`);
+    for (const p of pages) {
+      const c = p.check;
+      const where =
+        p.depth === 'deep'
+          ? ` (after listed user #${c.position} of ${c.listed}${c.positionFallback ? ', 90 % of the listing' : ''})`
+          : ` (${c.listed} listed)`;
+      out(`   ${p.label}${where}; matches SQL: ${c.matchesSql ? 'yes' : 'NO'}`);
+      pair(p, '      ');
+      out(`      p99 <= ${CONSENT_GOALS.pageP99Ms} ms: ${verdict(p.assent.latencyMs.p99 <= CONSENT_GOALS.pageP99Ms)}`);
     }
-    const m = st.summary;
-    out(
-      `   ${page.label}: ${m.verdict}: rows read ${m.rowsRead} (bound ${m.rowsReadBound}), ` +
-        `Limit ${m.hasLimit ? 'yes' : 'NO'}, ` +
-        `Seq Scan on big tables ${m.seqScansOnBigTables.length ? m.seqScansOnBigTables.join(', ') : 'none'}, ` +
-        `buffers hit ${m.sharedHitBlocks} read ${m.sharedReadBlocks}, ${fmt(m.executionMs, 2)} ms`,
-    );
-    for (const scan of m.scans)
+    for (const [listing, d] of Object.entries(results.derived.deepVersusFirst)) {
       out(
-        `      ${scan.node}${scan.index ? ` using ${scan.index}` : ''} on ${scan.relation}: ` +
-          `${scan.rows} rows in ${scan.loops} loops, ${scan.removedByFilter} removed by filter`,
+        `   ${listing}: deep/first p99 ${fmt(d.p99Ratio, 2)}, first/deep req/s ${fmt(d.rateRatio, 2)}: ` +
+          `within ${CONSENT_GOALS.deepToFirstMax}x ${verdict(d.withinGoal)}`,
       );
+    }
+    out();
+    out('(e) EXPLAIN (ANALYZE, BUFFERS) of the consented-users statement of each page (src/consent/listing-store.ts)');
+    for (const page of explain) {
+      const st = page.statements[page.main];
+      if (!st) {
+        out(`   ${page.label}: no statement reading attribute_consents was captured`);
+        continue;
+      }
+      const m = st.summary;
+      out(
+        `   ${page.label}: ${m.verdict}: rows read ${m.rowsRead} (bound ${m.rowsReadBound}), ` +
+          `Limit ${m.hasLimit ? 'yes' : 'NO'}, ` +
+          `Seq Scan on big tables ${m.seqScansOnBigTables.length ? m.seqScansOnBigTables.join(', ') : 'none'}, ` +
+          `buffers hit ${m.sharedHitBlocks} read ${m.sharedReadBlocks}, ${fmt(m.executionMs, 2)} ms`,
+      );
+      for (const scan of m.scans)
+        out(
+          `      ${scan.node}${scan.index ? ` using ${scan.index}` : ''} on ${scan.relation}: ` +
+            `${scan.rows} rows in ${scan.loops} loops, ${scan.removedByFilter} removed by filter`,
+        );
+    }
   }
   out();
   out(
@@ -181,7 +186,33 @@ export function report(results) {
   } else {
     out(`   *** ${special.status} *** ${special.reason}`);
   }
-  const all = [read, patch, ...pages].flatMap((m) => [m.assent.cpuCores, m.ceiling.cpuCores]).filter(Boolean);
+  for (const [kind, p] of Object.entries(results.push ?? {})) {
+    out();
+    out(
+      `(f) the same request through ${kind === 'fcm' ? 'FCM' : 'APNs'} to its loopback stand-in (goal ratio >= ${PUSH_RATIO_GOAL})`,
+    );
+    if (p.status !== 'measured' && p.status !== 'FAILED') {
+      out(`   *** ${p.status} *** ${p.reason}`);
+      continue;
+    }
+    out(
+      `   ${p.status}${p.reason ? ` (${p.reason})` : ''}: ${fmt(p.notificationsPerSecond)} notifications/s ` +
+        `(Notified ${p.job?.Notified} of ${p.expectedIndividuals}, in ${p.secondsFrom202ToFinished} s); stand-in: ` +
+        `${p.standIn?.posts} pushes to ${p.standIn?.distinctTokens} devices, ${p.standIn?.refused} refused; ` +
+        `stand-in ceiling ${fmt(p.standInCeilingPerSecond)}/s, ratio ${fmt(p.ratioToStandInCeiling, 2)}`,
+    );
+    if (p.checks)
+      out(
+        `   checks: ${Object.entries(p.checks)
+          .map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`)
+          .join(', ')}`,
+      );
+    if (p.ratioToStandInCeiling != null) out(`   goal: ${verdict(p.ratioToStandInCeiling >= PUSH_RATIO_GOAL)}`);
+  }
+  const all = [read, patch, ...(pages ?? [])]
+    .filter(Boolean)
+    .flatMap((m) => [m.assent.cpuCores, m.ceiling.cpuCores])
+    .filter(Boolean);
   const worst = Math.max(0, ...all.map((c) => c.otherProcesses + c.steal));
   if (worst >= 0.2) {
     out();

@@ -88,6 +88,39 @@ const skipped = (reason) => {
 };
 
 /**
+ * Sends the special consent request on `purposeId` and polls its job every 200 ms until it finishes
+ * or BENCH_SPECIAL_TIMEOUT_SECONDS pass.
+ * @returns `{job, polls, acceptedAt, finishedAt}` (performance.now() times; job null or unfinished on timeout), or `{status: 'SKIPPED'|'FAILED', reason}`.
+ */
+export async function requestAndWait(server, token, org, purposeId) {
+  const post = await call(server.base, 'POST', `${org}/purposes/${purposeId}/attributes/consent`, { token, body: {} });
+  const acceptedAt = performance.now();
+  if (post.status === 404)
+    return { status: 'SKIPPED', reason: 'POST .../purposes/{purposeID}/attributes/consent answered 404' };
+  const location = post.headers.get('location');
+  if (post.status !== 202 || !location)
+    return {
+      status: 'FAILED',
+      reason: `POST attributes/consent answered ${post.status} (Location ${location}) ${post.text.slice(0, 300)}`,
+    };
+  const jobUrl = new URL(location, server.base).toString();
+  assertLocal(jobUrl, 'job Location');
+  const deadline = acceptedAt + consentOpts.specialTimeoutSeconds * 1000;
+  let job = null;
+  let polls = 0;
+  while (performance.now() < deadline) {
+    await sleep(200);
+    const res = await call(server.base, 'GET', jobUrl, { token });
+    polls++;
+    if (res.status !== 200)
+      return { status: 'FAILED', reason: `GET ${location} answered ${res.status} ${res.text.slice(0, 300)}` };
+    job = res.json;
+    if (job.State === 'completed' || job.State === 'failed') break;
+  }
+  return { job, polls, acceptedAt, finishedAt: performance.now() };
+}
+
+/**
  * Runs measure (f). Skips (loudly) only when the transport or request endpoint answers 404; any
  * other unexpected answer, a failed job or the timeout is reported as FAILED.
  * @param {{label: string, base: string}} server  the Assent server (started with
@@ -124,34 +157,9 @@ export async function specialRequestMeasure(server, ctx) {
         'Disallow expected to be notified',
     );
 
-    const post = await call(server.base, 'POST', `${org}/purposes/${purpose.id}/attributes/consent`, {
-      token,
-      body: {},
-    });
-    const acceptedAt = performance.now();
-    if (post.status === 404) return skipped(`POST .../purposes/{purposeID}/attributes/consent answered 404`);
-    const location = post.headers.get('location');
-    if (post.status !== 202 || !location)
-      return {
-        status: 'FAILED',
-        reason: `POST attributes/consent answered ${post.status} (Location ${location}) ${post.text.slice(0, 300)}`,
-      };
-    const jobUrl = new URL(location, server.base).toString();
-    assertLocal(jobUrl, 'job Location');
-
-    const deadline = acceptedAt + consentOpts.specialTimeoutSeconds * 1000;
-    let job = null;
-    let polls = 0;
-    while (performance.now() < deadline) {
-      await sleep(200);
-      const res = await call(server.base, 'GET', jobUrl, { token });
-      polls++;
-      if (res.status !== 200)
-        return { status: 'FAILED', reason: `GET ${location} answered ${res.status} ${res.text.slice(0, 300)}` };
-      job = res.json;
-      if (job.State === 'completed' || job.State === 'failed') break;
-    }
-    const finishedAt = performance.now();
+    const run = await requestAndWait(server, token, org, purpose.id);
+    if (run.status) return run.status === 'SKIPPED' ? skipped(run.reason) : run;
+    const { job, polls, acceptedAt, finishedAt } = run;
     const finished = job && (job.State === 'completed' || job.State === 'failed');
     const seconds = (finishedAt - acceptedAt) / 1000;
     const perSecond = finished && seconds > 0 ? r1(job.Notified / seconds) : null;

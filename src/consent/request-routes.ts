@@ -31,6 +31,19 @@ const JobBody = Type.Object({
     description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was',
   }),
   Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
+  ByTransport: Type.Object(
+    Object.fromEntries(
+      ['Webhook', 'Email', 'FCM', 'APNs'].map((name) => [
+        name,
+        Type.Object({ Notified: Type.Integer(), Failed: Type.Integer() }),
+      ]),
+    ),
+    {
+      description:
+        '`Notified` and `Failed` split by the transport that carried each notification (counts; a device token ' +
+        'reported gone counts as `Failed` of its push transport)',
+    },
+  ),
   Error: Type.String({ description: 'why the job failed; "" otherwise' }),
   CreatedAt: Type.String({ description: 'RFC 3339' }),
   StartedAt: Type.String({ description: 'RFC 3339, or ""' }),

@@ -10,7 +10,10 @@ import { organisations, purposes } from './schema.js';
 
 /**
  * An organisation's notification transports. The webhook secret is sealed under the master key
- * (purpose `webhook-secret`); the receiver holds it to check `Assent-Signature`.
+ * (purpose `webhook-secret`); the receiver holds it to check `Assent-Signature`. The push
+ * credentials (docs/notifications.md "Mobile push") are sealed too: the FCM service-account key
+ * JSON (purpose `fcm-service-account`) and the APNs `.p8` signing key (purpose `apns-key`); only
+ * their public identifiers are stored in clear.
  */
 export const notificationTransports = pgTable('notification_transports', {
   orgId: uuid('org_id')
@@ -19,6 +22,22 @@ export const notificationTransports = pgTable('notification_transports', {
   emailEnabled: boolean('email_enabled').notNull().default(false),
   webhookUrl: text('webhook_url'),
   webhookSecretSealed: text('webhook_secret_sealed'),
+  /** The FCM project ID (from the service-account key), or null when FCM is not set. */
+  fcmProjectId: text('fcm_project_id'),
+  /** The service account's e-mail (`client_email`), shown to admins. */
+  fcmClientEmail: text('fcm_client_email'),
+  /** The whole service-account key JSON, sealed. */
+  fcmKeySealed: text('fcm_key_sealed'),
+  /** The APNs `.p8` key (PKCS#8 PEM), sealed; null when APNs is not set. */
+  apnsKeySealed: text('apns_key_sealed'),
+  /** The APNs key ID (`kid` of the provider token). */
+  apnsKeyId: text('apns_key_id'),
+  /** The Apple developer team ID (`iss` of the provider token). */
+  apnsTeamId: text('apns_team_id'),
+  /** The app's bundle ID (`apns-topic`). */
+  apnsBundleId: text('apns_bundle_id'),
+  /** True for api.push.apple.com, false for the sandbox. */
+  apnsProduction: boolean('apns_production').notNull().default(true),
   updatedAt: tz('updated_at').notNull().defaultNow(),
 });
 
@@ -48,6 +67,10 @@ export const consentRequestJobs = pgTable(
     notified: integer('notified').notNull().default(0),
     skipped: integer('skipped').notNull().default(0),
     failed: integer('failed').notNull().default(0),
+    /** Deliveries `sent`, by transport: `{"webhook": n, "email": n, "fcm": n, "apns": n}` (absent key: 0). */
+    notifiedBy: jsonb('notified_by').$type<Record<string, number>>().notNull().default({}),
+    /** Deliveries `failed`, by transport, like `notifiedBy`. */
+    failedBy: jsonb('failed_by').$type<Record<string, number>>().notNull().default({}),
     error: text('error'),
     /** Why individuals were counted as `skipped` (no transport reaches them), or null when none was. */
     skipReason: text('skip_reason'),
@@ -71,7 +94,7 @@ export const consentRequestDeliveries = pgTable(
       .references(() => consentRequestJobs.id),
     userId: uuid('user_id').notNull(),
     batch: integer('batch').notNull(),
-    /** `webhook`, `email`, or `none` when skipped. */
+    /** `webhook`, `email`, `fcm`, `apns`, or `none` when skipped. */
     transport: text('transport').notNull(),
     state: text('state').notNull(),
     attempts: integer('attempts').notNull().default(0),

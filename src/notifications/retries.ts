@@ -17,6 +17,7 @@ import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
 import * as store from './store.js';
+import { clearDeviceTokens } from './transports-store.js';
 
 /** A retry job's data. */
 export interface RetryData {
@@ -66,6 +67,7 @@ export class RetryWorker {
    * `failed` when `attempt` was the last (1 + ASSENT_WEBHOOK_RETRIES).
    * @param from - the state they are in now (`pending` after a first attempt, else `retrying`).
    * @param error - the reason stored with them.
+   * @param notBeforeSeconds - the service's `Retry-After` (seconds): the retry is due no earlier.
    */
   async schedule(
     jobId: string,
@@ -73,6 +75,7 @@ export class RetryWorker {
     from: 'pending' | 'retrying',
     attempt: number,
     error: string,
+    notBeforeSeconds = 0,
   ): Promise<void> {
     if (userIds.length === 0) return;
     if (attempt > this.setup.retries) {
@@ -80,7 +83,7 @@ export class RetryWorker {
       return;
     }
     const next = attempt + 1;
-    const due = Date.now() + this.setup.retryDelaySeconds * 1000 * 2 ** (attempt - 1);
+    const due = Date.now() + Math.max(this.setup.retryDelaySeconds * 2 ** (attempt - 1), notBeforeSeconds) * 1000;
     await this.db.transaction(async (tx) => {
       await store.settle(tx, jobId, userIds, [from], 'retrying', error);
       await this.queue.insert(
@@ -145,22 +148,41 @@ export class RetryWorker {
   }
 
   /**
-   * Settles a chunk of attempted deliveries: the delivered ones `sent`, the others retried or, after
-   * their last attempt, `failed`.
+   * Settles a chunk of attempted deliveries: the delivered ones `sent`; those whose device token the
+   * push service reported gone `failed` at once, their token cleared in the same transaction
+   * (docs/notifications.md "Mobile push"); the others retried (no earlier than a `Retry-After`) or,
+   * after their last attempt, `failed`.
    * @param from - the state the chunk's deliveries are in (`pending` for first attempts).
    */
   async settle(jobId: string, chunk: Sent[], from: 'pending' | 'retrying'): Promise<void> {
     const sent = chunk.filter((c) => c.outcome.ok).map((c) => c.delivery.userId);
     await store.settle(this.db, jobId, sent, [from], 'sent', null);
-    const failed = chunk.filter((c) => !c.outcome.ok);
-    for (const attempt of new Set(failed.map((c) => c.attempt))) {
-      const these = failed.filter((c) => c.attempt === attempt);
+    const gone = chunk.filter((c) => !c.outcome.ok && c.outcome.gone);
+    if (gone.length > 0) {
+      await this.db.transaction(async (tx) => {
+        const ids = gone.map((c) => c.delivery.userId);
+        await store.settle(tx, jobId, ids, [from], 'failed', gone[0]!.outcome.error ?? 'device token gone');
+        await clearDeviceTokens(
+          tx,
+          gone.map((c) => ({ userId: c.delivery.userId, token: c.delivery.token })),
+        );
+      });
+    }
+    const groups = new Map<string, Sent[]>();
+    for (const c of chunk) {
+      if (c.outcome.ok || c.outcome.gone) continue;
+      const key = `${c.attempt}.${c.outcome.retryAfterSeconds ?? 0}`;
+      groups.set(key, [...(groups.get(key) ?? []), c]);
+    }
+    for (const these of groups.values()) {
+      const { attempt, outcome } = these[0]!;
       await this.schedule(
         jobId,
         these.map((c) => c.delivery.userId),
         from,
         attempt,
-        these[0]!.outcome.error ?? 'failed',
+        outcome.error ?? 'failed',
+        outcome.retryAfterSeconds ?? 0,
       );
     }
   }

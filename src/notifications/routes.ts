@@ -25,6 +25,34 @@ const TransportsBody = Type.Object({
       Type.String({ description: 'HMAC-SHA256 signing secret; answered only when it was just generated' }),
     ),
   }),
+  FCM: Type.Object(
+    { Enabled: Type.Boolean(), ProjectID: Type.String(), ClientEmail: Type.String() },
+    { description: 'Firebase Cloud Messaging HTTP v1; the service-account key is never shown' },
+  ),
+  APNs: Type.Object(
+    {
+      Enabled: Type.Boolean(),
+      KeyID: Type.String(),
+      TeamID: Type.String(),
+      BundleID: Type.String(),
+      Environment: Type.String({ description: '`production` or `sandbox`' }),
+    },
+    { description: 'Apple Push Notification service, token authentication; the .p8 key is never shown' },
+  ),
+});
+const FcmInput = Type.Object({
+  serviceaccount: Type.Union([Type.String({ maxLength: 20_000 }), Type.Object({}, { additionalProperties: true })], {
+    description: 'the service-account key file of the Firebase project (its JSON text or the object)',
+  }),
+});
+const ApnsInput = Type.Object({
+  key: Type.Optional(
+    Type.String({ maxLength: 4000, description: 'the .p8 signing key (PEM); leave out to keep the stored one' }),
+  ),
+  keyid: Type.String({ maxLength: 10, description: 'the key ID (10 characters)' }),
+  teamid: Type.String({ maxLength: 10, description: 'the team ID (10 characters)' }),
+  bundleid: Type.String({ maxLength: 155, description: 'the app bundle ID: the apns-topic' }),
+  environment: Type.Optional(Type.Union([Type.Literal('production'), Type.Literal('sandbox')])),
 });
 /** A webhook URL as `PUT …/notification-transports` takes it (the console's form reuses it). */
 export const WebhookUrl = Type.String({ minLength: 1, maxLength: 2000 });
@@ -32,6 +60,8 @@ const TransportsInput = Type.Object({
   email: Type.Optional(Type.Object({ enabled: Type.Boolean() })),
   webhook: Type.Optional(Type.Union([Type.Object({ url: WebhookUrl }), Type.Null()])),
   rotatesecret: Type.Optional(Type.Boolean()),
+  fcm: Type.Optional(Type.Union([FcmInput, Type.Null()])),
+  apns: Type.Optional(Type.Union([ApnsInput, Type.Null()])),
 });
 const AttemptBody = Type.Object({
   ID: Type.String(),
@@ -72,7 +102,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{
     schema: {
       tags: ['notifications'],
       security,
-      summary: 'Set the e-mail and webhook transports; absent fields keep their setting, `webhook: null` removes it',
+      summary: 'Set the e-mail, webhook, FCM and APNs transports; absent fields keep their setting, `null` removes one',
       params: OrgParams,
       body: TransportsInput,
       response: { 200: TransportsBody, ...errors(400, 401, 403, 404) },

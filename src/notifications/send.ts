@@ -9,7 +9,7 @@ import { mapLimit } from '../util/pool.js';
 import * as attempts from './attempts-store.js';
 import type { JobContext, NotificationSetup, Transports } from './setup.js';
 import type { PendingDelivery } from './store.js';
-import type { DeliveryOutcome, Transport } from './transports.js';
+import type { DeliveryOutcome, Transport, TransportName } from './transports.js';
 
 /** Deliveries in flight at once per worker (count). */
 export const SEND_CONCURRENCY = 64;
@@ -135,7 +135,7 @@ async function settleChunk(
   await settle(chunk.map(({ attemptId: _, ...sent }) => sent));
 }
 
-function transportOf(transports: Transports, name: 'webhook' | 'email'): Transport {
+function transportOf(transports: Transports, name: TransportName): Transport {
   const transport = transports[name];
   // The organisation removed the transport after the claim: nothing can deliver this any more.
   return (

@@ -14,17 +14,19 @@ import { urlProblem } from '../net/outbound.js';
 import { isId } from '../util/ids.js';
 import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
+import { applyPush, type PushInput, type PushView, pushView } from './push-settings.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
+import * as transportsStore from './transports-store.js';
 
-/** The transports as shown to admins; the secret only when it was just generated. */
-export interface TransportsView {
+/** The transports as shown to admins; the secret only when it was just generated; never a push key. */
+export interface TransportsView extends PushView {
   Email: { Enabled: boolean; Delivery: 'smtp' | 'outbox' };
   Webhook: { Enabled: boolean; URL: string; Secret?: string };
 }
 
 /** A change of transports; an absent field keeps its setting. */
-export interface TransportsInput {
+export interface TransportsInput extends PushInput {
   email?: { enabled: boolean };
   /** `null` removes the webhook. */
   webhook?: { url: string } | null;
@@ -44,6 +46,8 @@ export interface JobView {
   /** Why individuals were skipped; "" when none was. */
   SkippedReason: string;
   Failed: number;
+  /** `Notified` and `Failed` by transport. */
+  ByTransport: Record<'Webhook' | 'Email' | 'FCM' | 'APNs', { Notified: number; Failed: number }>;
   Error: string;
   CreatedAt: string;
   StartedAt: string;
@@ -64,17 +68,19 @@ export class NotificationService {
 
   /** The organisation's transports. */
   async transports(orgId: string): Promise<TransportsView> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     return this.view(row);
   }
 
   /**
    * Changes the organisation's transports. Setting a webhook URL (or `rotatesecret`) generates a
    * new signing secret, answered once in `Webhook.Secret` and stored sealed.
-   * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host).
+   * The push credentials are checked and sealed (`push-settings.ts`).
+   * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host), or a
+   *   push key is malformed.
    */
   async updateTransports(orgId: string, input: TransportsInput): Promise<TransportsView> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     let webhookUrl = row?.webhookUrl ?? null;
     let sealed = row?.webhookSecretSealed ?? null;
     let secret: string | undefined;
@@ -88,12 +94,13 @@ export class NotificationService {
     if (input.rotatesecret && webhookUrl) secret = newSecret();
     if (secret) sealed = this.setup.master.seal(secret, WEBHOOK_SECRET_PURPOSE);
     const next = {
+      ...applyPush(row, input, this.setup.master),
       orgId,
       emailEnabled: input.email?.enabled ?? row?.emailEnabled ?? false,
       webhookUrl,
       webhookSecretSealed: sealed,
     };
-    await store.writeTransports(this.db, next);
+    await transportsStore.writeTransports(this.db, next);
     const view = this.view({ ...next, updatedAt: new Date() });
     if (secret) view.Webhook.Secret = secret;
     return view;
@@ -136,6 +143,12 @@ export class NotificationService {
       Skipped: row.skipped,
       SkippedReason: row.skipReason ?? '',
       Failed: row.failed,
+      ByTransport: {
+        Webhook: countsOf(row, 'webhook'),
+        Email: countsOf(row, 'email'),
+        FCM: countsOf(row, 'fcm'),
+        APNs: countsOf(row, 'apns'),
+      },
       Error: row.error ?? '',
       CreatedAt: iso(row.createdAt),
       StartedAt: iso(row.startedAt),
@@ -153,12 +166,18 @@ export class NotificationService {
     return keysetPage(await attemptsPage(this.db, orgId, startId, limit + 1), limit, (r) => r.id);
   }
 
-  private view(row: store.TransportRow | null): TransportsView {
+  private view(row: transportsStore.TransportRow | null): TransportsView {
     return {
+      ...pushView(row),
       Email: { Enabled: row?.emailEnabled ?? false, Delivery: this.setup.mailer.kind },
       Webhook: { Enabled: Boolean(row?.webhookUrl), URL: row?.webhookUrl ?? '' },
     };
   }
+}
+
+/** A job's counts of one transport. */
+function countsOf(row: store.JobRow, transport: string): { Notified: number; Failed: number } {
+  return { Notified: row.notifiedBy[transport] ?? 0, Failed: row.failedBy[transport] ?? 0 };
 }
 
 /** A webhook signing secret: 256 random bits. */

@@ -8,17 +8,30 @@ import type { Db } from '../db/open.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { OutboundPolicy } from '../net/outbound.js';
 import { timeOrderedId } from './ids.js';
+import { apnsTransport } from './push-apns.js';
+import { fcmTransport, parseServiceAccount } from './push-fcm.js';
 import * as store from './store.js';
-import { emailTransport, type NotificationContext, type Transport, webhookTransport } from './transports.js';
+import {
+  emailTransport,
+  type NotificationContext,
+  type Transport,
+  type TransportName,
+  webhookTransport,
+} from './transports.js';
+import * as transportsStore from './transports-store.js';
 
 /** The sealing purpose of webhook secrets (HKDF label and AAD, see `crypto/master-key.ts`). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+/** The sealing purpose of FCM service-account keys. */
+export const FCM_KEY_PURPOSE = 'fcm-service-account';
+/** The sealing purpose of APNs `.p8` keys. */
+export const APNS_KEY_PURPOSE = 'apns-key';
 
 /** The organisation's usable transports. */
-export interface Transports {
-  webhook?: Transport;
-  email?: Transport;
-}
+export type Transports = Partial<Record<TransportName, Transport>>;
+
+/** Push transports kept per process (count): each holds connections and a cached access token. */
+const PUSH_CACHE = 64;
 
 /** Everything one batch of one job needs. */
 export interface JobContext {
@@ -43,6 +56,13 @@ export class NotificationSetup {
   readonly policy: OutboundPolicy;
   /** A new webhook log row ID. */
   readonly attemptId = timeOrderedId;
+  /** Endpoints of FCM and APNs. */
+  readonly push: Config['push'];
+  /**
+   * Push transports by organisation and sealed credential, oldest first: one per credential, so
+   * that its access token (FCM) or provider token and HTTP/2 session (APNs) serve every batch.
+   */
+  private readonly pushCache = new Map<string, Transport & { close(): void }>();
 
   constructor(
     private readonly db: Db,
@@ -54,11 +74,18 @@ export class NotificationSetup {
     this.retries = config.webhookRetries;
     this.retryDelaySeconds = config.webhookRetryDelaySeconds;
     this.policy = { allowHttpHosts: config.webhookAllowHttpHosts, dnsServers: config.dnsServers };
+    this.push = config.push;
+  }
+
+  /** Closes the push transports' connections (when the workers stop). */
+  close(): void {
+    for (const t of this.pushCache.values()) t.close();
+    this.pushCache.clear();
   }
 
   /** The organisation's transports as configured now, ready to deliver. */
   async transports(orgId: string): Promise<{ transports: Transports; webhookUrl: string }> {
-    const row = await store.readTransports(this.db, orgId);
+    const row = await transportsStore.readTransports(this.db, orgId);
     const transports: Transports = {};
     if (row?.webhookUrl && row.webhookSecretSealed) {
       transports.webhook = webhookTransport(
@@ -68,7 +95,39 @@ export class NotificationSetup {
       );
     }
     if (row?.emailEnabled) transports.email = emailTransport(this.mailer);
+    if (row?.fcmKeySealed) {
+      transports.fcm = this.cachedPush(`${orgId}.fcm.${row.fcmKeySealed}`, () => {
+        const account = parseServiceAccount(this.master.open(row.fcmKeySealed!, FCM_KEY_PURPOSE));
+        if (typeof account === 'string') throw new Error(`the stored FCM key ${account}`);
+        return fcmTransport(account, this.push);
+      });
+    }
+    if (row?.apnsKeySealed && row.apnsKeyId && row.apnsTeamId && row.apnsBundleId) {
+      const { apnsKeyId: keyId, apnsTeamId: teamId, apnsBundleId: bundleId, apnsProduction: production } = row;
+      transports.apns = this.cachedPush(
+        `${orgId}.apns.${row.apnsKeySealed}.${keyId}.${teamId}.${bundleId}.${production}`,
+        () => {
+          const key = this.master.open(row.apnsKeySealed!, APNS_KEY_PURPOSE);
+          return apnsTransport({ key, keyId, teamId, bundleId, production }, this.push);
+        },
+      );
+    }
     return { transports, webhookUrl: row?.webhookUrl ?? '' };
+  }
+
+  /** The push transport cached under `key`, built by `build` when absent (the oldest is closed past PUSH_CACHE). */
+  private cachedPush(key: string, build: () => Transport & { close(): void }): Transport {
+    let transport = this.pushCache.get(key);
+    if (!transport) {
+      transport = build();
+      this.pushCache.set(key, transport);
+      if (this.pushCache.size > PUSH_CACHE) {
+        const [oldest, t] = this.pushCache.entries().next().value!;
+        this.pushCache.delete(oldest);
+        t.close();
+      }
+    }
+    return transport;
   }
 
   /**

@@ -55,6 +55,7 @@ export function createNotifications(deps: {
       return async () => {
         retries.stop();
         await stopQueue(queue);
+        setup.close();
       };
     },
   };

@@ -1,32 +1,16 @@
 /**
- * SQL of the special consent request (SPEC 4.3): transports, jobs, delivery rows (the webhook log is
- * `attempts-store.ts`).
+ * SQL of the special consent request (SPEC 4.3): jobs and delivery rows (the organisations'
+ * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { COUNTING } from '../consent/interface.js';
 import { arrayLiteral } from '../db/arrays.js';
 import { type Executor, rowsOf } from '../db/open.js';
-import { consentRequestJobs, notificationTransports } from '../db/schema.js';
+import { consentRequestJobs } from '../db/schema.js';
+import type { TransportName } from './transports.js';
 
-/** An organisation's transports as stored. */
-export type TransportRow = typeof notificationTransports.$inferSelect;
 /** A job as stored. */
 export type JobRow = typeof consentRequestJobs.$inferSelect;
-
-/** The organisation's transports, or null when none were ever configured. */
-export async function readTransports(db: Executor, orgId: string): Promise<TransportRow | null> {
-  const [row] = await db.select().from(notificationTransports).where(eq(notificationTransports.orgId, orgId));
-  return row ?? null;
-}
-
-/** Creates or replaces the organisation's transports. */
-export async function writeTransports(db: Executor, row: Omit<TransportRow, 'updatedAt'>): Promise<void> {
-  const { orgId, ...fields } = row;
-  await db
-    .insert(notificationTransports)
-    .values(row)
-    .onConflictDoUpdate({ target: notificationTransports.orgId, set: { ...fields, updatedAt: sql`now()` } });
-}
 
 /** Inserts a queued job. */
 export async function insertJob(
@@ -55,6 +39,10 @@ export async function lockJob(tx: Executor, jobId: string): Promise<JobRow | nul
 export interface Recipient {
   userId: string;
   email: string;
+  /** `User.Client.Token`, "" when none. */
+  token: string;
+  /** `User.Client.Type`. */
+  clientType: number;
 }
 
 /** One step of the recipient scan: whom to notify, and where the next step starts. */
@@ -87,7 +75,9 @@ export interface RecipientScan {
  */
 export async function nextRecipients(db: Executor, q: RecipientScan): Promise<RecipientPage> {
   const rows = q.lawfulUsage ? await lawfulCandidates(db, q) : await consentCandidates(db, q);
-  const recipients = rows.filter((r) => r.notify).map(({ userId, email }) => ({ userId, email }));
+  const recipients = rows
+    .filter((r) => r.notify)
+    .map(({ userId, email, token, clientType }) => ({ userId, email, token, clientType }));
   return { recipients, cursor: rows.at(-1)?.userId ?? q.after, done: rows.length < q.limit };
 }
 
@@ -102,7 +92,8 @@ type Candidate = Recipient & { notify: boolean };
 async function consentCandidates(db: Executor, q: RecipientScan): Promise<Candidate[]> {
   const after = q.after === null ? sql`` : sql`AND s.user_id > ${q.after}`;
   const result = await db.execute(sql`
-    SELECT s.user_id AS "userId", u.email, true AS notify FROM subscriptions s JOIN users u ON u.id = s.user_id
+    SELECT s.user_id AS "userId", u.email, u.client_token AS token, u.client_type AS "clientType", true AS notify
+    FROM subscriptions s JOIN users u ON u.id = s.user_id
     WHERE s.org_id = ${q.orgId} ${after}
       AND (SELECT count(*) FROM attribute_consents c
         WHERE c.purpose_id = ${q.purposeId} AND c.user_id = s.user_id AND c.attribute_id IN ${q.attributeIds}
@@ -134,7 +125,8 @@ async function lawfulCandidates(db: Executor, q: RecipientScan): Promise<Candida
           ORDER BY c.user_id LIMIT ${rows})
       ) refusal ORDER BY user_id LIMIT ${q.limit}
     )
-    SELECT k.user_id AS "userId", u.email, s.user_id IS NOT NULL AS notify
+    SELECT k.user_id AS "userId", u.email, u.client_token AS token, u.client_type AS "clientType",
+      s.user_id IS NOT NULL AS notify
     FROM candidate k
     LEFT JOIN subscriptions s ON s.org_id = ${q.orgId} AND s.user_id = k.user_id
     LEFT JOIN users u ON u.id = k.user_id
@@ -145,7 +137,7 @@ async function lawfulCandidates(db: Executor, q: RecipientScan): Promise<Candida
 /** A delivery row to claim. */
 export interface Claim {
   userId: string;
-  transport: 'webhook' | 'email' | 'none';
+  transport: TransportName | 'none';
 }
 
 /**
@@ -187,8 +179,11 @@ export async function claimBatch(
 /** A delivery waiting to be sent. */
 export interface PendingDelivery {
   userId: string;
-  transport: 'webhook' | 'email';
+  transport: TransportName;
   email: string;
+  /** The individual's device token now (it may have changed since the claim). */
+  token: string;
+  clientType: number;
   /** Attempts settled so far (count): the next attempt is number `attempts + 1`. */
   attempts: number;
 }
@@ -196,7 +191,7 @@ export interface PendingDelivery {
 /** The deliveries of a batch still `pending` (none after a completed run; some after a crash). */
 export async function pendingOfBatch(db: Executor, jobId: string, batch: number): Promise<PendingDelivery[]> {
   const result = await db.execute(sql`
-    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts
+    SELECT d.user_id AS "userId", d.transport, u.email, u.client_token AS token, u.client_type AS "clientType", d.attempts
     FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
     WHERE d.job_id = ${jobId} AND d.batch = ${batch} AND d.state = 'pending'`);
   return rowsOf<PendingDelivery>(result);
@@ -205,7 +200,7 @@ export async function pendingOfBatch(db: Executor, jobId: string, batch: number)
 /** The deliveries among `userIds` still `retrying` (the others were settled meanwhile). */
 export async function retryingDeliveries(db: Executor, jobId: string, userIds: string[]): Promise<PendingDelivery[]> {
   const result = await db.execute(sql`
-    SELECT d.user_id AS "userId", d.transport, u.email, d.attempts
+    SELECT d.user_id AS "userId", d.transport, u.email, u.client_token AS token, u.client_type AS "clientType", d.attempts
     FROM consent_request_deliveries d JOIN users u ON u.id = d.user_id
     WHERE d.job_id = ${jobId} AND d.user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND d.state = 'retrying'`);
   return rowsOf<PendingDelivery>(result);
@@ -213,7 +208,8 @@ export async function retryingDeliveries(db: Executor, jobId: string, userIds: s
 
 /**
  * Moves deliveries from one of `from` states to `to`, and adds the number actually moved to the
- * job's counter of `to` (so a repeated call counts nobody twice).
+ * job's counter of `to` and, for `sent` and `failed`, to its per-transport count (`notified_by`,
+ * `failed_by`), so a repeated call counts nobody twice.
  * @param to - `sent`, `retrying` or `failed`.
  * @param error - the reason stored with a failure, or null.
  * @returns how many rows moved (count).
@@ -229,19 +225,26 @@ export async function settle(
   if (userIds.length === 0) return 0;
   const counter =
     to === 'sent'
-      ? sql`notified = notified + m.n`
+      ? sql`notified = notified + m.n, notified_by = ${addTo(sql`notified_by`)}`
       : to === 'failed'
-        ? sql`failed = failed + m.n`
+        ? sql`failed = failed + m.n, failed_by = ${addTo(sql`failed_by`)}`
         : sql`notified = notified`;
   const result = await db.execute(sql`
     WITH moved AS (
       UPDATE consent_request_deliveries
       SET state = ${to}, attempts = attempts + 1, last_error = ${error}, updated_at = now()
       WHERE job_id = ${jobId} AND user_id = ANY(${arrayLiteral(userIds)}::uuid[]) AND state IN ${from}
-      RETURNING 1),
-    m AS (SELECT count(*)::int AS n FROM moved)
+      RETURNING transport),
+    m AS (SELECT COALESCE(sum(c), 0)::int AS n, COALESCE(jsonb_object_agg(transport, c), '{}'::jsonb) AS per
+      FROM (SELECT transport, count(*)::int AS c FROM moved GROUP BY transport) g)
     UPDATE consent_request_jobs SET ${counter} FROM m WHERE id = ${jobId} RETURNING m.n`);
   return rowsOf<{ n: number }>(result)[0]?.n ?? 0;
+}
+
+/** `column` (a jsonb object of counts) plus `m.per`, key by key. */
+function addTo(column: ReturnType<typeof sql>) {
+  return sql`${column} || COALESCE((SELECT jsonb_object_agg(k, COALESCE((${column} ->> k)::int, 0) + (m.per ->> k)::int)
+    FROM jsonb_object_keys(m.per) k), '{}'::jsonb)`;
 }
 
 /** Marks the job completed when its scan is done and no delivery is pending or retrying. */

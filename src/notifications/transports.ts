@@ -7,13 +7,13 @@
  *   idempotency key `<jobID>.<userID>` in `Idempotency-Key`. The organisation's back end turns it
  *   into a push to the individual's device.
  * - `email`: a mail to the individual's address through SMTP or the outbox (`mail/mailer.ts`).
- * - Mobile push straight to `User.Client.Token` (APNs/FCM) is not built: it needs the
- *   organisation's push credentials, which Assent does not hold yet. A later issue adds it as a
- *   third `Transport`.
+ * - `fcm` and `apns`: a push straight to the individual's device (`User.Client.Token`) with the
+ *   organisation's credentials (push-fcm.ts, push-apns.ts).
  */
 import { createHmac } from 'node:crypto';
 import type { Mail, Mailer } from '../mail/mailer.js';
 import { OutboundError, type OutboundPolicy, postOutbound } from '../net/outbound.js';
+import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../users/client-type.js';
 
 /** What a notification is about. */
 export interface NotificationContext {
@@ -30,7 +30,14 @@ export interface NotificationContext {
 export interface Addressee {
   userId: string;
   email: string;
+  /** `User.Client.Token`, "" when none. */
+  token: string;
+  /** `User.Client.Type` (users/client-type.ts). */
+  clientType: number;
 }
+
+/** A transport's name, as stored on a delivery row. */
+export type TransportName = 'webhook' | 'email' | 'fcm' | 'apns';
 
 /** How one delivery went. */
 export interface DeliveryOutcome {
@@ -41,11 +48,15 @@ export interface DeliveryOutcome {
   error?: string;
   /** milliseconds */
   durationMs: number;
+  /** The push service says the device token is gone: clear it and never retry. */
+  gone?: boolean;
+  /** The service's `Retry-After` (seconds): no retry before it. */
+  retryAfterSeconds?: number;
 }
 
 /** Delivers notifications one individual at a time. */
 export interface Transport {
-  name: 'webhook' | 'email';
+  name: TransportName;
   /** Never throws: a failure is an outcome with `ok: false`. */
   deliver(ctx: NotificationContext, to: Addressee): Promise<DeliveryOutcome>;
 }
@@ -142,14 +153,33 @@ export function emailTransport(mailer: Mailer): Transport {
 }
 
 /**
- * Which transport reaches an individual: the organisation's webhook when it has one (its back end
- * reaches the device), else e-mail when enabled and the individual has an address, else none.
+ * Which transport reaches an individual (docs/notifications.md "Mobile push"): a push to their
+ * device when the organisation has the matching push transport (`devicePush`), else the
+ * organisation's webhook (its back end reaches the device), else e-mail when enabled and the
+ * individual has an address, else none.
  */
 export function chooseTransport(
-  available: { webhook: boolean; email: boolean },
-  to: Addressee,
-): 'webhook' | 'email' | 'none' {
+  available: Record<TransportName, boolean>,
+  to: Pick<Addressee, 'email' | 'token' | 'clientType'>,
+): TransportName | 'none' {
+  const push = devicePush(to.clientType, to.token);
+  if (push === 'apns' && available.apns) return 'apns';
+  if (push === 'fcm' && available.fcm) return 'fcm';
   if (available.webhook) return 'webhook';
   if (available.email && to.email !== '') return 'email';
   return 'none';
+}
+
+/**
+ * The push service a device token belongs to: an Android device (`Client.Type` 2) has an FCM
+ * registration token; an iOS device (1) has an APNs device token (hexadecimal) when the app
+ * registers with APNs itself, or an FCM token (never all hexadecimal) when it uses the Firebase SDK,
+ * which FCM forwards to APNs. A raw APNs token cannot go through FCM.
+ * @returns `apns`, `fcm`, or null when there is no token or the type names no mobile device.
+ */
+export function devicePush(clientType: number, token: string): 'apns' | 'fcm' | null {
+  if (token === '') return null;
+  if (clientType === CLIENT_TYPE_ANDROID) return 'fcm';
+  if (clientType === CLIENT_TYPE_IOS) return /^[0-9a-fA-F]{64,200}$/.test(token) ? 'apns' : 'fcm';
+  return null;
 }

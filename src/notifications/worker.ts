@@ -35,9 +35,13 @@ const BATCH_WORKERS = 2;
 
 /** Why individuals are skipped when no transport at all is configured (the job's `SkippedReason`). */
 export const NO_TRANSPORT =
-  'The organisation has no notification transport: configure a webhook or e-mail at /notification-transports';
-/** Why individuals are skipped when e-mail is the only transport and they have no address. */
-export const NO_ADDRESS = 'E-mail is the only notification transport and these individuals have no e-mail address';
+  'The organisation has no notification transport: configure FCM, APNs, a webhook or e-mail at /notification-transports';
+/**
+ * Why individuals are skipped when no transport reaches them: no device the organisation can push
+ * to, no webhook, and no e-mail address (or e-mail off).
+ */
+export const NO_ADDRESS =
+  'No transport reaches these individuals: no device token for the push transports, no webhook, and no e-mail address';
 
 /** Runs special consent requests. */
 export class ConsentRequestWorker {
@@ -99,7 +103,8 @@ export class ConsentRequestWorker {
     const job = await store.findJobById(this.db, jobId);
     if (!job || job.state === 'completed' || job.state === 'failed') return;
     const ctx = await this.setup.context(job);
-    const available = { webhook: ctx.transports.webhook !== undefined, email: ctx.transports.email !== undefined };
+    const t = ctx.transports;
+    const available = { webhook: !!t.webhook, email: !!t.email, fcm: !!t.fcm, apns: !!t.apns };
     const enqueued = await this.db.transaction(async (tx) => {
       const locked = await store.lockJob(tx, jobId);
       if (!locked || locked.batchSeq >= batch || locked.scanDone) return false; // claimed before a crash: just send
@@ -115,7 +120,7 @@ export class ConsentRequestWorker {
         claims,
         page.cursor,
         scanDone,
-        available.webhook || available.email ? NO_ADDRESS : NO_TRANSPORT,
+        Object.values(available).some(Boolean) ? NO_ADDRESS : NO_TRANSPORT,
       );
       if (!scanDone) {
         await this.queue.send(

@@ -4,7 +4,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { BadRequest } from '../http/errors.js';
 import { errors } from '../http/schemas.js';
+import { clientTypeOf } from './client-type.js';
 import type { UserService } from './service.js';
 
 const UserResponse = Type.Object({ User: Type.Ref('User') });
@@ -15,7 +17,11 @@ const ProfilePatch = Type.Object({
   client: Type.Optional(
     Type.Object({
       token: Type.String({ maxLength: 4096, description: 'device notification token' }),
-      type: Type.Integer({ minimum: 0, maximum: 100, description: 'device type' }),
+      type: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.String({ maxLength: 20 })], {
+        description:
+          'device type: 1 iOS (APNs), 2 Android (FCM), 0 none; also `ios`, `android`, `apns`, `fcm` … in any case ' +
+          '(docs/notifications.md "Mobile push")',
+      }),
     }),
   ),
 });
@@ -44,6 +50,14 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = asy
       body: ProfilePatch,
       response: { 200: UserResponse, ...errors(400, 401) },
     },
-    handler: async (req) => ({ User: await users.updateProfile(req.principal!.userId, req.body) }),
+    handler: async (req) => {
+      const { client, ...rest } = req.body;
+      if (!client) return { User: await users.updateProfile(req.principal!.userId, rest) };
+      const type = clientTypeOf(client.type);
+      if (type === null) throw new BadRequest('client.type must be 0-100, "ios" or "android"');
+      return {
+        User: await users.updateProfile(req.principal!.userId, { ...rest, client: { token: client.token, type } }),
+      };
+    },
   });
 };

@@ -1,8 +1,9 @@
 /** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
 import { runImport } from '../../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
+import { waitFor } from './receiver.js';
 import { type WebClient, webSignIn } from './web-client.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
@@ -170,4 +171,24 @@ export function consoleSuite(env: Record<string, string> = {}): ConsoleSuite {
   const suite = consentSuite(env) as ConsoleSuite;
   suite.as = (username) => webSignIn(suite.t, { username, password: CONSENT_PASSWORD });
   return suite;
+}
+
+/**
+ * Sends the special consent request (SPEC 4.3) on `purposeId` as the owner, expects its 202, and
+ * waits for the job to end.
+ * @returns the job's last body (`State` `completed` or `failed`, or still running after `timeoutMs`).
+ */
+export async function runConsentRequest(t: TestAssent, org: ConsentOrg, purposeId: string, timeoutMs = 30_000) {
+  const res = await call(`${t.base}/organizations/${org.orgId}/purposes/${purposeId}/attributes/consent`, {
+    method: 'POST',
+    body: {},
+    token: org.tokens.owner,
+  });
+  expect(res.status).toBe(202);
+  const job = await waitFor(
+    () => call(res.headers.get('location')!, { token: org.tokens.owner }),
+    (r) => r.body?.State === 'completed' || r.body?.State === 'failed',
+    timeoutMs,
+  );
+  return job.body;
 }

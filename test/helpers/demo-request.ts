@@ -19,17 +19,20 @@ export interface DemoRequest {
 /**
  * Serves the demo with batches of `batch` individuals and a 2 s job lease, adds `added` individuals
  * (`<prefix><n>@acme.example`), and sets the organisation's webhook to `hookUrl`.
+ * @param env - more environment (e.g. the push stand-ins' endpoints).
  */
 export async function serveDemoRequest(
   added: number,
   batch: number,
   hookUrl: string,
   prefix: string,
+  env: Record<string, string> = {},
 ): Promise<DemoRequest> {
   const s = await serveFresh('examples/demo.json', {
     ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1',
     ASSENT_NOTIFY_BATCH_SIZE: String(batch),
     ASSENT_JOB_LEASE_SECONDS: '2',
+    ...env,
   });
   const signIn = await call(`${s.base}/v1.1/users/login`, {
     body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },

@@ -51,8 +51,19 @@ function TransportsSection({ v }: { v: IntegrationsView }) {
   return (
     <section class="card" aria-labelledby="transports">
       <h2 id="transports">Notification transports</h2>
-      <p class="muted">How special consent requests reach individuals: the webhook when set, else e-mail.</p>
+      <p class="muted">
+        How special consent requests reach individuals: a push to their device through FCM or APNs when set (through the
+        API), else the webhook when set, else e-mail.
+      </p>
       <dl class="facts">
+        <dt>FCM</dt>
+        <dd>{t.FCM.Enabled ? `project ${t.FCM.ProjectID} (${t.FCM.ClientEmail})` : 'off'}</dd>
+        <dt>APNs</dt>
+        <dd>
+          {t.APNs.Enabled
+            ? `${t.APNs.BundleID}, key ${t.APNs.KeyID}, team ${t.APNs.TeamID}, ${t.APNs.Environment}`
+            : 'off'}
+        </dd>
         <dt>Webhook</dt>
         <dd>{t.Webhook.Enabled ? t.Webhook.URL : 'off'}</dd>
         <dt>E-mail</dt>
