@@ -1,7 +1,7 @@
 /**
  * Whether a session (token family), an API key or a web session is still live, with a short in-process cache of
- * positive answers that every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md "Logout": "one indexed lookup,
- * or a short in-process cache with invalidation").
+ * positive answers that every revocation empties at once (docs/decisions/0001-logout-takes-effect-at-once.md
+ * "Logout": "one indexed lookup, or a short in-process cache with invalidation").
  *
  * Invalidation, per user:
  * - in this process, the service that revoked calls `forgetUser` after its commit, before it answers,
@@ -70,9 +70,10 @@ export class LivenessCache {
   }
 
   /**
-   * The stored web session of a cookie's hash (not yet past its absolute end), or null; a found row
-   * is kept until its user's next revocation notice or `TTL_MS`. The caller still applies the idle
-   * timeout and the token family's liveness (src/identity/web-sessions.ts `resolve`).
+   * The stored web session of a cookie's hash (not yet past its absolute end when read), or null; a
+   * found row is kept until its user's next revocation notice or `TTL_MS`. The caller still applies
+   * the absolute end (a kept row may pass it), the idle timeout and the token family's liveness
+   * (src/identity/web-sessions.ts `resolve`).
    * @param idHash - SHA-256 of the cookie's value.
    * @param fresh - true to read the database whatever is kept (an answer that looks idle may be
    *   stale: another process may have recorded later activity).
