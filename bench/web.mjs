@@ -14,7 +14,10 @@
  *   w. `GET /dashboard/consents` with the individual's dashboard session cookie;
  *      each at BENCH_WEB_CONNECTIONS (16) for BENCH_WEB_SECONDS (10) after a warm-up of
  *      BENCH_WEB_WARMUP_SECONDS (2), BENCH_WEB_ROUNDS (2) rounds in alternating order (j w, w j, …);
- *   r. the render floor: the same page rendered in a loop in this process (web-render.mjs).
+ *   r. the render floor: the same page rendered in a loop in this process (web-render.mjs);
+ *   f. the page floor: a bare node:http server answering the served page, prebuilt, after finding
+ *      the session cookie's hash in memory, measured as (w) for one round (web-floor.mjs;
+ *      BENCH_WEB_FLOOR=0 skips it).
  * Reports req/s, p50/p99, non-2xx (must be 0), the bodies' bytes, the server's and PostgreSQL's CPU
  * per request, the SQL statements per request (bench/pg-count.cjs; PostgreSQL only) under load and
  * with each request alone, and (w) ÷ (j); goals (w) ÷ (j) ≥ 0.5 and (w) p99 ≤ 50 ms. Everything
@@ -27,6 +30,7 @@ import { envInt } from './lib/config.mjs';
 import { measureOne } from './lib/consent-cannon.mjs';
 import { freshStore, startServer, stopServer } from './lib/server.mjs';
 import { load, log, machineFacts, publish, r1, r2, runCli } from './lib/util.mjs';
+import { floorPage } from './lib/web-floor.mjs';
 import { renderFloor } from './lib/web-render.mjs';
 import { checkSameData, decide, ORG_NAME, webSignIn, writeImportFile } from './lib/web-setup.mjs';
 import { statementCounter, statementsAlone } from './lib/web-statements.mjs';
@@ -37,6 +41,7 @@ const opts = {
   connections: envInt('BENCH_WEB_CONNECTIONS', 16),
   rounds: envInt('BENCH_WEB_ROUNDS', 2),
   renderSeconds: envInt('BENCH_WEB_RENDER_SECONDS', 3, 0),
+  floor: envInt('BENCH_WEB_FLOOR', 1, 0) > 0,
   deadlineSeconds: envInt('BENCH_WEB_DEADLINE_SECONDS', 180),
   store: process.env.BENCH_WEB_STORE === 'pglite' ? 'pglite' : 'postgres',
 };
@@ -93,7 +98,7 @@ function summary(r) {
       m.otherProcessesCores.some((c) => c >= STRANGERS_CORES) ? 'WARNING: not a clean measurement' : '',
     ),
   ];
-  const { json, page, derived, render } = r;
+  const { json, page, derived, render, floor } = r;
   return [
     `Web benchmark (${r.database}; ${r.machine.cores} cores, Node ${r.machine.node}, load ${r.machine.loadAvgStart.join(' ')})`,
     `  one individual: 7 purposes, ${r.setup.attributes} data attributes (${r.setup.consentBased} under consent, ${r.setup.decided} decided); ${opts.rounds} rounds of ${opts.seconds} s`,
@@ -118,6 +123,16 @@ function summary(r) {
           line('    share of (w) server CPU per request', derived.renderShareOfPageCpu),
         ]
       : [line('(r) render floor', 'skipped')]),
+    ...(floor
+      ? [
+          line(`(f) floor page server, req/s at ${opts.connections} connections`, floor.okPerSecond),
+          line('    p50 / p99 (ms)', `${floor.p50Ms[0]} / ${floor.p99Ms[0]}`),
+          line('    non-2xx + errors + timeouts', floor.non2xx, floor.non2xx === 0 ? '' : 'MUST BE 0'),
+          line('    server CPU per request (ms)', floor.serverCpuMsPerRequest),
+          line('    other processes (cores)', floor.otherProcessesCores[0]),
+          line('(w) ÷ (f)', derived.pageToFloor),
+        ]
+      : [line('(f) floor page server', 'skipped')]),
   ].join('\n');
 }
 
@@ -175,6 +190,7 @@ async function main() {
         .perRequest
     : null;
   const shutdown = await stopServer(server);
+  const floorRun = opts.floor ? await floorPage(same.page, cookie, opts) : null;
   const render =
     opts.renderSeconds > 0 ? await renderFloor(same.record, ORG_NAME, same.page, opts.renderSeconds) : null;
   const json = combine(runs.json);
@@ -190,11 +206,13 @@ async function main() {
     json,
     page,
     render,
+    floor: floorRun ? combine([floorRun]) : null,
     statementsPerRequestAlone: alone,
     derived: {
       pageToJson: r2(page.okPerSecond / json.okPerSecond),
       pageExtraServerCpuMs:
         page.serverCpuMsPerRequest == null ? null : r2(page.serverCpuMsPerRequest - json.serverCpuMsPerRequest),
+      pageToFloor: floorRun ? r2(page.okPerSecond / floorRun.okPerSecond) : null,
       renderShareOfPageCpu:
         render && page.serverCpuMsPerRequest ? r2(render.cpuMsPerPage / page.serverCpuMsPerRequest) : null,
     },
@@ -203,7 +221,7 @@ async function main() {
   };
   await cleanup();
   publish('web-latest.json', results, summary(results));
-  if (json.non2xx > 0 || page.non2xx > 0) process.exitCode = 1;
+  if (json.non2xx > 0 || page.non2xx > 0 || (results.floor?.non2xx ?? 0) > 0) process.exitCode = 1;
 }
 
 await runBenchmark('web benchmark', main, watchdog);

@@ -14,6 +14,7 @@ import { ConsentExport } from './consent/export.js';
 import { GroupCommit } from './consent/group-commit.js';
 import { HistoryService } from './consent/history.js';
 import { ListingService } from './consent/listing.js';
+import { OwnRecords } from './consent/own.js';
 import { ReceiptService } from './consent/receipts.js';
 import { ConsentRequestService } from './consent/request.js';
 import { ChainSealer } from './consent/sealer.js';
@@ -102,6 +103,8 @@ export interface Context {
   retention: RetentionService;
   dataAttributes: DataAttributeService;
   consents: ConsentService;
+  /** An individual's own consent records at once (the dashboard's "My consents"). */
+  ownRecords: OwnRecords;
   history: HistoryService;
   /** Signed ISO/IEC TS 27560 receipts of history events (docs/consents.md "Consent receipts"). */
   receipts: ReceiptService;
@@ -252,6 +255,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     retention,
     dataAttributes,
     consents,
+    ownRecords: new OwnRecords(views),
     history,
     receipts,
     individuals,
@@ -271,7 +275,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
       interactions: new WalletInteractions(providers, relyingParties, wallet),
     },
     webOrigins,
-    webSessions: new WebSessions(store.db, identity),
+    webSessions: new WebSessions(store.db, identity, liveness),
     webSignIn: {
       federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
       wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {

@@ -130,6 +130,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     sessions: ctx.webSessions,
     identity: ctx.identity,
     consents: ctx.consents,
+    ownRecords: ctx.ownRecords,
     history: ctx.history,
     users: ctx.users,
     images: ctx.images,

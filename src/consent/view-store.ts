@@ -54,9 +54,9 @@ function viewSql(onePurpose: boolean) {
 
 /**
  * The head of one key: the organisation's retention and catalogue version,
- * the caller's roles, the record, the subscription.
+ * the caller's roles, the record, the subscription (also the individual's own records, `own-view-store.ts`).
  */
-function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
+export function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
   return sql`
       SELECT o.id AS org_id, o.retention_enabled, o.retention_period_seconds, o.catalogue_version,
         ${rolesSql(sql`o.id`, principalId)} AS roles,
@@ -68,7 +68,7 @@ function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
 }
 
 /** The stored consents of `head`'s record (restricted by `purposeFilter`) as one JSON array of tuples. */
-function consentsSql(purposeFilter: SQL): SQL {
+export function consentsSql(purposeFilter: SQL): SQL {
   return sql`(SELECT json_agg(json_build_array(c.purpose_id, c.attribute_id, c.value, c.days,
            floor(extract(epoch FROM c.decided_at) * 1000)))
          FROM attribute_consents c WHERE c.record_id = head.record_id ${purposeFilter})`;

@@ -8,11 +8,13 @@
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/open.js';
 import type { CatalogueCache } from './catalogue.js';
+import { type OwnViewRow, ownViewRows } from './own-view-store.js';
 import { type RecordView, recordViewOf, type ViewIds, type ViewRow, viewRow, viewRows } from './view-store.js';
 
 /** Reads of consent records, batched under load (see the module comment). */
 export class RecordViews {
   private readonly batcher: Batcher<ViewIds, ViewRow | null>;
+  private readonly own: Batcher<string, OwnViewRow[]>;
 
   /**
    * @param db - the root handle.
@@ -31,6 +33,11 @@ export class RecordViews {
       slots,
       maxBatch,
     );
+    this.own = new Batcher<string, OwnViewRow[]>(
+      { one: async (userId) => (await ownViewRows(db, [userId]))[0]!, many: (userIds) => ownViewRows(db, userIds) },
+      slots,
+      maxBatch,
+    );
   }
 
   /**
@@ -42,5 +49,27 @@ export class RecordViews {
    */
   async read(ids: ViewIds): Promise<RecordView | null> {
     return recordViewOf(this.catalogues, await this.batcher.run(ids), ids);
+  }
+
+  /**
+   * Reads every consent record of the organisations an individual is subscribed to, as the
+   * individual (the dashboard's "My consents", `own-view-store.ts`), in organisation ID order.
+   * @param userId - a UUID, already checked.
+   * @returns per subscription, the organisation's name and the view (null when its catalogue is gone).
+   * @throws the database error of the read's statement.
+   */
+  async readOwn(userId: string): Promise<Array<{ orgName: string; view: RecordView | null }>> {
+    const rows = await this.own.run(userId);
+    return Promise.all(
+      rows.map(async (row) => ({
+        orgName: row.org_name,
+        view: await recordViewOf(this.catalogues, row, {
+          orgId: row.org_id,
+          userId,
+          principalId: userId,
+          purposeId: null,
+        }),
+      })),
+    );
   }
 }

@@ -13,7 +13,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../crypto/digest.js';
 import type { Db } from '../db/open.js';
+import type { LivenessCache } from './liveness.js';
 import type { IdentityService } from './service.js';
+import type { WebSessionRow } from './web-session-store.js';
 import * as store from './web-session-store.js';
 
 /** Absolute lifetime of a web session (seconds): a working day (ASVS 5.0 V7.3.2). */
@@ -40,10 +42,12 @@ export class WebSessions {
   /**
    * @param db - the store.
    * @param identity - opens and checks the token family a web session rides on.
+   * @param liveness - the cache of live sessions the sessions' rows are read through.
    */
   constructor(
     private readonly db: Db,
     private readonly identity: IdentityService,
+    private readonly liveness: LivenessCache,
   ) {}
 
   /**
@@ -67,25 +71,35 @@ export class WebSessions {
 
   /**
    * The live session of a cookie, or null (unknown, expired, idle too long, or its family revoked).
+   * The row comes through the liveness cache (`LivenessCache.webSession`), which every sign-out,
+   * revocation and deletion empties for the user at once, in every process
+   * (docs/decisions/0001-logout-takes-effect-at-once.md); so a page view costs no statement, and
+   * activity is written at most every `TOUCH_EVERY_SECONDS`.
    * @param cookie - the cookie's value as sent; anything malformed is simply no session.
    */
   async resolve(cookie: string | undefined): Promise<WebSession | null> {
     if (cookie?.length !== 43) return null;
     const idHash = sha256(cookie);
-    const row = await store.findSession(this.db, idHash);
-    if (!row) return null;
-    const idleMs = Date.now() - row.lastSeenAt.getTime();
+    let row = await this.liveness.webSession(idHash);
+    // Another process may have recorded later activity than the kept row shows: ask the database.
+    if (row && idleMs(row) > WEB_IDLE_SECONDS * 1000) row = await this.liveness.webSession(idHash, true);
+    // Threat: a kept row used past the session's absolute end (ASVS 5.0 V7.3.2).
+    if (!row || row.expiresAt.getTime() <= Date.now()) return null;
     // Threat: an unattended signed-in browser; idle sessions end (ASVS 5.0 V7.3.1).
-    if (idleMs > WEB_IDLE_SECONDS * 1000) {
-      await store.deleteSession(this.db, idHash);
-      return null;
+    if (idleMs(row) > WEB_IDLE_SECONDS * 1000) return this.drop(idHash, row.userId);
+    if (!(await this.identity.isSessionLive(row.userId, row.familyId))) return this.drop(idHash, row.userId);
+    if (idleMs(row) > TOUCH_EVERY_SECONDS * 1000) {
+      await store.touchSession(this.db, idHash);
+      this.liveness.forgetWebSession(idHash);
     }
-    if (!(await this.identity.isSessionLive(row.userId, row.familyId))) {
-      await store.deleteSession(this.db, idHash);
-      return null;
-    }
-    if (idleMs > TOUCH_EVERY_SECONDS * 1000) await store.touchSession(this.db, idHash);
     return { userId: row.userId, familyId: row.familyId, csrfToken: row.csrfToken };
+  }
+
+  /** Deletes a session that has ended; the process's kept answers about its user go with it. */
+  private async drop(idHash: Buffer, userId: string): Promise<null> {
+    await store.deleteSession(this.db, idHash);
+    this.liveness.forgetUser(userId);
+    return null;
   }
 
   /**
@@ -95,9 +109,14 @@ export class WebSessions {
   async end(cookie: string | undefined): Promise<void> {
     if (!cookie) return;
     const gone = await store.deleteSession(this.db, sha256(cookie));
-    if (gone) await this.identity.revokeSession(gone.userId, gone.familyId, 'web sign-out');
+    if (!gone) return;
+    this.liveness.forgetUser(gone.userId);
+    await this.identity.revokeSession(gone.userId, gone.familyId, 'web sign-out');
   }
 }
+
+/** Milliseconds since the session's last recorded activity. */
+const idleMs = (row: WebSessionRow) => Date.now() - row.lastSeenAt.getTime();
 
 /**
  * Whether a submitted CSRF token is the session's, in constant time (OWASP CSRF cheat sheet,

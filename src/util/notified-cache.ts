@@ -91,13 +91,37 @@ export class NotifiedCache<V> {
    * @param userId - the user the answer is about: a notification for them drops it.
    * @throws whatever `lookup` throws (nothing is kept).
    */
-  async get(key: string, userId: string, lookup: () => Promise<V>, keep: (value: V) => boolean): Promise<V> {
+  get(key: string, userId: string, lookup: () => Promise<V>, keep: (value: V) => boolean): Promise<V> {
+    return this.find(key, lookup, (value) => (keep(value) ? userId : null));
+  }
+
+  /**
+   * As `get`, for a key whose user is known only from the answer (a web session found by its
+   * cookie's hash): the answer is kept, under the user `userOf` names, unless `userOf` says null.
+   * @param key - unique across users.
+   * @throws whatever `lookup` throws (nothing is kept).
+   */
+  async find(key: string, lookup: () => Promise<V>, userOf: (value: V) => string | null): Promise<V> {
     const entry = this.entries.get(key);
     if (entry && entry.until > Date.now() && this.listening) return entry.value;
     const generation = this.generation;
     const value = await lookup();
-    if (keep(value) && this.listening && generation === this.generation) this.remember(key, userId, value);
+    const userId = userOf(value);
+    if (userId !== null && this.listening && generation === this.generation) this.remember(key, userId, value);
     return value;
+  }
+
+  /**
+   * Drops the answer kept for `key`, if any (its user's other answers stay).
+   * @param key - as given to `get` or `find`.
+   */
+  forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    const keys = this.byUser.get(entry.userId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byUser.delete(entry.userId);
   }
 
   private remember(key: string, userId: string, value: V): void {
@@ -113,11 +137,8 @@ export class NotifiedCache<V> {
   }
 
   private evictOldest(): void {
-    const [key, entry] = this.entries.entries().next().value as [string, Entry<V>];
-    this.entries.delete(key);
-    const keys = this.byUser.get(entry.userId);
-    keys?.delete(key);
-    if (keys?.size === 0) this.byUser.delete(entry.userId);
+    const [key] = this.entries.entries().next().value as [string, Entry<V>];
+    this.forget(key);
   }
 
   private clear(): void {

@@ -46,7 +46,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
  * @param fragment - true for an htmx fragment (no doctype).
  */
 export function sendPage(reply: FastifyReply, page: VNode, status = 200, fragment = false): FastifyReply {
-  const body = (fragment ? '' : '<!doctype html>') + renderToString(page);
+  // Encoded once, here: a string would be scanned for its Content-Length and encoded again by the socket write.
+  const body = Buffer.from((fragment ? '' : '<!doctype html>') + renderToString(page));
   return reply.code(status).headers(PAGE_HEADERS).send(body);
 }
 

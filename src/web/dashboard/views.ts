@@ -4,6 +4,7 @@
  * organisation's consent record, and a page of its history.
  */
 import type { HistoryService } from '../../consent/history.js';
+import type { OwnRecords } from '../../consent/own.js';
 import type { ConsentService } from '../../consent/service.js';
 import type { Principal } from '../../http/auth.js';
 import type { IdentityService } from '../../identity/service.js';
@@ -18,6 +19,8 @@ export const HISTORY_PAGE = 25;
 export interface DashboardReads {
   identity: IdentityService;
   consents: ConsentService;
+  /** The individual's own records at once (one round trip). */
+  ownRecords: OwnRecords;
   history: HistoryService;
 }
 
@@ -35,18 +38,10 @@ export async function subscribedOrgs(
   return (user.Orgs ?? []).map((o) => ({ id: o.OrgID, name: o.Name }));
 }
 
-/** Every subscribed organisation's consent record (SPEC 2 shape). */
+/** Every subscribed organisation's consent record (SPEC 2 shape), in one read (`OwnRecords`). */
 export async function myConsents(reads: DashboardReads, session: WebSession): Promise<OrgConsents[]> {
-  const orgs = await subscribedOrgs(reads, session.userId);
-  return Promise.all(
-    orgs.map(async (o) => ({
-      orgName: o.name,
-      record: reads.consents.recordBody(
-        await reads.consents.read(principalOf(session), { orgId: o.id, userId: session.userId }),
-        true,
-      ),
-    })),
-  );
+  const own = await reads.ownRecords.read(principalOf(session));
+  return own.map(({ orgName, read }) => ({ orgName, record: reads.consents.recordBody(read, true) }));
 }
 
 /**
