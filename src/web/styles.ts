@@ -26,6 +26,7 @@ section.card { border: 1px solid #ccc; border-radius: .4rem; padding: .75rem 1re
 label { display: block; font-weight: 600; margin: .5rem 0 .2rem; }
 input, select, button { font: inherit; }
 input[type=text], input[type=email], input[type=tel], input[type=password], input[type=number], select { width: 100%; max-width: 24rem; padding: .4rem; border: 1px solid #767676; border-radius: .25rem; }
+input[type=file] { max-width: 100%; }
 button, .button { display: inline-block; padding: .45rem 1rem; border: 1px solid #174a8b; border-radius: .25rem; background: #174a8b; color: #fff; cursor: pointer; text-decoration: none; }
 button.secondary { background: #fff; color: #174a8b; }
 button.danger { background: #a4000f; border-color: #a4000f; }
