@@ -275,7 +275,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
       interactions: new WalletInteractions(providers, relyingParties, wallet),
     },
     webOrigins,
-    webSessions: new WebSessions(store.db, identity, liveness),
+    webSessions: new WebSessions(store.db, identity, liveness, config.refreshTokenTtl),
     webSignIn: {
       federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
       wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {

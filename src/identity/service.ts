@@ -149,36 +149,6 @@ export class IdentityService {
     return { token: await this.tokenBody(userId, clientId, sid, refresh.token), lastVisit };
   }
 
-  /**
-   * Opens a session (token family) for a web front end (docs/web.md "Sessions"): the family that
-   * logout, a password change and account deletion revoke, without minting any token, since a
-   * browser session holds only its cookie. Sets `LastVisit`.
-   * @param userId - the signed-in user.
-   * @returns the family ID (`sid`); it lasts `ASSENT_REFRESH_TOKEN_TTL_SECONDS` at most.
-   * @throws {BadRequest} `invalid_client` when no client is registered to own it.
-   */
-  async openBrowserSession(userId: string): Promise<string> {
-    const { db, config } = this.deps;
-    const sid = randomUUID();
-    await sessions.openSession(db, {
-      familyId: sid,
-      userId,
-      clientId: await this.resolveClient(undefined),
-      // A refresh token that is never handed out: the family needs one row to expire with.
-      jtiHash: hashJti(randomUUID()),
-      expiresAt: new Date(Date.now() + config.refreshTokenTtl * 1000),
-    });
-    return sid;
-  }
-
-  /**
-   * Whether a session (token family) is still live: not revoked, not deleted (cached as the auth
-   * guard's check is, docs/decisions/0001-logout-takes-effect-at-once.md).
-   */
-  isSessionLive(userId: string, familyId: string): Promise<boolean> {
-    return this.deps.liveness.isFamilyLive(familyId, userId);
-  }
-
   private async tokenBody(userId: string, clientId: string, sid: string, refreshToken: string): Promise<TokenBody> {
     const { config, tokens } = this.deps;
     const access = await tokens.sign(

@@ -10,11 +10,13 @@
  * soon as its token family is revoked elsewhere (a logout of that family, a password change,
  * account deletion): every request checks the family's liveness as the API's auth guard does.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../crypto/digest.js';
 import type { Db } from '../db/open.js';
 import type { LivenessCache } from './liveness.js';
 import type { IdentityService } from './service.js';
+import * as families from './store.js';
+import { hashJti } from './tokens.js';
 import type { WebSessionRow } from './web-session-store.js';
 import * as store from './web-session-store.js';
 
@@ -41,22 +43,24 @@ const token = () => randomBytes(32).toString('base64url');
 export class WebSessions {
   /**
    * @param db - the store.
-   * @param identity - opens and checks the token family a web session rides on.
-   * @param liveness - the cache of live sessions the sessions' rows are read through.
+   * @param identity - names the client that owns a web session's token family, and revokes it at sign-out.
+   * @param liveness - the cache of live sessions the sessions' rows and families are read through.
+   * @param familyTtlSeconds - the token family's lifetime (`ASSENT_REFRESH_TOKEN_TTL_SECONDS`).
    */
   constructor(
     private readonly db: Db,
-    private readonly identity: IdentityService,
+    private readonly identity: Pick<IdentityService, 'resolveClient' | 'revokeSession'>,
     private readonly liveness: LivenessCache,
+    private readonly familyTtlSeconds: number,
   ) {}
 
   /**
    * Opens a session for a user whose credentials the caller has just checked.
    * @returns the cookie's value (shown to the browser once, stored only as its SHA-256) and the session.
-   * @throws {BadRequest} `invalid_client` when no client is registered (see `openBrowserSession`).
+   * @throws {BadRequest} `invalid_client` when no client is registered to own its token family.
    */
   async open(userId: string): Promise<{ cookie: string; session: WebSession }> {
-    const familyId = await this.identity.openBrowserSession(userId);
+    const familyId = await this.openFamily(userId);
     const cookie = token();
     const csrfToken = token();
     await store.insertSession(this.db, {
@@ -87,12 +91,32 @@ export class WebSessions {
     if (!row || row.expiresAt.getTime() <= Date.now()) return null;
     // Threat: an unattended signed-in browser; idle sessions end (ASVS 5.0 V7.3.1).
     if (idleMs(row) > WEB_IDLE_SECONDS * 1000) return this.drop(idHash, row.userId);
-    if (!(await this.identity.isSessionLive(row.userId, row.familyId))) return this.drop(idHash, row.userId);
+    // Cached as the auth guard's check is (docs/decisions/0001-logout-takes-effect-at-once.md).
+    if (!(await this.liveness.isFamilyLive(row.familyId, row.userId))) return this.drop(idHash, row.userId);
     if (idleMs(row) > TOUCH_EVERY_SECONDS * 1000) {
       await store.touchSession(this.db, idHash);
       this.liveness.forgetWebSession(idHash);
     }
     return { userId: row.userId, familyId: row.familyId, csrfToken: row.csrfToken };
+  }
+
+  /**
+   * Opens the identity session (token family) a web session rides on: the family that logout, a
+   * password change and account deletion revoke, without minting any token, since a browser holds
+   * only its cookie.
+   * @returns the family ID (`sid`); it lasts `familyTtlSeconds` at most.
+   */
+  private async openFamily(userId: string): Promise<string> {
+    const familyId = randomUUID();
+    await families.openSession(this.db, {
+      familyId,
+      userId,
+      clientId: await this.identity.resolveClient(undefined),
+      // A refresh token that is never handed out: the family needs one row to expire with.
+      jtiHash: hashJti(randomUUID()),
+      expiresAt: new Date(Date.now() + this.familyTtlSeconds * 1000),
+    });
+    return familyId;
   }
 
   /** Deletes a session that has ended; the process's kept answers about its user go with it. */
