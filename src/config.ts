@@ -6,14 +6,12 @@
  * defaults read here.
  */
 import path from 'node:path';
+import { ConfigError, corsOrigins, dnsServers, hostList, int, smtpUrl } from './config-parse.js';
 import { type PushEndpoints, pushEndpoints } from './config-push.js';
 import type { Argon2Params } from './identity/passwords.js';
 import type { RateLimit } from './ratelimit/limit.js';
 
-/** Thrown when an environment variable holds a value Assent cannot use. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError } from './config-parse.js';
 
 /** Brute-force thresholds for one kind of key (an account or a client IP). ASVS 5.0 V6.3.1. */
 export interface ThrottlePolicy {
@@ -150,68 +148,6 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** pino log level. */
   logLevel: string;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
-  }
-  return value;
-}
-
-/** A comma-separated host list, lower-cased, blanks dropped. */
-function hostList(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-}
-
-function smtpUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  if (!/^smtps?:\/\//.test(raw)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
-  return raw;
-}
-
-/**
- * `ASSENT_CORS_ORIGINS`: exact origins only; `*` and `null`
- * would open the API to any page (Fetch standard, CORS protocol).
- */
-function corsOrigins(raw: string | undefined): string[] {
-  const list = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const origin of list) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(
-        'ASSENT_CORS_ORIGINS must list exact origins such as https://dashboard.example.org (no path, ' +
-          `no trailing slash, no *), got "${origin}"`,
-      );
-    }
-  }
-  return list;
-}
-
-function dnsServers(raw: string | undefined): string[] {
-  const list = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const server of list) {
-    if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(server))
-      throw new ConfigError(`ASSENT_DNS_SERVERS must list IP[:PORT] entries, got "${server}"`);
-  }
-  return list;
 }
 
 /**
