@@ -90,6 +90,22 @@ export const WEB_POLICY = {
     credential: 'web',
     who: 'a signed-in browser with the roles of `notifications.transports.update`',
   },
+  'web.console.push.fcm.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.update`',
+  },
+  'web.console.push.fcm.delete': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.update`',
+  },
+  'web.console.push.apns.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.update`',
+  },
+  'web.console.push.apns.delete': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `notifications.transports.update`',
+  },
   'web.console.app-redirect-uris.update': {
     credential: 'web',
     who: 'a signed-in browser with the roles of `federation.app-redirect-uris.update`',

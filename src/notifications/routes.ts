@@ -40,12 +40,15 @@ const TransportsBody = Type.Object({
     { description: 'Apple Push Notification service, token authentication; the .p8 key is never shown' },
   ),
 });
+/** The FCM service-account key file as JSON text, as `PUT …/notification-transports` takes it (the console's form reuses it). */
+export const ServiceAccountText = Type.String({ maxLength: 20_000 });
 const FcmInput = Type.Object({
-  serviceaccount: Type.Union([Type.String({ maxLength: 20_000 }), Type.Object({}, { additionalProperties: true })], {
+  serviceaccount: Type.Union([ServiceAccountText, Type.Object({}, { additionalProperties: true })], {
     description: 'the service-account key file of the Firebase project (its JSON text or the object)',
   }),
 });
-const ApnsInput = Type.Object({
+/** The APNs credentials as `PUT …/notification-transports` takes them (the console's form reuses their limits). */
+export const ApnsInput = Type.Object({
   key: Type.Optional(
     Type.String({ maxLength: 4000, description: 'the .p8 signing key (PEM); leave out to keep the stored one' }),
   ),

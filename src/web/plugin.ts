@@ -19,6 +19,7 @@ import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console
 import type { IntegrationsDeps } from './console/integrations-data.js';
 import { integrationsRoutes } from './console/integrations-routes.js';
 import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overview-routes.js';
+import { consolePushRoutes } from './console/push-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
 import { consoleWalletRoutes } from './console/wallet-routes.js';
@@ -128,6 +129,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleOverviewRoutes, deps);
   await app.register(integrationsRoutes, deps);
   await app.register(consoleIdpRoutes, deps);
+  await app.register(consolePushRoutes, deps);
   await app.register(consoleWalletRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);

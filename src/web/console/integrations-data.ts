@@ -82,14 +82,14 @@ export function shownAgain(body: Record<string, string | undefined>, secret: str
  * Runs a change of one form; when the service refuses it with a 4xx, answers the page with that
  * status and message next to the form, showing `values` as sent. Anything else is rethrown (the web
  * error page: a 5xx never shows its detail).
- * @param form - which form: `idp` or `wallet`.
+ * @param form - which form: `idp`, `wallet`, `fcm` or `apns`.
  * @param values - the form's fields as sent, secrets left out by the caller.
  */
 export async function orFormError<V extends Record<string, string>>(
   deps: IntegrationsDeps,
   req: FastifyRequest<{ Params: { organizationID: string } }>,
   reply: FastifyReply,
-  form: 'idp' | 'wallet',
+  form: 'idp' | 'wallet' | 'fcm' | 'apns',
   values: V,
   change: () => Promise<FastifyReply>,
 ): Promise<FastifyReply> {

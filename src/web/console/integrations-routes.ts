@@ -34,6 +34,10 @@ const ClientForm = Type.Object({
 });
 const DONE: Record<string, string> = {
   transports: 'Notification transports saved.',
+  fcm: 'FCM credentials saved.',
+  'fcm-deleted': 'FCM credentials removed: pushes through FCM have stopped.',
+  apns: 'APNs credentials saved.',
+  'apns-deleted': 'APNs credentials removed: pushes through APNs have stopped.',
   'redirect-uris': 'App redirect URIs saved.',
   client: 'Relying party registered (public: it has no secret).',
   'client-deleted': 'Relying party deleted.',

@@ -1,6 +1,7 @@
 /**
  * The console's Integrations page (docs/web.md "Console"): notification transports and the webhook
- * delivery log and the app redirect URIs (this file), the external OpenID provider (`idp.tsx`), and
+ * delivery log and the app redirect URIs (this file), the FCM and APNs credentials (`push.tsx`), the
+ * external OpenID provider (`idp.tsx`), and
  * the wallet settings (`wallet.tsx`, `wallet-form.tsx`) and relying parties (`wallet.tsx`). A section is shown to the roles whose API read
  * operation allows it, a control to those whose API write operation does; no stored secret is ever
  * shown, and a generated one only once, on the answer page (`SecretPage`).
@@ -11,6 +12,7 @@ import type { ClientView } from '../../oidc/service.js';
 import type { WalletSettingsView } from '../../wallet/settings.js';
 import { Csrf } from '../layout.js';
 import { IdpSection } from './idp.js';
+import { PushSection } from './push.js';
 import { allows, ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { RelyingPartiesSection, WalletSection } from './wallet.js';
@@ -37,6 +39,9 @@ export interface IntegrationsView {
   idpCallback: string | null;
   /** The IdP form as refused, shown again with its error. */
   idpForm?: FormState;
+  /** The FCM and APNs forms as refused, shown again with their error (never a key). */
+  fcmForm?: FormState;
+  apnsForm?: FormState;
   redirectUris: string[] | null;
   wallet: WalletSettingsView | null | undefined;
   /** The wallet form as refused, shown again with its error. */
@@ -52,8 +57,8 @@ function TransportsSection({ v }: { v: IntegrationsView }) {
     <section class="card" aria-labelledby="transports">
       <h2 id="transports">Notification transports</h2>
       <p class="muted">
-        How special consent requests reach individuals: a push to their device through FCM or APNs when set (through the
-        API), else the webhook when set, else e-mail.
+        How special consent requests reach individuals: a push to their device through FCM or APNs when set (below),
+        else the webhook when set, else e-mail.
       </p>
       <dl class="facts">
         <dt>FCM</dt>
@@ -179,6 +184,7 @@ export function IntegrationsPage(v: IntegrationsView) {
         </p>
       )}
       <TransportsSection v={v} />
+      <PushSection v={v} />
       <AttemptsSection v={v} />
       <IdpSection v={v} />
       <RedirectUrisSection v={v} />
