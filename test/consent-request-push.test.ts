@@ -101,6 +101,32 @@ describe('push credentials', () => {
     expect(row!.apns).not.toContain('PRIVATE KEY');
   });
 
+  it('each change is in the audit log with its actor, naming what changed and never a key or secret (ASVS 5.0 V16.3.2)', async () => {
+    const before = (await call(`${orgUrl()}/audit-log?limit=1`, { token: org.tokens.owner })).body.Entries[0]?.ID;
+    const set = await transports({ webhook: { url: hook.url }, fcm: { serviceAccount: fcm.serviceAccount } });
+    expect(set.status).toBe(200);
+    expect(set.body.Webhook.Secret).toMatch(/.{20,}/);
+    expect((await transports({ apns: null }, org.tokens.admin)).status).toBe(200);
+    const entries = (await call(`${orgUrl()}/audit-log?limit=2`, { token: org.tokens.owner })).body.Entries;
+    expect(entries.map((e: { ID: string }) => e.ID)).not.toContain(before);
+    expect(entries).toMatchObject([
+      { Action: 'notifications.transports.update', ActorUserID: org.users.admin, Detail: { apns: 'removed' } },
+      {
+        Action: 'notifications.transports.update',
+        ActorUserID: org.users.owner,
+        Detail: { webhook: hook.url, webhookSecret: 'new', fcm: 'set' },
+      },
+    ]);
+    expect(JSON.stringify(entries)).not.toMatch(/PRIVATE KEY|private_key/);
+    expect(JSON.stringify(entries)).not.toContain(set.body.Webhook.Secret);
+    // Put back what the other tests expect: both push transports, no webhook.
+    const restored = await transports({
+      webhook: null,
+      apns: { key: apns.key, keyid: apns.keyId, teamid: apns.teamId, bundleid: apns.bundleId, environment: 'sandbox' },
+    });
+    expect(restored.status).toBe(200);
+  });
+
   it('a malformed key, key ID or service account is a 400 and changes nothing', async () => {
     const before = (await call(`${orgUrl()}/notification-transports`, { token: org.tokens.owner })).body;
     const bad = [

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
 import { errors } from '../http/schemas.js';
 import type { NotificationService } from './service.js';
@@ -110,7 +111,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{
       body: TransportsInput,
       response: { 200: TransportsBody, ...errors(400, 401, 403, 404) },
     },
-    handler: async (req) => notifications.updateTransports(req.params.organizationID, req.body),
+    handler: async (req) =>
+      notifications.updateTransports(req.principal as Principal, req.params.organizationID, req.body),
   });
 
   app.get('/organizations/:organizationID/notification-transports/webhook/attempts', {

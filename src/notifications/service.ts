@@ -11,6 +11,7 @@ import { BadRequest, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { QUEUES, type Queue } from '../jobs/queue.js';
 import { urlProblem } from '../net/outbound.js';
+import { recordAudit } from '../orgs/audit.js';
 import { isId } from '../util/ids.js';
 import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
@@ -75,11 +76,13 @@ export class NotificationService {
   /**
    * Changes the organisation's transports. Setting a webhook URL (or `rotatesecret`) generates a
    * new signing secret, answered once in `Webhook.Secret` and stored sealed.
-   * The push credentials are checked and sealed (`push-settings.ts`).
+   * The push credentials are checked and sealed (`push-settings.ts`). The change and the audit
+   * entry `notifications.transports.update` (what changed, never a secret or key) are one transaction.
+   * @param actor - who changes them, for the audit log.
    * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host), or a
    *   push key is malformed.
    */
-  async updateTransports(orgId: string, input: TransportsInput): Promise<TransportsView> {
+  async updateTransports(actor: Principal, orgId: string, input: TransportsInput): Promise<TransportsView> {
     const row = await transportsStore.readTransports(this.db, orgId);
     let webhookUrl = row?.webhookUrl ?? null;
     let sealed = row?.webhookSecretSealed ?? null;
@@ -100,7 +103,18 @@ export class NotificationService {
       webhookUrl,
       webhookSecretSealed: sealed,
     };
-    await transportsStore.writeTransports(this.db, next);
+    await this.db.transaction(async (tx) => {
+      await transportsStore.writeTransports(tx, next);
+      // Accountability (ASVS 5.0 V16.3.2): who changed where the organisation's notifications and signing
+      // secrets go; the entry names what changed, never a secret or key.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'notifications.transports.update',
+        detail: transportChanges(input, Boolean(secret)),
+      });
+    });
     const view = this.view({ ...next, updatedAt: new Date() });
     if (secret) view.Webhook.Secret = secret;
     return view;
@@ -183,4 +197,21 @@ function countsOf(row: store.JobRow, transport: string): { Notified: number; Fai
 /** A webhook signing secret: 256 random bits. */
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * What a change of transports changed, for its audit entry: `email` (on or off), `webhook` (its URL,
+ * or `removed`), `webhookSecret` (`new` when one was generated), `fcm` and `apns` (`set` or `removed`).
+ * Never a secret or key.
+ */
+function transportChanges(input: TransportsInput, newSecret: boolean): Record<string, unknown> {
+  const setOrRemoved = (v: unknown) => (v === null ? 'removed' : v === undefined ? undefined : 'set');
+  const changes: Record<string, unknown> = {
+    email: input.email?.enabled,
+    webhook: input.webhook === null ? 'removed' : input.webhook?.url,
+    webhookSecret: newSecret ? 'new' : undefined,
+    fcm: setOrRemoved(input.fcm),
+    apns: setOrRemoved(input.apns),
+  };
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }

@@ -106,7 +106,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
       const url = req.body.webhookurl ?? '';
-      const saved = await deps.notifications.updateTransports(orgId, {
+      const saved = await deps.notifications.updateTransports(principalOf(session(req)), orgId, {
         email: { enabled: req.body.email === 'on' },
         webhook: url === '' ? null : { url },
         rotatesecret: req.body.rotatesecret === 'on',

@@ -11,8 +11,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApnsInput, ServiceAccountText } from '../../notifications/routes.js';
+import { principalOf } from '../dashboard/views.js';
 import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
-import { Csrf, Org, signedIn } from './routes.js';
+import { Csrf, Org, session, signedIn } from './routes.js';
 
 const api = 'notifications.transports.update';
 const { key, keyid, teamid, bundleid, environment } = ApnsInput.properties;
@@ -25,7 +26,9 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
     handler: async (req, reply) =>
       orFormError(deps, req, reply, 'fcm', shownAgain(req.body, 'serviceaccount'), async () => {
         const orgId = req.params.organizationID;
-        await deps.notifications.updateTransports(orgId, { fcm: { serviceaccount: req.body.serviceaccount } });
+        await deps.notifications.updateTransports(principalOf(session(req)), orgId, {
+          fcm: { serviceaccount: req.body.serviceaccount },
+        });
         return back(reply, orgId, 'fcm');
       }),
   });
@@ -45,7 +48,7 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
           ...(environment ? { environment } : {}),
           ...(typed ? { key: typed } : {}),
         };
-        await deps.notifications.updateTransports(orgId, { apns });
+        await deps.notifications.updateTransports(principalOf(session(req)), orgId, { apns });
         return back(reply, orgId, 'apns');
       }),
   });
@@ -56,7 +59,9 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
       // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
       schema: { params: Org, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
       handler: async (req, reply) => {
-        await deps.notifications.updateTransports(req.params.organizationID, { [which]: null });
+        await deps.notifications.updateTransports(principalOf(session(req)), req.params.organizationID, {
+          [which]: null,
+        });
         return back(reply, req.params.organizationID, `${which}-deleted`);
       },
     });
