@@ -6,6 +6,7 @@
  */
 import type { ConsentEventBody, ConsentRecordBody } from '../../consent/schemas.js';
 import type { IndividualBody } from '../../individuals/service.js';
+import { consentChange, utcTime } from '../format.js';
 import { Csrf } from '../layout.js';
 import { type IndividualsBase, IndividualsShell } from './individuals.js';
 import { allows } from './shell.js';
@@ -29,9 +30,6 @@ export interface IndividualProps extends IndividualsBase {
   limit?: string;
 }
 
-const when = (rfc3339: string) => rfc3339.replace('T', ' ').slice(0, 19);
-const days = (n: number) => (n ? ` (${n} d)` : '');
-
 function by(e: ConsentEventBody, individualId: string): string {
   if (e.Actor.Type === 'individual') return e.Actor.UserID === individualId ? 'the individual' : 'staff';
   return e.Actor.Type === 'apiKey' ? 'the organisation (API key)' : 'Assent (expiry)';
@@ -49,7 +47,7 @@ function Consents({ record }: { record: ConsentRecordBody }) {
               ? 'Lawful basis: not consent (the attributes are used without a choice)'
               : 'Lawful basis: consent'}
             {` · ${p.Count.Consented} of ${p.Count.Total} consented`}
-            {p.DataRetention?.Expiry ? ` · retained until ${when(p.DataRetention.Expiry)} UTC` : ''}
+            {p.DataRetention?.Expiry ? ` · retained until ${utcTime(p.DataRetention.Expiry)} UTC` : ''}
           </p>
           <div class="table-wrap">
             <table>
@@ -67,7 +65,7 @@ function Consents({ record }: { record: ConsentRecordBody }) {
                     <th scope="row">{a.Description}</th>
                     <td>{a.Status.Consented}</td>
                     <td>{a.Status.Days ? a.Status.Remaining : 'no limit'}</td>
-                    <td>{when(a.Status.TimeStamp)}</td>
+                    <td>{utcTime(a.Status.TimeStamp)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -108,11 +106,11 @@ function History(props: { history: HistoryPageView; names: ReadonlyMap<string, s
           <tbody>
             {history.events.map((e) => (
               <tr key={e.ID}>
-                <td>{when(e.TimeStamp)}</td>
+                <td>{utcTime(e.TimeStamp)}</td>
                 <td>
                   {names.get(e.PurposeID) ?? e.PurposeID} · {names.get(e.AttributeID) ?? e.AttributeID}
                 </td>
-                <td>{`${e.OldValue}${days(e.OldDays)} → ${e.NewValue}${days(e.NewDays)}`}</td>
+                <td>{consentChange(e)}</td>
                 <td>{by(e, props.self)}</td>
                 <td class="endpoint">{e.Channel.Endpoint}</td>
               </tr>

@@ -6,6 +6,7 @@
  */
 import type { OverviewBody, TrendBody } from '../../consent/schemas.js';
 import type { IndividualBody } from '../../individuals/service.js';
+import { utcTime } from '../format.js';
 import { ConsolePage } from './shell.js';
 import { TrendChart } from './trend-chart.js';
 
@@ -34,7 +35,7 @@ export function OverviewPage({ overview, trend, orgName, roles, csrfToken }: Ove
       csrfToken={csrfToken}
     >
       <p>
-        {overview.Individuals} subscribed individuals, counted at {overview.At.replace('T', ' ').slice(0, 19)} UTC.
+        {overview.Individuals} subscribed individuals, counted at {utcTime(overview.At)} UTC.
       </p>
       {overview.Purposes.map((p) => (
         <section class="card" key={p.ID} aria-labelledby={`ov-${p.ID}`}>

@@ -3,6 +3,7 @@
  * first, paged by organisation, with the check of each event against its stored hash and link.
  */
 import type { presentEvent } from '../../consent/history.js';
+import { consentChange, utcTime } from '../format.js';
 import { DashboardPage } from './shell.js';
 
 type Event = ReturnType<typeof presentEvent>;
@@ -28,9 +29,6 @@ const who = (e: Event, self: string) =>
     : e.Actor.Type === 'apiKey'
       ? 'the organisation (API key)'
       : 'Assent (expiry)';
-
-const change = (e: Event) =>
-  `${e.OldValue}${e.OldDays ? ` (${e.OldDays} d)` : ''} → ${e.NewValue}${e.NewDays ? ` (${e.NewDays} d)` : ''}`;
 
 function OrgHistory({ view, userId }: { view: HistoryView; userId: string }) {
   const broken = view.events.length - view.intact;
@@ -67,11 +65,11 @@ function OrgHistory({ view, userId }: { view: HistoryView; userId: string }) {
             <tbody>
               {view.events.map((e) => (
                 <tr key={e.ID}>
-                  <td>{e.TimeStamp.replace('T', ' ').slice(0, 19)}</td>
+                  <td>{utcTime(e.TimeStamp)}</td>
                   <td>
                     {view.names.get(e.PurposeID) ?? e.PurposeID} · {view.names.get(e.AttributeID) ?? e.AttributeID}
                   </td>
-                  <td>{change(e)}</td>
+                  <td>{consentChange(e)}</td>
                   <td>{who(e, userId)}</td>
                   <td class="endpoint">{e.Channel.Endpoint}</td>
                   <td>
