@@ -84,13 +84,23 @@ function AttributeForm(props: {
   );
 }
 
-function DeleteButton({ action, csrfToken, what }: { action: string; csrfToken: string; what: string }) {
+/**
+ * A deletion's form with its confirmation step (as the unsubscribe form of `individual.tsx`): the box
+ * must be ticked, which the browser checks (`required`) and the route checks again.
+ * @param consequence - what the deletion does, said in the box's label.
+ */
+function DeleteForm(props: { action: string; csrfToken: string; what: string; consequence: string }) {
   return (
-    <form method="post" action={action}>
-      <Csrf token={csrfToken} />
-      <button type="submit" class="danger" aria-label={`Delete ${what}`}>
-        Delete
-      </button>
+    <form method="post" action={props.action}>
+      <Csrf token={props.csrfToken} />
+      <label>
+        <input type="checkbox" name="confirm" value="on" required /> I confirm: delete {props.what}. {props.consequence}
+      </label>
+      <p>
+        <button type="submit" class="danger" aria-label={`Delete ${props.what}`}>
+          Delete
+        </button>
+      </p>
     </form>
   );
 }
@@ -172,7 +182,12 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
               <details>
                 <summary>Edit {p.Name}</summary>
                 <PurposeForm action={`${base}/purposes/${p.ID}`} csrfToken={csrfToken} p={p} submit="Save purpose" />
-                <DeleteButton action={`${base}/purposes/${p.ID}/delete`} csrfToken={csrfToken} what={p.Name} />
+                <DeleteForm
+                  action={`${base}/purposes/${p.ID}/delete`}
+                  csrfToken={csrfToken}
+                  what={p.Name}
+                  consequence="Individuals are no longer asked about it; their consent history keeps it."
+                />
               </details>
             )}
           </section>
@@ -201,7 +216,12 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
                   a={a}
                   submit="Save attribute"
                 />
-                <DeleteButton action={`${base}/attributes/${a.ID}/delete`} csrfToken={csrfToken} what={a.Consent} />
+                <DeleteForm
+                  action={`${base}/attributes/${a.ID}/delete`}
+                  csrfToken={csrfToken}
+                  what={a.Consent}
+                  consequence="Individuals are no longer asked about it; their consent history keeps it."
+                />
               </details>
             )}
           </section>

@@ -4,6 +4,7 @@
  * - `GET /console/{organizationID}/organisation`; `POST …/retention`;
  *   `POST …/purposes`, `POST …/purposes/{purposeID}`, `POST …/purposes/{purposeID}/delete`;
  *   `POST …/attributes`, `POST …/attributes/{templateID}`, `POST …/attributes/{templateID}/delete`
+ *   (a deletion only with its confirmation box ticked, and recorded in the organisation audit log)
  * Each page names the API operation whose access-policy row decides who may use it (`api`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -17,6 +18,7 @@ import type { WebSession } from '../../identity/web-sessions.js';
 import { PurposeInput } from '../../purposes/routes.js';
 import type { PurposeService } from '../../purposes/service.js';
 import type { RetentionService } from '../../retention/service.js';
+import { principalOf } from '../dashboard/views.js';
 import { seeOther, sendPage } from '../html.js';
 import { ConsoleHome } from './home.js';
 import { OrganisationPage } from './organisation.js';
@@ -48,6 +50,8 @@ const PurposeForm = Type.Object({
   lawfulusage: Type.Optional(Type.Literal('on')),
 });
 const AttributeForm = Type.Object({ ...Csrf, ...DataAttributeInput.properties });
+/** A deletion's form: its confirmation box must be ticked (sent as `on`). */
+const Confirmed = Type.Object({ ...Csrf, confirm: Type.Literal('on') });
 const purposeInput = (b: { name: string; description?: string; policyurl?: string; lawfulusage?: 'on' }) => ({
   name: b.name,
   description: b.description,
@@ -135,9 +139,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
 
   app.post('/console/:organizationID/purposes/:purposeID/delete', {
     config: { operation: 'web.console.purposes.delete', ...signedIn, api: 'purposes.delete' },
-    schema: { params: OrgPurpose, body: Type.Object(Csrf) },
+    // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
+    schema: { params: OrgPurpose, body: Confirmed },
     handler: async (req, reply) => {
-      await deps.purposes.delete(req.params.organizationID, req.params.purposeID);
+      await deps.purposes.delete(principalOf(session(req)), req.params.organizationID, req.params.purposeID);
       return back(reply, req.params.organizationID, 'purpose-deleted');
     },
   });
@@ -167,9 +172,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
 
   app.post('/console/:organizationID/attributes/:templateID/delete', {
     config: { operation: 'web.console.attributes.delete', ...signedIn, api: 'templates.delete' },
-    schema: { params: OrgTemplate, body: Type.Object(Csrf) },
+    // The confirmation step, as for a purpose.
+    schema: { params: OrgTemplate, body: Confirmed },
     handler: async (req, reply) => {
-      await deps.dataAttributes.delete(req.params.organizationID, req.params.templateID);
+      await deps.dataAttributes.delete(principalOf(session(req)), req.params.organizationID, req.params.templateID);
       return back(reply, req.params.organizationID, 'attribute-deleted');
     },
   });
