@@ -46,7 +46,7 @@ describe('console: deleting a purpose or data attribute takes a confirmation and
       `<form method="post" action="${console_(`/purposes/${id}/delete`)}">([\\s\\S]*?)</form>`,
     ).exec(html)![1]!;
     expect(form).toMatch(
-      /<input type="checkbox" name="confirm" value="on" required\/> I confirm: delete Shown with its box\./,
+      /<input id="[^"]+" type="checkbox" name="confirm" value="on" required\/> I confirm: delete Shown with its box\./,
     );
   });
 

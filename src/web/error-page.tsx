@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { HttpError } from '../http/errors.js';
 import { safeErrorMessage } from '../util/errors.js';
+import type { WebRouteConfig } from './guard.js';
 import { PAGE_HEADERS, sendPage } from './html.js';
 import { Layout } from './layout.js';
 
@@ -91,6 +92,12 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: num
   );
 }
 
+/** Whether an error may be about what a form's fields hold: a schema's refusal, or a service's 4xx. */
+function isFormError(error: FastifyError | HttpError): boolean {
+  if (error instanceof HttpError) return error.statusCode === 400 || error.statusCode === 409;
+  return Boolean((error as FastifyError).validation);
+}
+
 /**
  * Drops what the failed route had set on the reply before the error page is sent: a header it set
  * (a `Location` whose value Node.js refused, a `Content-Disposition`) must not reach, or break, the
@@ -108,8 +115,13 @@ function clearRouteHeaders(reply: FastifyReply): void {
  * @param app - the web plugin's instance.
  */
 export function installWebErrors(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
     try {
+      clearRouteHeaders(reply);
+      const refused = (request.routeOptions.config as WebRouteConfig).refused;
+      // A form the schema or its service refused: its page again, with what was typed and the error by its field.
+      const page = refused && isFormError(error) ? await refused(request, reply, error) : null;
+      if (page) return page;
       clearRouteHeaders(reply);
       const { status, message } = describe(error, request, reply);
       return sendErrorPage(request, reply, status, message);

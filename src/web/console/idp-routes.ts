@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { IdpInput } from '../../federation/config.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 type TextField = Exclude<keyof typeof IdpInput.properties, 'validateSignature' | 'disableUserInfo'>;
@@ -75,7 +75,12 @@ export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = asy
     ['update', 'idp-updated'],
   ] as const)
     app.post(`/console/:organizationID/integrations/idp/${step}`, {
-      config: { operation: `web.console.idp.${step}`, ...signedIn, api: `federation.idp.${step}` },
+      config: {
+        operation: `web.console.idp.${step}`,
+        ...signedIn,
+        api: `federation.idp.${step}`,
+        refused: integrationsRefused(deps, 'idp', ['clientsecret']),
+      },
       schema: { params: Org, body: IdpForm },
       handler: async (req, reply) =>
         orFormError(deps, req, reply, 'idp', shownAgain(req.body, 'clientsecret'), async () => {

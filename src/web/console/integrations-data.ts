@@ -11,6 +11,7 @@ import type { NotificationService } from '../../notifications/service.js';
 import type { OidcClientService } from '../../oidc/service.js';
 import type { PurposeService } from '../../purposes/service.js';
 import type { WalletSettingsService } from '../../wallet/settings.js';
+import { type FormRefusal, type RefusedForm, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { type FormState, IntegrationsPage, type IntegrationsView } from './integrations.js';
 import { session } from './routes.js';
@@ -102,4 +103,40 @@ export async function orFormError<V extends Record<string, string>>(
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
     return sendPage(reply.headers(err.headers), page, err.statusCode);
   }
+}
+
+/** A form of the Integrations page: those shown again field by field, and those with one message (`FormState`). */
+type IntegrationsForm = 'transports' | 'redirectUris' | 'client' | 'idp' | 'wallet' | 'fcm' | 'apns';
+const FIELD_BY_FIELD = new Set<IntegrationsForm>(['transports', 'redirectUris', 'client']);
+
+/**
+ * The Integrations page again with a refused form, for the route config's `refused` (`form-state.ts`):
+ * the values as sent (never `writeOnly`), the error by its field, with the refusal's status; a form
+ * shown with one message (the IdP, wallet and push forms) gets the field's name and message there.
+ * @param writeOnly - the fields never shown again (a secret, a key).
+ * @param fieldOf - the field a service's message is about.
+ */
+export function integrationsRefused(
+  deps: IntegrationsDeps,
+  form: IntegrationsForm,
+  writeOnly: readonly string[] = [],
+  fieldOf?: (message: string) => string | undefined,
+): FormRefusal {
+  return async (req, reply, error) => {
+    const refused = refusedForm(error, req.body, writeOnly, fieldOf);
+    if (!refused) return null;
+    const orgId = (req.params as { organizationID: string }).organizationID;
+    const view = await load(deps, orgId, req.webRoles, undefined);
+    const [field, message] = Object.entries(refused.fields)[0] ?? [];
+    const state: RefusedForm | FormState = FIELD_BY_FIELD.has(form)
+      ? refused
+      : {
+          values: Object.fromEntries(
+            Object.entries(refused.values).filter((e): e is [string, string] => typeof e[1] === 'string'),
+          ),
+          error: refused.error ?? `${field}: ${message}`,
+        };
+    const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
+    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+  };
 }

@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApnsInput, ServiceAccountText } from '../../notifications/routes.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 const api = 'notifications.transports.update';
@@ -21,7 +21,12 @@ const { key, keyid, teamid, bundleid, environment } = ApnsInput.properties;
 /** @param opts - the services. */
 export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   app.post('/console/:organizationID/integrations/push/fcm', {
-    config: { operation: 'web.console.push.fcm.update', ...signedIn, api },
+    config: {
+      operation: 'web.console.push.fcm.update',
+      ...signedIn,
+      api,
+      refused: integrationsRefused(deps, 'fcm', ['serviceaccount']),
+    },
     schema: { params: Org, body: Type.Object({ ...Csrf, serviceaccount: ServiceAccountText }) },
     handler: async (req, reply) =>
       orFormError(deps, req, reply, 'fcm', shownAgain(req.body, 'serviceaccount'), async () => {
@@ -34,7 +39,12 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
   });
 
   app.post('/console/:organizationID/integrations/push/apns', {
-    config: { operation: 'web.console.push.apns.update', ...signedIn, api },
+    config: {
+      operation: 'web.console.push.apns.update',
+      ...signedIn,
+      api,
+      refused: integrationsRefused(deps, 'apns', ['key']),
+    },
     schema: { params: Org, body: Type.Object({ ...Csrf, key, keyid, teamid, bundleid, environment }) },
     handler: async (req, reply) =>
       orFormError(deps, req, reply, 'apns', shownAgain(req.body, 'key'), async () => {

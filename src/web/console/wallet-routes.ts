@@ -12,7 +12,7 @@ import { type Static, Type } from 'typebox';
 import { BadRequest } from '../../http/errors.js';
 import { MAX_ANCHORS, type WalletSettingsInput } from '../../wallet/settings-rules.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 /** The API's limit of one PEM field (characters, `Pem` in src/wallet/settings-routes.ts). */
@@ -92,7 +92,12 @@ function inputOf(f: WalletForm): WalletSettingsInput {
 /** @param opts - the services. */
 export const consoleWalletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   app.post('/console/:organizationID/integrations/wallet', {
-    config: { operation: 'web.console.wallet.update', ...signedIn, api: 'wallet.settings.put' },
+    config: {
+      operation: 'web.console.wallet.update',
+      ...signedIn,
+      api: 'wallet.settings.put',
+      refused: integrationsRefused(deps, 'wallet', ['verifierkey']),
+    },
     schema: { params: Org, body: WalletForm },
     handler: async (req, reply) =>
       orFormError(deps, req, reply, 'wallet', shownAgain(req.body, 'verifierkey'), async () => {
