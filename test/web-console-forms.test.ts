@@ -125,6 +125,36 @@ describe('the other console forms keep what was typed and say which field is wro
   });
 });
 
+describe('the IdP, push and wallet forms mark the field too', () => {
+  it('IdP: a non-https issuer (service) and an issuer too long (schema), each by the issuer; the secret never sent back', async () => {
+    const form = { issuer: 'http://idp.shop.example', clientid: 'c', clientsecret: 'typed-secret-value' };
+    const service = await refused('/integrations/idp/create', { ...form, tokenurl: 'https://idp.shop.example/t' });
+    expectFieldError(service, 'idp-issuer', /issuer: must be an https URL/);
+    expect(inputValue(service, 'idp-tokenurl')).toBe('https://idp.shop.example/t');
+    expect(service).not.toContain('typed-secret-value');
+    const schema = await refused('/integrations/idp/create', { ...form, issuer: `https://${'i'.repeat(2001)}` });
+    expectFieldError(schema, 'idp-issuer', /at most 2000/);
+    expect(schema).not.toContain('typed-secret-value');
+  });
+
+  it('push: a service-account key that is not one by its field; an APNs key ID too long by its field', async () => {
+    const fcm = await refused('/integrations/push/fcm', { serviceaccount: '{}' });
+    expectFieldError(fcm, 'fcm-serviceaccount', /fcm\.serviceaccount/);
+    const apns = await refused('/integrations/push/apns', {
+      keyid: 'K'.repeat(11),
+      teamid: 'T'.repeat(10),
+      bundleid: 'a.b',
+    });
+    expectFieldError(apns, 'apns-keyid', /at most 10/);
+    expect(inputValue(apns, 'apns-teamid')).toBe('T'.repeat(10));
+  });
+
+  it('wallet: a field the schema refuses is named in the form’s message', async () => {
+    const html = await refused('/integrations/wallet', { stableclaim: 's'.repeat(65) });
+    expect(html).toMatch(/<p class="error" role="alert">stableclaim: Enter at most 64 characters\.<\/p>/);
+  });
+});
+
 describe('a refused form is answered only to a browser the guard lets in', () => {
   it('an invalid form without a session or CSRF token gets the guard’s answer, not the page', async () => {
     const owner: WebClient = await s.as('shop-owner@shop.example');

@@ -28,6 +28,11 @@ export interface RefusedForm {
   error?: string;
 }
 
+/** The errors by field of a refused form (a `RefusedForm`, or a form shown with one message that may name fields too). */
+export interface FieldErrors {
+  fields?: Record<string, string>;
+}
+
 /** One ajv error of a schema validation (Fastify's `error.validation`). */
 interface SchemaError {
   instancePath: string;
@@ -106,16 +111,16 @@ export function shown(refused: RefusedForm | undefined, name: string, stored: st
  * @param id - the field's element ID; its message is `{id}-error`.
  */
 export function invalidAttrs(
-  refused: RefusedForm | undefined,
+  refused: FieldErrors | undefined,
   name: string,
   id: string,
 ): { 'aria-invalid'?: 'true'; 'aria-describedby'?: string } {
-  return refused?.fields[name] ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
+  return refused?.fields?.[name] ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
 }
 
 /** The message of a field (placed right after it), or nothing. */
-export function FieldError({ refused, name, id }: { refused: RefusedForm | undefined; name: string; id: string }) {
-  const message = refused?.fields[name];
+export function FieldError({ refused, name, id }: { refused: FieldErrors | undefined; name: string; id: string }) {
+  const message = refused?.fields?.[name];
   if (!message) return null;
   return (
     <p id={`${id}-error`} class="field-error">
@@ -124,11 +129,14 @@ export function FieldError({ refused, name, id }: { refused: RefusedForm | undef
   );
 }
 
+/** The alert of a refused form whose error is shown by its field. */
+export const MARKED = 'Nothing was saved: correct the field marked below.';
+
 /** The message about a whole refused form, at its top, or nothing. */
 export function FormError({ refused }: { refused: RefusedForm | undefined }) {
   if (!refused) return null;
   const count = Object.keys(refused.fields).length;
-  const text = refused.error ?? (count > 0 ? 'Nothing was saved: correct the field marked below.' : undefined);
+  const text = refused.error ?? (count > 0 ? MARKED : undefined);
   if (!text) return null;
   return (
     <p class="error" role="alert">

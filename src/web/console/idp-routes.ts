@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { IdpInput } from '../../federation/config.js';
 import { principalOf } from '../dashboard/views.js';
+import { fieldNamedIn } from '../form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
@@ -67,6 +68,22 @@ async function inputOf(deps: IntegrationsDeps, f: IdpForm): Promise<IdpInput> {
   return input;
 }
 
+/** The IdP form's fields, as the configuration's messages name them (`clientId`, `defaultScope`, …; case aside). */
+const IDP_FIELDS = [
+  'issuer',
+  'authorizationurl',
+  'tokenurl',
+  'jwksurl',
+  'userinfourl',
+  'logouturl',
+  'clientid',
+  'clientsecret',
+  'defaultscope',
+];
+/** The field an IdP refusal names first (discovery failures name the issuer). */
+const idpField = (message: string) =>
+  fieldNamedIn(message, IDP_FIELDS) ?? (/discovery/i.test(message) ? 'issuer' : undefined);
+
 /** @param opts - the services. */
 export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   // Create (the API's POST …/idp/open-id) and update (its PUT): the same form, the service's two rules.
@@ -79,16 +96,24 @@ export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = asy
         operation: `web.console.idp.${step}`,
         ...signedIn,
         api: `federation.idp.${step}`,
-        refused: integrationsRefused(deps, 'idp', ['clientsecret']),
+        refused: integrationsRefused(deps, 'idp', ['clientsecret'], idpField),
       },
       schema: { params: Org, body: IdpForm },
       handler: async (req, reply) =>
-        orFormError(deps, req, reply, 'idp', shownAgain(req.body, 'clientsecret'), async () => {
-          const orgId = req.params.organizationID;
-          const input = await inputOf(deps, req.body);
-          await deps.federationConfigs[step](principalOf(session(req)), orgId, input);
-          return back(reply, orgId, done);
-        }),
+        orFormError(
+          deps,
+          req,
+          reply,
+          'idp',
+          shownAgain(req.body, 'clientsecret'),
+          async () => {
+            const orgId = req.params.organizationID;
+            const input = await inputOf(deps, req.body);
+            await deps.federationConfigs[step](principalOf(session(req)), orgId, input);
+            return back(reply, orgId, done);
+          },
+          idpField,
+        ),
     });
 
   app.post('/console/:organizationID/integrations/idp/delete', {

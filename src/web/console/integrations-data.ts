@@ -85,6 +85,7 @@ export function shownAgain(body: Record<string, string | undefined>, secret: str
  * error page: a 5xx never shows its detail).
  * @param form - which form: `idp`, `wallet`, `fcm` or `apns`.
  * @param values - the form's fields as sent, secrets left out by the caller.
+ * @param fieldOf - the field the service's message is about, if it names one.
  */
 export async function orFormError<V extends Record<string, string>>(
   deps: IntegrationsDeps,
@@ -93,19 +94,25 @@ export async function orFormError<V extends Record<string, string>>(
   form: 'idp' | 'wallet' | 'fcm' | 'apns',
   values: V,
   change: () => Promise<FastifyReply>,
+  fieldOf?: (message: string) => string | undefined,
 ): Promise<FastifyReply> {
   try {
     return await change();
   } catch (err) {
     if (!(err instanceof HttpError) || err.statusCode < 400 || err.statusCode >= 500) throw err;
     const view = await load(deps, req.params.organizationID, req.webRoles, undefined);
-    const state: FormState = { values, error: err.message };
+    const field = fieldOf?.(err.message);
+    // The service's message beside the form (it may name several fields), and by the field it names first.
+    const state: FormState = { values, error: err.message, ...(field ? { fields: { [field]: err.message } } : {}) };
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
     return sendPage(reply.headers(err.headers), page, err.statusCode);
   }
 }
 
-/** A form of the Integrations page: those shown again field by field, and those with one message (`FormState`). */
+/**
+ * A form of the Integrations page: those shown again as a `RefusedForm`, and those with a `FormState`,
+ * whose one message names the field (the IdP and push forms mark the field too).
+ */
 type IntegrationsForm = 'transports' | 'redirectUris' | 'client' | 'idp' | 'wallet' | 'fcm' | 'apns';
 const FIELD_BY_FIELD = new Set<IntegrationsForm>(['transports', 'redirectUris', 'client']);
 
@@ -128,6 +135,7 @@ export function integrationsRefused(
     const orgId = (req.params as { organizationID: string }).organizationID;
     const view = await load(deps, orgId, req.webRoles, undefined);
     const [field, message] = Object.entries(refused.fields)[0] ?? [];
+    // These forms' one message names the field as well (the wallet form, a checkbox, mark no field).
     const state: RefusedForm | FormState = FIELD_BY_FIELD.has(form)
       ? refused
       : {
@@ -135,6 +143,7 @@ export function integrationsRefused(
             Object.entries(refused.values).filter((e): e is [string, string] => typeof e[1] === 'string'),
           ),
           error: refused.error ?? `${field}: ${message}`,
+          fields: refused.fields,
         };
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
     return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);

@@ -18,10 +18,14 @@ import { allows, ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { RelyingPartiesSection, WalletSection } from './wallet.js';
 
-/** A form the service refused: the values as sent (secrets left out) and the service's message. */
+/**
+ * A form the schema or service refused: the values as sent (secrets left out), the message shown
+ * beside the form, and the message of the field that caused it when one did (`form-state.tsx`).
+ */
 export interface FormState {
   values: Record<string, string>;
   error: string;
+  fields?: Record<string, string>;
 }
 
 /** What the page shows; null: the roles may not read that section; for `idp` and `wallet`, undefined likewise and null: none configured. */
