@@ -149,9 +149,17 @@ describe('the IdP, push and wallet forms mark the field too', () => {
     expect(inputValue(apns, 'apns-teamid')).toBe('T'.repeat(10));
   });
 
-  it('wallet: a field the schema refuses is named in the form’s message', async () => {
-    const html = await refused('/integrations/wallet', { stableclaim: 's'.repeat(65) });
-    expect(html).toMatch(/<p class="error" role="alert">stableclaim: Enter at most 64 characters\.<\/p>/);
+  it('wallet: a field the schema refuses and a text outside the PEM blocks, each by its field and in the message', async () => {
+    const schema = await refused('/integrations/wallet', { stableclaim: 's'.repeat(65) });
+    expect(schema).toMatch(/<p class="error" role="alert">stableclaim: Enter at most 64 characters\.<\/p>/);
+    expectFieldError(schema, 'wallet-stableclaim', /at most 64/);
+    const service = await refused('/integrations/wallet', {
+      trustedissuers: 'not a certificate',
+      verifierkey: 'typed-key',
+    });
+    expectFieldError(service, 'wallet-trustedissuers', /outside its PEM blocks/);
+    expect(service).toMatch(/<textarea[^>]* id="wallet-trustedissuers"[^>]*>not a certificate<\/textarea>/);
+    expect(service).not.toContain('typed-key');
   });
 });
 

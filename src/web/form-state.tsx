@@ -167,7 +167,7 @@ export function TextField(props: {
   name: string;
   label: string;
   value: string;
-  refused: RefusedForm | undefined;
+  refused: FieldErrors | undefined;
   maxLength: number;
   required?: boolean;
   type?: 'text' | 'email' | 'tel' | 'password';
@@ -205,7 +205,7 @@ export function TextArea(props: {
   name: string;
   label: string;
   value: string;
-  refused: RefusedForm | undefined;
+  refused: FieldErrors | undefined;
   rows: number;
   required?: boolean;
 }) {

@@ -7,7 +7,7 @@
  * empty, and left empty on an edit it keeps the stored secret.
  */
 import type { FederationConfigService } from '../../federation/service.js';
-import { FieldError, invalidAttrs } from '../form-state.js';
+import { FieldError, invalidAttrs, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { Checkbox } from './checkbox.js';
 import type { FormState, IntegrationsView } from './integrations.js';
@@ -45,23 +45,8 @@ function valuesOf(idp: Idp | null): Record<string, string> {
 }
 
 function Text(props: { name: string; label: string; value?: string; required?: boolean; refused?: FormState }) {
-  const { name, refused } = props;
-  const id = `idp-${name}`;
-  return (
-    <>
-      <label for={id}>{props.label}</label>
-      <input
-        id={id}
-        name={name}
-        type="text"
-        maxLength={2000}
-        value={props.value ?? ''}
-        required={props.required}
-        {...invalidAttrs(refused, name, id)}
-      />
-      <FieldError refused={refused} name={name} id={id} />
-    </>
-  );
+  const { name } = props;
+  return <TextField id={`idp-${name}`} maxLength={2000} {...props} value={props.value ?? ''} refused={props.refused} />;
 }
 
 function IdpForm({ v, refused }: { v: IntegrationsView; refused?: FormState }) {

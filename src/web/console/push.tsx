@@ -73,11 +73,7 @@ function ApnsForm({ v, enabled }: { v: IntegrationsView; enabled: boolean }) {
   const env = values.environment === 'sandbox' ? 'sandbox' : 'production';
   const r = v.apnsForm;
   // A required field's value as sent (or stored) and its error, if any.
-  const at = (name: string) => ({
-    value: values[name] ?? '',
-    required: true,
-    refused: r && { values: r.values, fields: r.fields ?? {} },
-  });
+  const at = (name: string) => ({ value: values[name] ?? '', required: true, refused: r });
   return (
     <form method="post" action={`/console/${v.orgId}/integrations/push/apns`}>
       <Csrf token={v.csrfToken} />
