@@ -2,7 +2,7 @@
  * A refused form of the web front ends (docs/web.md "Console", "Refused forms"): the page is shown
  * again with what was typed and the error next to the field that caused it (WCAG 2.2 SC 3.3.1 Error
  * Identification, 3.3.3 Error Suggestion; the field carries `aria-invalid` and `aria-describedby`
- * naming its message), instead of a page that loses the input.
+ * naming its message), instead of a page that loses the input (docs/decisions/0029-refused-console-forms.md).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../http/errors.js';
