@@ -83,7 +83,12 @@ function screen(xml: string): string {
 
 /** The root element of `xml`, which must be `local` in the protocol namespace. */
 function rootOf(xml: string, local: string): Element {
-  const root = parseXml(xml).documentElement;
+  let root: Element | null;
+  try {
+    root = parseXml(xml).documentElement;
+  } catch {
+    throw new LogoutRefusal('the message is not well-formed XML');
+  }
   if (!root || root.namespaceURI !== PROTOCOL || root.localName !== local)
     throw new LogoutRefusal(`the message is not a ${local}`);
   return root;
