@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { Browser } from './helpers/oidc.js';
 import { driveSaml, pageForm, samlIdpAvailable, startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
+import { configureSaml, spCertificateOf } from './helpers/saml-logout.js';
 
 const APP = 'https://app.example/cb';
 const available = samlIdpAvailable();
@@ -21,6 +22,16 @@ let owner: string;
 let spCertificate: string;
 const saml = () => `${t.base}/organizations/${orgId}/idp/saml`;
 const slo = () => `${saml()}/logout/callback`;
+
+/** Starts SimpleSAMLphp for Assent's SP, sending its logout messages on `sloBinding`. */
+const startIdp = (sloBinding: 'HTTP-Redirect' | 'HTTP-POST') =>
+  startSamlIdp({
+    entityId: `${saml()}/metadata`,
+    acsUrl: `${saml()}/acs`,
+    sloUrl: slo(),
+    sloBinding,
+    certificate: spCertificate,
+  });
 
 /** Signs alice in at the IdP and Assent in `browser`; returns the Assent access token. */
 async function signIn(browser: Browser): Promise<string> {
@@ -61,23 +72,9 @@ describe.skipIf(!available)('SAML single logout with SimpleSAMLphp on the HTTP-P
     t = await startAssent({ ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: '127.0.0.1' });
     orgId = t.ids.organisations.acme!.id;
     owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
-    const xml = await (await fetch(`${saml()}/metadata`)).text();
-    const cert = /<(?:ds:)?X509Certificate>([^<]+)</.exec(xml)![1]!;
-    spCertificate = `-----BEGIN CERTIFICATE-----\n${cert}\n-----END CERTIFICATE-----\n`;
-    idp = await startSamlIdp({
-      entityId: `${saml()}/metadata`,
-      acsUrl: `${saml()}/acs`,
-      sloUrl: slo(),
-      sloBinding: 'HTTP-POST',
-      certificate: spCertificate,
-    });
-    expect((await call(saml(), { token: owner, body: { metadataUrl: idp.metadataUrl } })).status).toBe(201);
-    const uris = await call(`${t.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
-      method: 'PUT',
-      token: owner,
-      body: { RedirectURIs: [APP] },
-    });
-    expect(uris.status).toBe(200);
+    spCertificate = await spCertificateOf(t.base, orgId);
+    idp = await startIdp('HTTP-POST');
+    await configureSaml(t.base, orgId, owner, { metadataUrl: idp.metadataUrl }, APP);
   }, 60_000);
   afterAll(async () => {
     await idp?.close();
@@ -101,13 +98,7 @@ describe.skipIf(!available)('SAML single logout with SimpleSAMLphp on the HTTP-P
 
   it('the same on the HTTP-Redirect binding', async () => {
     await idp.close();
-    idp = await startSamlIdp({
-      entityId: `${saml()}/metadata`,
-      acsUrl: `${saml()}/acs`,
-      sloUrl: slo(),
-      sloBinding: 'HTTP-Redirect',
-      certificate: spCertificate,
-    });
+    idp = await startIdp('HTTP-Redirect');
     const put = await call(saml(), { method: 'PUT', token: owner, body: { metadataUrl: idp.metadataUrl } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     await idpLogout('GET');

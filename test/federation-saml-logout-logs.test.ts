@@ -9,7 +9,14 @@ import { call } from './helpers/assent.js';
 import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 import { waitFor } from './helpers/receiver.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
-import { logoutRequest, logoutResponse, postForm, redirectQuery, signRoot } from './helpers/saml-logout.js';
+import {
+  configureSaml,
+  logoutRequest,
+  logoutResponse,
+  postForm,
+  redirectQuery,
+  signRoot,
+} from './helpers/saml-logout.js';
 
 const IDP = 'urn:forge:idp';
 const NAME_ID = 'nameid-never-logged-7f3a';
@@ -27,6 +34,13 @@ const logLines = () =>
     .split('\n')
     .filter((l) => l.trim().startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, any>);
+/** Posts a form to the SLO endpoint with `requestId` as X-Request-Id. */
+const postSlo = (body: string, requestId: string) =>
+  fetch(slo(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': requestId },
+    body,
+  });
 const refusal = (requestId: string) =>
   waitFor(
     async () => logLines().filter((l) => l.requestId === requestId && l.msg === 'SAML logout message refused'),
@@ -44,11 +58,8 @@ beforeAll(async () => {
     body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
   });
   expect(owner.status).toBe(200);
-  const created = await call(saml(), {
-    token: owner.body.Token.access_token,
-    body: { entityId: IDP, ssoUrl: 'https://idp.example/sso', signingCertificates: [idpKey.certificate] },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const body = { entityId: IDP, ssoUrl: 'https://idp.example/sso', signingCertificates: [idpKey.certificate] };
+  await configureSaml(server.base, orgId, owner.body.Token.access_token, body);
 }, 120_000);
 afterAll(async () => {
   await server?.stop('SIGKILL');
@@ -63,11 +74,7 @@ describe('refused SAML logout messages are logged with their cause, never their 
   it('an unsigned LogoutRequest (HTTP-POST): the check, binding and type are logged', async () => {
     const body = postForm('SAMLRequest', request(slo()));
     sent.push(new URLSearchParams(body).get('SAMLRequest')!);
-    const res = await fetch(slo(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'slo-unsigned' },
-      body,
-    });
+    const res = await postSlo(body, 'slo-unsigned');
     expect(res.status).toBe(400);
     const [line] = await refusal('slo-unsigned');
     expect(line).toMatchObject({
@@ -96,11 +103,7 @@ describe('refused SAML logout messages are logged with their cause, never their 
     const xml = signRoot(logoutResponse({ issuer: IDP, destination: slo(), inResponseTo: MESSAGE_ID }), idpKey);
     const body = postForm('SAMLResponse', xml);
     sent.push(new URLSearchParams(body).get('SAMLResponse')!);
-    const res = await fetch(slo(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'slo-unknown' },
-      body,
-    });
+    const res = await postSlo(body, 'slo-unknown');
     expect(res.status).toBe(400);
     const [line] = await refusal('slo-unknown');
     expect(line).toMatchObject({ binding: 'HTTP-POST', type: 'LogoutResponse' });

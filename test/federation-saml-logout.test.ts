@@ -14,6 +14,7 @@ import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { assertion, encode, requestIdOf, response, sign } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
 import {
+  configureSaml,
   logoutRequest,
   logoutResponse,
   postForm,
@@ -22,6 +23,7 @@ import {
   redirectQuery,
   SUCCESS,
   signRoot,
+  spCertificateOf,
 } from './helpers/saml-logout.js';
 
 const APP = 'https://app.example/cb';
@@ -98,25 +100,9 @@ beforeAll(async () => {
   orgId = t.ids.organisations.acme!.id;
   const owner = (await login(t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
   [idpKey, otherKey] = await Promise.all([testKeyPair('forge-idp'), testKeyPair('someone-else')]);
-  const created = await call(saml(), {
-    token: owner,
-    body: {
-      entityId: IDP,
-      ssoUrl: 'https://idp.example/sso',
-      sloUrl: IDP_SLO,
-      signingCertificates: [idpKey.certificate],
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const uris = await call(`${t.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
-    method: 'PUT',
-    token: owner,
-    body: { RedirectURIs: [APP] },
-  });
-  expect(uris.status).toBe(200);
-  const xml = await (await fetch(`${saml()}/metadata`)).text();
-  const der = /<(?:ds:)?X509Certificate>([^<]+)</.exec(xml)![1]!.replace(/\s/g, '');
-  spCertificate = `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+  const idp = { entityId: IDP, ssoUrl: 'https://idp.example/sso', sloUrl: IDP_SLO };
+  await configureSaml(t.base, orgId, owner, { ...idp, signingCertificates: [idpKey.certificate] }, APP);
+  spCertificate = await spCertificateOf(t.base, orgId);
 }, 60_000);
 afterAll(async () => {
   await t?.stop();

@@ -7,6 +7,7 @@
 import { createSign, createVerify } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
+import { call } from './assent.js';
 import { samlId } from './saml-forge.js';
 import type { TestKeyPair } from './saml-keys.js';
 
@@ -131,4 +132,36 @@ export function readSentResponse(location: string, certificate: string): SentLog
     issuer: /<saml:Issuer>([^<]*)</.exec(xml)?.[1] ?? null,
     relayState: parts.has('RelayState') ? decodeURIComponent(parts.get('RelayState')!) : null,
   };
+}
+
+/**
+ * Configures the organisation's SAML IdP (`POST …/idp/saml` with `body`) and, when given, registers
+ * `appUri` as its app redirect URI.
+ * @param base - Assent's `{base}` URL.
+ * @throws when either answer is not the expected 201 or 200.
+ */
+export async function configureSaml(
+  base: string,
+  orgId: string,
+  owner: string,
+  body: Record<string, unknown>,
+  appUri?: string,
+): Promise<void> {
+  const created = await call(`${base}/organizations/${orgId}/idp/saml`, { token: owner, body });
+  if (created.status !== 201)
+    throw new Error(`configuring SAML failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (appUri === undefined) return;
+  const uris = await call(`${base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
+    method: 'PUT',
+    token: owner,
+    body: { RedirectURIs: [appUri] },
+  });
+  if (uris.status !== 200) throw new Error(`registering ${appUri} failed: ${uris.status}`);
+}
+
+/** Assent's current SP certificate (PEM, 64-character lines), read from its SP metadata. */
+export async function spCertificateOf(base: string, orgId: string): Promise<string> {
+  const xml = await (await fetch(`${base}/organizations/${orgId}/idp/saml/metadata`)).text();
+  const der = /<(?:ds:)?X509Certificate>([^<]+)</.exec(xml)![1]!.replace(/\s/g, '');
+  return `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
