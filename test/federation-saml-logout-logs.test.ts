@@ -1,6 +1,6 @@
 /**
  * The logs of refused SAML logout messages in a real `assent serve` (LOG_LEVEL=info;
- * docs/federation.md "Single logout"): each refusal is one warn line `SAML logout message refused`
+ * docs/federation.md "SAML 2.0", Logout): each refusal is one warn line `SAML logout message refused`
  * with the request ID, the organisation, the binding, the message type and the failed check, and no
  * line carries the message (its base64, its ID) or the NameID it names.
  */

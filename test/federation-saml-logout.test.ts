@@ -1,5 +1,5 @@
 /**
- * Single logout at Assent's SingleLogoutService (docs/federation.md "SAML 2.0", "Single logout"),
+ * Single logout at Assent's SingleLogoutService (docs/federation.md "SAML 2.0", Logout),
  * with messages crafted and signed by a test IdP key (test/helpers/saml-logout.ts): the SP metadata
  * advertises exactly the bindings accepted; a LogoutResponse is accepted on both bindings only when
  * signed, from the IdP, sent to the SLO endpoint and answering a LogoutRequest Assent sent, once;
@@ -267,6 +267,21 @@ describe('IdP-initiated logout: a signed LogoutRequest ends the Assent sessions 
       'urn:oasis:names:tc:SAML:2.0:status:Requester',
       'urn:oasis:names:tc:SAML:2.0:status:UnknownPrincipal',
     ]);
+  });
+
+  it('a LogoutRequest naming an EncryptedID is answered Requester/RequestUnsupported and ends nothing', async () => {
+    const token = await signIn('heidi-0008', '_sH');
+    const xml = request('heidi-0008').replace(
+      /<saml:NameID[^>]*>[^<]*<\/saml:NameID>/,
+      '<saml:EncryptedID><xenc:EncryptedData xmlns:xenc="http://www.w3.org/2001/04/xmlenc#"/></saml:EncryptedID>',
+    );
+    const res = await redirect(redirectQuery('SAMLRequest', xml, idpKey));
+    expect(res.status).toBe(303);
+    expect(readSentResponse(res.headers.get('location')!, spCertificate).status).toEqual([
+      'urn:oasis:names:tc:SAML:2.0:status:Requester',
+      'urn:oasis:names:tc:SAML:2.0:status:RequestUnsupported',
+    ]);
+    expect(await live(token)).toBe(200);
   });
 
   const forged: [string, () => Promise<Response>, RegExp][] = [

@@ -182,7 +182,9 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       response: sloResponse,
     },
     handler: async (req, reply) => {
-      const rawQuery = req.raw.url?.split('?')[1] ?? '';
+      // The signature covers the query's octets as sent: everything after the first "?".
+      const url = req.raw.url ?? '';
+      const rawQuery = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
       const outcome = await logout.receive(
         req.params.organizationID,
         { binding: 'HTTP-Redirect', fields: req.query, rawQuery },
