@@ -48,6 +48,7 @@ export const PAGE_SCRIPT = `(() => {
     const status = statusOf(form);
     if (!status) return;
     status.className = 'save-status ' + kind;
+    // Text only (textContent, a link built as an element): nothing here is read as HTML.
     status.textContent = text;
     if (link) {
       status.append(' ');
@@ -79,6 +80,7 @@ export const PAGE_SCRIPT = `(() => {
   };
 
   // The server's own words for a refused save: its error fragment's text (error-page.tsx).
+  // Threat: markup in an answer run in the page (XSS): it is parsed inert and only its text is shown.
   const serverMessage = (xhr) => {
     try {
       const doc = new DOMParser().parseFromString(xhr.responseText || '', 'text/html');
