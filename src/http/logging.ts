@@ -24,8 +24,13 @@ const SECRET_FIELDS = [
   'cookie',
 ];
 
-/** Query parameters whose values are replaced in logged URLs. */
-const SECRET_QUERY = /([?&](?:code|token|access_token|refresh_token|id_token|state|nonce|password)=)[^&#]*/gi;
+/**
+ * Query parameters whose values are replaced in logged URLs. `response_code` is the wallet's
+ * same-device return (OpenID4VP 1.0 §8.2, docs/wallet.md "The sign-in page"): a bearer secret of the
+ * sign-in. Threat: a reader of the access log completing someone's sign-in with it.
+ */
+const SECRET_QUERY =
+  /([?&](?:code|response_code|token|access_token|refresh_token|id_token|state|nonce|password)=)[^&#]*/gi;
 
 /**
  * Redacts secret query parameters from a URL for logging.
