@@ -1,8 +1,8 @@
 /**
  * The disclosures of an SD-JWT presentation, checked and unpacked here rather than trusted to
  * `@sd-jwt` 0.19, whose unpacking (`Object.assign`) lets a second disclosure of a claim silently
- * replace the first or a plaintext claim (docs/decisions/0015-wallet-sign-in-libraries.md §5; docs/wallet.md
- * "Verification steps"). RFC 9901 §7.1 (verification of disclosures) and SD-JWT VC
+ * replace the first or a plaintext claim (docs/decisions/0027-own-sd-jwt-disclosure-unpacking.md;
+ * docs/wallet.md "Verification steps"). RFC 9901 §7.1 (verification of disclosures) and SD-JWT VC
  * (draft-ietf-oauth-sd-jwt-vc, "Claims": claims that must not be selectively disclosed).
  */
 import { createHash } from 'node:crypto';
