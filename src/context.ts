@@ -103,6 +103,12 @@ export interface Context {
   retention: RetentionService;
   dataAttributes: DataAttributeService;
   consents: ConsentService;
+  /**
+   * Work taken by the batched statements and not yet answered (count each; `Batcher.pending`,
+   * src/db/batcher.ts): consent record reads, consent changes and refresh-token rotations. Read by the
+   * batching tests, which hold the first statement until every request is queued (docs/development.md).
+   */
+  pending: { consentReads(): number; consentWrites(): number; refreshRotations(): number };
   /** An individual's own consent records at once (the dashboard's "My consents"). */
   ownRecords: OwnRecords;
   history: HistoryService;
@@ -256,6 +262,11 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     dataAttributes,
     consents,
     ownRecords: new OwnRecords(views),
+    pending: {
+      consentReads: () => views.pending,
+      consentWrites: () => writes.pending,
+      refreshRotations: () => identity.pendingRotations,
+    },
     history,
     receipts,
     individuals,
