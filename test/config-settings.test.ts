@@ -35,7 +35,7 @@ const BAD: Record<string, { value: string; says?: RegExp }> = {
   ASSENT_ARGON2_ITERATIONS: { value: '1' },
   ASSENT_ARGON2_PARALLELISM: { value: '0' },
   ASSENT_ACCOUNT_DELAY_AFTER: { value: 'x' },
-  ASSENT_ACCOUNT_LOCK_AFTER: { value: '' + Number.MAX_SAFE_INTEGER + '0' },
+  ASSENT_ACCOUNT_LOCK_AFTER: { value: `${Number.MAX_SAFE_INTEGER}0` },
   ASSENT_IP_DELAY_AFTER: { value: '-3' },
   ASSENT_IP_LOCK_AFTER: { value: '10.5' },
   ASSENT_LOCK_SECONDS: { value: '0' },
