@@ -1,5 +1,5 @@
 /**
- * The negative cases N1–N17 of ../shared/WALLET.md §5.3 at the verifier (OpenID4VP 1.0; the OIDF
+ * The negative cases at the verifier (docs/wallet.md "Verification steps"; OpenID4VP 1.0; the OIDF
  * verifier test plan's modules where one exists), each transaction begun as a relying party's
  * sign-in (`/auth`, the wallet page's deep link): each answer of the response_uri is a 400
  * `invalid_request` (or the test wallet refuses the request), the page's status endpoint never
@@ -259,5 +259,25 @@ describe('wallet errors and malformed posts', () => {
       expect(res.status).toBeLessThan(500);
       expect(res.headers.get('content-type')).toContain('application/json');
     }
+  });
+
+  it('the response endpoint’s limits (docs/wallet.md): response or vp_token over 200,000 characters is a 400, a body over 256 KiB a 413', async () => {
+    const url = `${h.issuerOf()}/oid4vp/response`;
+    const post = (body: string) =>
+      fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    for (const field of ['response', 'vp_token']) {
+      const res = await post(`state=x&${field}=${'a'.repeat(200_001)}`);
+      expect(res.status, field).toBe(400);
+      expect(await res.json(), field).toMatchObject({ error: 'invalid_request' });
+    }
+    // 200,000 characters pass the size check (and are then refused for what they are).
+    const atLimit = await post(`state=x&vp_token=${'a'.repeat(200_000)}`);
+    expect(atLimit.status).toBe(400);
+    expect(((await atLimit.json()) as { error_description: string }).error_description).not.toMatch(
+      /200000|must NOT have more/,
+    );
+    const tooLarge = await post(`state=x&filler=${'a'.repeat(256 * 1024)}`);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('content-type')).toContain('application/json');
   });
 });

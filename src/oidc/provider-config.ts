@@ -1,5 +1,6 @@
 /**
- * The configuration of one organisation's oidc-provider (SPEC 4.1; WALLET.md §4.6–4.7;
+ * The configuration of one organisation's oidc-provider (SPEC 4.1; docs/wallet.md "The OpenID
+ * provider", "The authorization request", "State and keys";
  * docs/decisions/0017-wallet-sign-in-provider.md): the authorization code flow only, `state` and
  * `nonce` required, PKCE S256 required for public clients, ID tokens signed with Assent's ES256
  * key ring, cookies signed with keys derived from the master key, state in Assent's database, and
@@ -13,7 +14,8 @@ import { errorPage, escapeHtml, htmlHeaders, logoutCsp, page } from './provider-
 /**
  * The claims an ID token and userinfo may carry under the `openid` scope (OpenID Connect Core
  * §5.1 standard claims, plus `acr`, `amr`, `auth_time`): those the organisation's claim mapping
- * produces reach the relying party (WALLET.md §4.6).
+ * produces reach the relying party (docs/wallet.md "Wallet settings", `claimMapping`; the ID token
+ * and userinfo of docs/wallet.md "The sign-in page").
  */
 export const OPENID_CLAIMS = [
   'sub',
@@ -36,10 +38,13 @@ export const OPENID_CLAIMS = [
   'address',
 ] as const;
 
-/** The `acr` values the provider announces (discovery's `acr_values_supported`; WALLET.md §4.6). */
+/**
+ * The `acr` values the provider announces (discovery's `acr_values_supported`, OpenID Connect
+ * Discovery 1.0 §3): the ID token's `acr` of docs/wallet.md "Verification steps".
+ */
 export const WALLET_ACR_VALUES = ['urn:assent:acr:wallet'];
 
-/** Lifetimes (seconds; WALLET.md §4.7 item 5). */
+/** Lifetimes (seconds; docs/wallet.md "State and keys"). */
 const TTL = { AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600, IdToken: 300, AccessToken: 300 };
 
 /** What a provider's configuration is built from. */
@@ -56,7 +61,10 @@ export interface ProviderInputs {
   wallet: WalletSignIn;
 }
 
-/** A validator of a required authorization parameter: runs after the client and redirect URI checks, so the error is redirected (WALLET.md §4.7 item 3). */
+/**
+ * A validator of a required authorization parameter: runs after the client and redirect URI
+ * checks, so the error is redirected (docs/wallet.md "The authorization request").
+ */
 const required = (name: string) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
   if (!value) throw new errors.InvalidRequest(`missing required parameter '${name}'`);
 };
@@ -72,7 +80,8 @@ const REFUSED_MODE = Symbol('refused response_mode');
 /**
  * Koa middleware before oidc-provider's: takes a `response_mode` other than `query` out of an
  * authorization request, so that the error about it is redirected in the query (`form_post` would
- * answer with an auto-posting inline script, which the pages' policy forbids; WALLET.md §4.8).
+ * answer with an auto-posting inline script, which the pages' policy forbids; docs/wallet.md
+ * "Headers").
  */
 export async function onlyQueryResponseMode(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   const mode = ctx.query.response_mode;
@@ -92,8 +101,52 @@ const queryMode = async (ctx: KoaContextWithOIDC) => {
 };
 
 /**
+ * The response modes the provider serves (OpenID Connect Discovery 1.0 §3
+ * `response_modes_supported`; OAuth 2.0 Multiple Response Type Encoding Practices): `query` only,
+ * since `onlyQueryResponseMode` refuses the others.
+ */
+export const RESPONSE_MODES = ['query'] as const;
+
+/**
+ * Koa middleware after oidc-provider's discovery: `response_modes_supported` says what is served.
+ * oidc-provider 8 always writes `["form_post","fragment","query"]` (its `discovery` setting can
+ * only add keys). A relying party that picks an advertised mode must not get an error instead.
+ */
+export async function advertiseWhatIsServed(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object')
+    (ctx.body as Record<string, unknown>).response_modes_supported = [...RESPONSE_MODES];
+}
+
+/** The two redirect-URI checks of oidc-provider's `Client` (its `models/client.js`). */
+export interface RedirectUriChecks {
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  /** `/auth` (and whether an authorization error may be redirected). */
+  redirectUriAllowed(value: string): boolean;
+  /** `/session/end`'s `post_logout_redirect_uri`. */
+  postLogoutRedirectUriAllowed(value: string): boolean;
+}
+
+/**
+ * Replaces oidc-provider's redirect-URI checks with exact string comparison against the registered
+ * URIs (RFC 9700 §4.1.3; RFC 6749 §3.1.2.3 "simple string comparison"; docs/wallet.md "Relying
+ * parties"). The token endpoint already compares the code's `redirect_uri` as a string.
+ * @param client - oidc-provider's `Client.prototype`.
+ */
+export function exactRedirectUris(client: RedirectUriChecks): void {
+  client.redirectUriAllowed = function (this: RedirectUriChecks, value: string) {
+    return typeof value === 'string' && (this.redirectUris ?? []).includes(value);
+  };
+  client.postLogoutRedirectUriAllowed = function (this: RedirectUriChecks, value: string) {
+    return typeof value === 'string' && (this.postLogoutRedirectUris ?? []).includes(value);
+  };
+}
+
+/**
  * The interaction policy: oidc-provider's prompts, with a login check that always asks, so a
- * session left in the browser never yields a code without the wallet (WALLET.md §4.7 item 4).
+ * session left in the browser never yields a code without the wallet (docs/wallet.md "The
+ * authorization request").
  */
 function walletEveryTime() {
   const policy = interactionPolicy.base();
@@ -154,7 +207,8 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     scopes: ['openid'],
     claims: { acr: null, amr: null, auth_time: null, sid: null, openid: [...OPENID_CLAIMS] },
     acrValues: WALLET_ACR_VALUES,
-    // The mapped claims go into the ID token too: only `scope=openid` is ever asked (WALLET.md §4.6).
+    // The mapped claims go into the ID token too: only `scope=openid` is ever asked (docs/wallet.md
+    // "The authorization request"; the ID token of "The sign-in page").
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -179,7 +233,10 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
       },
     },
     interactions: { url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`, policy: walletEveryTime() },
-    issueRefreshToken: () => false,
+    // No refresh token is issued (docs/wallet.md "The OpenID provider"): oidc-provider's default never
+    // issues one here (clients are registered with the authorization_code grant only, and there is
+    // no `offline_access` scope), and with the default it neither serves nor advertises the
+    // refresh_token grant, which an own `issueRefreshToken` function would make it do.
     // A browser app may call /token and /userinfo only from the origin of one of its redirect URIs.
     clientBasedCORS: (_ctx, origin, client) =>
       client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false,
@@ -189,7 +246,8 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     async findAccount(_ctx, sub) {
       return {
         accountId: sub,
-        // The claims of the individual's latest verified wallet sign-in, mapped (WALLET.md §4.6).
+        // The claims of the individual's latest verified wallet sign-in, mapped (docs/wallet.md
+        // "Verification steps", step 8).
         claims: async () => ({ sub, ...(await inputs.wallet.claimsOf(orgId, sub)) }),
       };
     },

@@ -40,6 +40,8 @@ export interface SpDescription {
   sloUrl: string;
   /** PEM certificate Assent signs its requests with. */
   certificate: string;
+  /** The binding the IdP sends its logout messages to the SP on (default HTTP-Redirect). */
+  sloBinding?: 'HTTP-Redirect' | 'HTTP-POST';
 }
 
 /** A running SimpleSAMLphp. */
@@ -99,7 +101,7 @@ $metadata['urn:test:idp'] = ['host' => '__DEFAULT__', 'privatekey' => 'idp.key',
     `<?php
 $metadata[${php(sp.entityId)}] = [
   'AssertionConsumerService' => ${php(sp.acsUrl)},
-  'SingleLogoutService' => ${php(sp.sloUrl)},
+  'SingleLogoutService' => [['Binding' => ${php(`urn:oasis:names:tc:SAML:2.0:bindings:${sp.sloBinding ?? 'HTTP-Redirect'}`)}, 'Location' => ${php(sp.sloUrl)}]],
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'simplesaml.nameidattribute' => 'uid',
   'certificate' => 'sp.crt',

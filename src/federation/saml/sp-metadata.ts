@@ -1,6 +1,6 @@
 /**
  * Assent's SP metadata for one organisation (SAML 2.0 Metadata §2.4.4): entity ID (the metadata's
- * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect), the NameID
+ * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect and HTTP-POST), the NameID
  * format asked for, and the signing certificates (`sp-keys.ts`). It is public, like a JWKS: an IdP
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
@@ -10,6 +10,7 @@ import { NotFound } from '../../http/errors.js';
 import { rolesInOrganisation } from '../../orgs/membership.js';
 import { isId } from '../../util/ids.js';
 import { PERSISTENT } from './config.js';
+import { withSloBindings } from './logout-binding.js';
 import type { SamlConfigService } from './service.js';
 import type { SpKeys } from './sp-keys.js';
 
@@ -34,7 +35,7 @@ export class SamlMetadataService {
     const sp = this.configs.endpoints(orgId);
     const settings = await this.configs.settings(orgId);
     const key = await this.keys.current();
-    return generateServiceProviderMetadata({
+    const xml = generateServiceProviderMetadata({
       issuer: sp.spEntityId,
       callbackUrl: sp.acsUrl,
       logoutCallbackUrl: sp.spSloUrl,
@@ -43,5 +44,6 @@ export class SamlMetadataService {
       privateKey: key.privateKey,
       publicCerts: await this.keys.certificates(),
     });
+    return withSloBindings(xml);
   }
 }

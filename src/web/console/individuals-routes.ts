@@ -46,7 +46,9 @@ const AddForm = Type.Object({
   password: AddBody.properties.password,
 });
 const DONE: Record<string, string> = {
-  added: 'Individual added.',
+  added:
+    'Individual added. A new account is subscribed at once; an address that already has an account is ' +
+    'mailed an invitation instead, and its holder appears here once they accept it.',
   removed: 'Individual unsubscribed. Their consent record and its history are kept.',
 };
 
@@ -70,8 +72,10 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
       const { username, name, email, phone, password } = req.body;
       // An empty password field means none: the new user cannot sign in with a password (as the API's absent field).
       const input = { username, name, email, phone, password: password === '' ? undefined : password };
-      const added = await deps.individuals.add(principalOf(session(req)), req.params.organizationID, input);
-      return seeOther(reply, `/console/${req.params.organizationID}/individuals/${added.user.ID}?done=added`, false);
+      await deps.individuals.add(principalOf(session(req)), req.params.organizationID, input, req.log);
+      // To the list, not the individual's page: an address that has an account is invited, not
+      // subscribed, and the page would tell the two apart (docs/consents.md "Adding individuals").
+      return seeOther(reply, `/console/${req.params.organizationID}/individuals?done=added`, false);
     },
   });
 
