@@ -207,9 +207,23 @@ describe('Integrations changes go through the API’s services', () => {
     expect(html).not.toContain(name);
   });
 
-  it('an owner deletes a relying party from the page; the API no longer lists it', async () => {
+  it('deleting a relying party needs its confirmation box: without it a 400 page and the client stays', async () => {
     const owner = await s.as('shop-owner@shop.example');
+    const html = await (await owner.get(page())).text();
+    expect(html).toMatch(/name="confirm"[^>]*required[^>]*>\s*I confirm: delete /);
     const res = await owner.post(`${page()}/relying-parties/xss-rp/delete`, { _csrf: await owner.csrf() });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const ids = (await apiGet('/oidc-clients')).clients.map((c: { clientId: string }) => c.clientId);
+    expect(ids).toContain('xss-rp');
+  });
+
+  it('an owner deletes a relying party from the page once confirmed; the API no longer lists it', async () => {
+    const owner = await s.as('shop-owner@shop.example');
+    const res = await owner.post(`${page()}/relying-parties/xss-rp/delete`, {
+      _csrf: await owner.csrf(),
+      confirm: 'on',
+    });
     expect(res.status).toBe(303);
     const ids = (await apiGet('/oidc-clients')).clients.map((c: { clientId: string }) => c.clientId);
     expect(ids).toEqual(['shop-app', 'web-shop']);

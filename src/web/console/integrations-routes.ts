@@ -3,7 +3,7 @@
  * - `GET …/integrations?startid=`: notification transports and the webhook delivery log (keyset-paged),
  *   the external OpenID provider, the app redirect URIs, the wallet settings and the relying parties;
  * - `POST …/integrations/transports`, `POST …/integrations/app-redirect-uris`;
- * - `POST …/integrations/relying-parties`, `POST …/integrations/relying-parties/{clientID}/delete`.
+ * - `POST …/integrations/relying-parties`, `POST …/integrations/relying-parties/{clientID}/delete` (once confirmed).
  * Each names the JSON API operation whose access-policy row decides who may use it (`api`), and calls
  * that operation's service with its TypeBox limits; a generated secret is shown once, on the answer page.
  */
@@ -177,7 +177,9 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
 
   app.post('/console/:organizationID/integrations/relying-parties/:clientID/delete', {
     config: { operation: 'web.console.relying-parties.delete', ...signedIn, api: 'oidc.clients.delete' },
-    schema: { params: OrgClient, body: Type.Object(Csrf) },
+    // The confirmation step: the box must be ticked, else a 400 page and nothing changes (a misclick
+    // would stop every sign-in of the relying party).
+    schema: { params: OrgClient, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
     handler: async (req, reply) => {
       await deps.oidcClients.remove(principalOf(session(req)), req.params.organizationID, req.params.clientID);
       return back(reply, req.params.organizationID, 'client-deleted');

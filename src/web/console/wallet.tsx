@@ -10,6 +10,7 @@ import type { WalletSettingsView } from '../../wallet/settings.js';
 import { FormError, shown, TextArea, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import type { IntegrationsView } from './integrations.js';
+import { DeleteForm } from './organisation-forms.js';
 import { allows } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { WalletDeleteForm, WalletForm } from './wallet-form.js';
@@ -159,15 +160,13 @@ export function RelyingPartiesSection({ v }: { v: IntegrationsView }) {
                   <td>{c.public ? 'public' : 'confidential'}</td>
                   {remove && (
                     <td>
-                      <form
-                        method="post"
+                      <DeleteForm
+                        id={`rp-${c.clientId}-delete`}
                         action={`/console/${v.orgId}/integrations/relying-parties/${encodeURIComponent(c.clientId)}/delete`}
-                      >
-                        <Csrf token={v.csrfToken} />
-                        <button type="submit" class="danger" aria-label={`Delete ${c.name}`}>
-                          Delete
-                        </button>
-                      </form>
+                        csrfToken={v.csrfToken}
+                        what={c.name}
+                        consequence="Its sign-ins stop at once."
+                      />
                     </td>
                   )}
                 </tr>
