@@ -10,14 +10,16 @@ export class ConfigError extends Error {
 
 /**
  * An integer setting: `fallback` when unset or empty.
- * @throws {ConfigError} when it is not an integer of at least `min`.
+ * @param max - the largest value accepted; unbounded when absent.
+ * @throws {ConfigError} when it is not an integer from `min` to `max`.
  */
-export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1, max?: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
+    const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(`${name} must be an integer ${range}, got "${raw}"`);
   }
   return value;
 }

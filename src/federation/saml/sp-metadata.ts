@@ -1,7 +1,7 @@
 /**
  * Assent's SP metadata for one organisation (SAML 2.0 Metadata §2.4.4): entity ID (the metadata's
  * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect), the NameID
- * format asked for, and the signing certificates (`sp-keys.ts`). It is public, like a JWKS: an IdP
+ * format asked for, and the signing and encryption certificates (`sp-keys.ts`, `sp-metadata-keys.ts`). It is public, like a JWKS: an IdP
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
@@ -12,6 +12,7 @@ import { isId } from '../../util/ids.js';
 import { PERSISTENT } from './config.js';
 import type { SamlConfigService } from './service.js';
 import type { SpKeys } from './sp-keys.js';
+import { withKeyDescriptors } from './sp-metadata-keys.js';
 
 /** A user ID no user has: `rolesInOrganisation` then tells only whether the organisation exists. */
 const NOBODY = '00000000-0000-0000-0000-000000000000';
@@ -34,7 +35,7 @@ export class SamlMetadataService {
     const sp = this.configs.endpoints(orgId);
     const settings = await this.configs.settings(orgId);
     const key = await this.keys.current();
-    return generateServiceProviderMetadata({
+    const xml = generateServiceProviderMetadata({
       issuer: sp.spEntityId,
       callbackUrl: sp.acsUrl,
       logoutCallbackUrl: sp.spSloUrl,
@@ -42,6 +43,12 @@ export class SamlMetadataService {
       wantAssertionsSigned: true,
       privateKey: key.privateKey,
       publicCerts: await this.keys.certificates(),
+    });
+    // The truth about this organisation: node-saml says AuthnRequestsSigned="true" whenever it has a key.
+    return withKeyDescriptors(xml, {
+      authnRequestsSigned: settings?.signAuthnRequests ?? true,
+      signing: await this.keys.certificates('signing'),
+      encryption: await this.keys.certificates('encryption'),
     });
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * What Assent reads from a SAML Response before node-saml validates it (docs/federation.md "SAML
+ * 2.0"): the top-level status, which signatures are present (each present one must then verify),
+ * and which of Assent's encryption keys an `EncryptedAssertion` was encrypted to.
+ */
+
+import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
+import { DOMParser } from '@xmldom/xmldom';
+import { SamlCheckError } from './checks.js';
+
+const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
+const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const DS = 'http://www.w3.org/2000/09/xmldsig#';
+/** SAML 2.0 Core §3.2.2.2: the only top-level status of a successful Response. */
+export const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+
+/** What the Response carries, as far as it can be read before validation. */
+export interface ResponseShape {
+  /** The Response carries an enveloped signature of its own. */
+  responseSigned: boolean;
+  /** The (decrypted) Assertion carries an enveloped signature of its own. */
+  assertionSigned: boolean;
+  /** The private key that decrypts the `EncryptedAssertion`, or undefined when the assertion is not encrypted. */
+  decryptionKey?: string;
+}
+
+const children = (el: Element, ns: string, local: string) =>
+  Array.from(el.childNodes).filter(
+    (n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === local,
+  );
+
+function parse(xml: string): Element | null {
+  return (new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document)
+    .documentElement;
+}
+
+/** The last path segment of a status URI, for messages (`Responder`, `AuthnFailed`). */
+const tail = (uri: string) => uri.slice(uri.lastIndexOf(':') + 1).slice(0, 60);
+
+/**
+ * Reads the Response's status, signatures and encryption.
+ * @param xml - the Response, decoded.
+ * @param decryptionKeys - Assent's encryption private keys (PEM), tried in order.
+ * @throws {SamlCheckError} when the top-level StatusCode is not Success (SAML 2.0 Core §3.2.2.2:
+ *   a Response that is not a success is no sign-in, whatever assertion it carries), or when no key
+ *   decrypts the EncryptedAssertion.
+ */
+export async function inspectResponse(xml: string, decryptionKeys: () => Promise<string[]>): Promise<ResponseShape> {
+  const root = parse(xml);
+  if (!root || root.namespaceURI !== SAMLP || root.localName !== 'Response')
+    throw new SamlCheckError('the message is not a SAML Response', 'the document element is not samlp:Response');
+  const [status] = children(root, SAMLP, 'Status');
+  const [code] = status ? children(status, SAMLP, 'StatusCode') : [];
+  const value = code?.getAttribute('Value') ?? '';
+  // Threat: a failed authentication turned into a sign-in by the assertion an IdP (or an attacker
+  // replaying parts of one) left in an error Response; only a top-level Success signs in.
+  if (value !== SUCCESS) {
+    const [second] = code ? children(code, SAMLP, 'StatusCode') : [];
+    const codes = [value, second?.getAttribute('Value') ?? ''].filter(Boolean).map(tail).join('/');
+    throw new SamlCheckError(
+      'the identity provider refused the sign-in',
+      `top-level StatusCode is ${codes || 'missing'}, not Success`,
+    );
+  }
+  const responseSigned = children(root, DS, 'Signature').length > 0;
+  const [plain] = children(root, SAML, 'Assertion');
+  if (plain) return { responseSigned, assertionSigned: children(plain, DS, 'Signature').length > 0 };
+  const [encrypted] = children(root, SAML, 'EncryptedAssertion');
+  if (!encrypted) return { responseSigned, assertionSigned: false };
+  const causes: string[] = [];
+  for (const key of await decryptionKeys()) {
+    let decrypted: string;
+    try {
+      decrypted = await decryptXml(encrypted.toString(), key);
+    } catch (err) {
+      causes.push(err instanceof Error ? err.message : String(err));
+      continue;
+    }
+    const assertion = parse(decrypted);
+    const assertionSigned = assertion ? children(assertion, DS, 'Signature').length > 0 : false;
+    return { responseSigned, assertionSigned, decryptionKey: key };
+  }
+  throw new SamlCheckError(
+    'the encrypted assertion cannot be decrypted with Assent’s encryption keys',
+    `no published encryption key decrypts the EncryptedAssertion (${causes.join('; ')})`,
+  );
+}

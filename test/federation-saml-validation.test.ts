@@ -1,0 +1,241 @@
+/**
+ * The SAML ACS's response validation against a real `assent serve` (its log captured), with
+ * responses crafted and signed by a test IdP key (test/helpers/saml-forge.ts): a top-level status
+ * other than Success, every signature present verifying (Response and Assertion), encrypted
+ * assertions (to Assent's encryption certificate, or to another key), the clock skew setting
+ * (`ASSENT_SAML_CLOCK_SKEW_SECONDS`, 120 here), `AuthnRequestsSigned` in the SP metadata, and the
+ * operator's log line for each refusal (its real cause, never a NameID or an attribute value).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { call } from './helpers/assent.js';
+import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import {
+  assertion,
+  type Claims,
+  encode,
+  encryptAssertion,
+  requestIdOf,
+  response,
+  sign,
+  withStatus,
+} from './helpers/saml-forge.js';
+import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
+
+const APP = 'https://app.example/cb';
+let store: TestStore;
+let server: ServeProcess;
+let owner: string;
+let orgId: string;
+let idpKey: TestKeyPair;
+let otherKey: TestKeyPair;
+const saml = () => `${server.base}/organizations/${orgId}/idp/saml`;
+
+/** Starts a sign-in: its RelayState and the AuthnRequest's ID. */
+async function pending() {
+  const res = await fetch(`${saml()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=app`, {
+    redirect: 'manual',
+  });
+  expect(res.status).toBe(302);
+  const location = res.headers.get('location')!;
+  return { relayState: new URL(location).searchParams.get('RelayState')!, requestId: requestIdOf(location) };
+}
+
+function claims(requestId: string, nameId: string, over: Partial<Claims> = {}): Claims {
+  return {
+    issuer: 'urn:forge:idp',
+    audience: `${saml()}/metadata`,
+    acsUrl: `${saml()}/acs`,
+    nameId,
+    inResponseTo: requestId,
+    email: `${nameId}@attribute.example`,
+    ...over,
+  };
+}
+
+/** Posts the Response `make` builds for a fresh pending sign-in; the app's query parameters. */
+async function post(make: (c: (nameId: string, over?: Partial<Claims>) => Claims) => string) {
+  const p = await pending();
+  const xml = make((nameId, over) => claims(p.requestId, nameId, over));
+  const res = await fetch(`${saml()}/acs`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ SAMLResponse: encode(xml), RelayState: p.relayState }).toString(),
+  });
+  expect(res.status).toBe(303);
+  return new URL(res.headers.get('location')!).searchParams;
+}
+
+/** The operator's log lines of refused responses so far. */
+const refusals = () =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.includes('SAML response refused'))
+    .map((l) => JSON.parse(l) as { orgId: string; idp: string; check: string; cause: string });
+
+/** The certificates of `use` in the SP metadata. */
+const keyCerts = (xml: string, use: string) =>
+  [...xml.matchAll(new RegExp(`<KeyDescriptor use="${use}">[\\s\\S]*?<ds:X509Certificate>([^<]+)<`, 'g'))].map(
+    (m) => `-----BEGIN CERTIFICATE-----\n${m[1]}\n-----END CERTIFICATE-----\n`,
+  );
+
+beforeAll(async () => {
+  [idpKey, otherKey] = await Promise.all([testKeyPair('forge-idp'), testKeyPair('someone-else')]);
+  store = await freshStore();
+  const imported = await runCli(['import', DEMO_FILE], store.env);
+  expect(imported.code, imported.stderr).toBe(0);
+  orgId = JSON.parse(imported.stdout).organisations.acme.id;
+  server = await startServe({ ...store.env, LOG_LEVEL: 'warn', ASSENT_SAML_CLOCK_SKEW_SECONDS: '120' });
+  const login = await call(`${server.base}/v1.1/users/login`, {
+    body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
+  });
+  owner = login.body.Token.access_token;
+  const created = await call(saml(), {
+    token: owner,
+    body: { entityId: 'urn:forge:idp', ssoUrl: 'https://idp.example/sso', signingCertificates: [idpKey.certificate] },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const uris = await call(`${server.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
+    method: 'PUT',
+    token: owner,
+    body: { RedirectURIs: [APP] },
+  });
+  expect(uris.status).toBe(200);
+}, 90_000);
+afterAll(async () => {
+  await server?.stop();
+  await store?.cleanup();
+});
+
+describe('status and signatures', () => {
+  it('a Response and Assertion both validly signed sign in (the fixture is valid)', async () => {
+    const back = await post((c) =>
+      sign(response(c('both-0001'), sign(assertion(c('both-0001')), 'Assertion', idpKey)), 'Response', idpKey),
+    );
+    expect(back.get('error_description')).toBeNull();
+    expect(back.get('code')).toMatch(/^asc_/);
+  });
+
+  it('SAML Core §3.2.2.2: a Response whose top-level StatusCode is not Success issues no code, even with a valid signed assertion', async () => {
+    for (const status of [
+      'urn:oasis:names:tc:SAML:2.0:status:Responder',
+      'urn:oasis:names:tc:SAML:2.0:status:Requester',
+    ])
+      for (const signResponse of [false, true]) {
+        const back = await post((c) => {
+          const xml = withStatus(
+            response(c('status-0001'), sign(assertion(c('status-0001')), 'Assertion', idpKey)),
+            status,
+          );
+          return signResponse ? sign(xml, 'Response', idpKey) : xml;
+        });
+        expect(back.get('code')).toBeNull();
+        expect(back.get('error')).toBe('access_denied');
+        expect(back.get('error_description')).toMatch(/identity provider refused the sign-in/);
+      }
+  });
+
+  it('every signature present must verify: a Response signed by another key around a valid signed assertion is refused', async () => {
+    const back = await post((c) =>
+      sign(response(c('sig-0001'), sign(assertion(c('sig-0001')), 'Assertion', idpKey)), 'Response', otherKey),
+    );
+    expect(back.get('code')).toBeNull();
+    expect(back.get('error_description')).toMatch(/not signed by a configured certificate/);
+  });
+
+  it('every signature present must verify: a valid signed Response around an assertion signed by another key is refused', async () => {
+    const back = await post((c) =>
+      sign(response(c('sig-0002'), sign(assertion(c('sig-0002')), 'Assertion', otherKey)), 'Response', idpKey),
+    );
+    expect(back.get('code')).toBeNull();
+    expect(back.get('error_description')).toMatch(/not signed by a configured certificate/);
+  });
+});
+
+describe('encrypted assertions', () => {
+  it('an assertion encrypted to the encryption certificate of the SP metadata signs in', async () => {
+    const [encryption] = keyCerts(await (await fetch(`${saml()}/metadata`)).text(), 'encryption');
+    expect(encryption).toBeTruthy();
+    const back = await post((c) =>
+      response(c('enc-0001'), encryptAssertion(sign(assertion(c('enc-0001')), 'Assertion', idpKey), encryption!)),
+    );
+    expect(back.get('error_description')).toBeNull();
+    expect(back.get('code')).toMatch(/^asc_/);
+  });
+
+  it('an assertion encrypted to another key is refused', async () => {
+    const back = await post((c) =>
+      response(
+        c('enc-0002'),
+        encryptAssertion(sign(assertion(c('enc-0002')), 'Assertion', idpKey), otherKey.certificate),
+      ),
+    );
+    expect(back.get('code')).toBeNull();
+    expect(back.get('error_description')).toMatch(/cannot be decrypted/);
+  });
+});
+
+describe('clock skew (ASSENT_SAML_CLOCK_SKEW_SECONDS=120)', () => {
+  it('an assertion valid from 90 s in the future is accepted within the setting', async () => {
+    const back = await post((c) =>
+      response(c('skew-0001'), sign(assertion(c('skew-0001', { notBefore: 90 })), 'Assertion', idpKey)),
+    );
+    expect(back.get('error_description')).toBeNull();
+    expect(back.get('code')).toMatch(/^asc_/);
+  });
+
+  it('an assertion valid from 200 s in the future is refused beyond it', async () => {
+    const back = await post((c) =>
+      response(
+        c('skew-0002'),
+        sign(assertion(c('skew-0002', { notBefore: 200, notOnOrAfter: 600 })), 'Assertion', idpKey),
+      ),
+    );
+    expect(back.get('code')).toBeNull();
+    expect(back.get('error_description')).toMatch(/expired or not yet valid/);
+  });
+
+  it('the setting is validated: 0 to 600 seconds', () => {
+    expect(loadConfig({ ASSENT_SAML_CLOCK_SKEW_SECONDS: '0' }).samlClockSkewSeconds).toBe(0);
+    expect(loadConfig({}).samlClockSkewSeconds).toBe(60);
+    for (const bad of ['601', '-1', '1.5', 'a minute'])
+      expect(() => loadConfig({ ASSENT_SAML_CLOCK_SKEW_SECONDS: bad })).toThrow(
+        /ASSENT_SAML_CLOCK_SKEW_SECONDS must be an integer from 0 to 600/,
+      );
+  });
+});
+
+describe('the operator’s log', () => {
+  it('each refused Response is logged with its real cause, never a NameID or an attribute value', () => {
+    const lines = refusals();
+    const causes = lines.map((l) => l.cause);
+    expect(lines.every((l) => l.orgId === orgId && l.idp === 'urn:forge:idp')).toBe(true);
+    expect(causes).toContain('top-level StatusCode is Responder, not Success');
+    expect(causes).toContain('node-saml: Invalid document signature');
+    expect(causes.some((c) => /^node-saml: Invalid signature/.test(c))).toBe(true);
+    expect(causes.some((c) => c.startsWith('no published encryption key decrypts the EncryptedAssertion'))).toBe(true);
+    expect(causes.some((c) => /^node-saml: SAML assertion not yet valid/.test(c))).toBe(true);
+    const all = server.stdout();
+    for (const secret of ['status-0001', 'sig-0001', 'sig-0002', 'enc-0002', 'skew-0002', '@attribute.example'])
+      expect(all).not.toContain(secret);
+  });
+});
+
+describe('SP metadata', () => {
+  it('AuthnRequestsSigned tells whether the organisation signs its AuthnRequests (signAuthnRequests)', async () => {
+    const signed = await (await fetch(`${saml()}/metadata`)).text();
+    expect(signed).toContain('AuthnRequestsSigned="true"');
+    expect((await call(saml(), { method: 'PUT', token: owner, body: { signAuthnRequests: false } })).status).toBe(200);
+    const unsigned = await (await fetch(`${saml()}/metadata`)).text();
+    expect(unsigned).toContain('AuthnRequestsSigned="false"');
+    expect(unsigned).not.toContain('AuthnRequestsSigned="true"');
+    // LogoutRequests are still signed: the signing certificate stays published.
+    expect(keyCerts(unsigned, 'signing')).toHaveLength(1);
+    const start = await fetch(`${saml()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=x`, {
+      redirect: 'manual',
+    });
+    expect(new URL(start.headers.get('location')!).searchParams.get('Signature')).toBeNull();
+  });
+});
