@@ -9,26 +9,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
 import { Browser } from './helpers/oidc.js';
 import { driveSaml, samlIdpAvailable, startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
+import { APP, metadataCertificates, type ServedOrg, serveOrg } from './helpers/saml-served.js';
 
-const APP = 'https://app.example/cb';
 const available = samlIdpAvailable();
-let store: TestStore;
-let server: ServeProcess;
-let env: Record<string, string>;
+let s: ServedOrg;
 let owner: string;
-let orgId: string;
 const idps: TestSamlIdp[] = [];
-const saml = () => `${server.base}/organizations/${orgId}/idp/saml`;
+const saml = () => `${s.server.base}/organizations/${s.orgId}/idp/saml`;
 
 /** The certificates of `use` in the SP metadata, in order. */
 async function published(use: 'signing' | 'encryption'): Promise<string[]> {
-  const xml = await (await fetch(`${saml()}/metadata`)).text();
-  return [...xml.matchAll(new RegExp(`<KeyDescriptor use="${use}">[\\s\\S]*?<ds:X509Certificate>([^<]+)<`, 'g'))].map(
-    (m) => `-----BEGIN CERTIFICATE-----\n${m[1]}\n-----END CERTIFICATE-----\n`,
-  );
+  return metadataCertificates(await (await fetch(`${saml()}/metadata`)).text(), use);
 }
 
 /** Starts SimpleSAMLphp pinned to `certificate` (and encrypting to `encryptionCertificate`), and configures Assent with it. */
@@ -69,28 +63,12 @@ let encryption1: string;
 
 describe.skipIf(!available)('SAML SP key rollover and encrypted assertions with SimpleSAMLphp', () => {
   beforeAll(async () => {
-    store = await freshStore();
-    const imported = await runCli(['import', DEMO_FILE], store.env);
-    expect(imported.code, imported.stderr).toBe(0);
-    orgId = JSON.parse(imported.stdout).organisations.acme.id;
-    env = { ...store.env, LOG_LEVEL: 'warn', ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: '127.0.0.1' };
-    server = await startServe(env);
-    env.PORT = new URL(server.url).port;
-    const login = await call(`${server.base}/v1.1/users/login`, {
-      body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
-    });
-    owner = login.body.Token.access_token;
-    const uris = await call(`${server.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
-      method: 'PUT',
-      token: owner,
-      body: { RedirectURIs: [APP] },
-    });
-    expect(uris.status).toBe(200);
+    s = await serveOrg({ ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: '127.0.0.1' });
+    owner = s.owner;
   }, 90_000);
   afterAll(async () => {
     for (const idp of idps) await idp.close();
-    await server?.stop();
-    await store?.cleanup();
+    await s?.close();
   });
 
   it('at first the metadata publishes one signing and one encryption certificate, and sign-in works', async () => {
@@ -105,7 +83,7 @@ describe.skipIf(!available)('SAML SP key rollover and encrypted assertions with 
   }, 60_000);
 
   it('assent keys rotate stages the next certificates: published after the current ones; the IdP pinned to the old one still signs in', async () => {
-    const res = await runCli(['keys', 'rotate'], env);
+    const res = await runCli(['keys', 'rotate'], s.env);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).samlStaged).toEqual(['signing', 'encryption']);
     const signing = await published('signing');
@@ -120,13 +98,13 @@ describe.skipIf(!available)('SAML SP key rollover and encrypted assertions with 
     expect(back.params.get('error')).toBeNull();
     expect(back.params.get('code')).toMatch(/^asc_/);
     // Rotating again while a key is staged stages nothing more.
-    const again = await runCli(['keys', 'rotate'], env);
+    const again = await runCli(['keys', 'rotate'], s.env);
     expect(JSON.parse(again.stdout).samlStaged).toEqual([]);
     expect(await published('signing')).toEqual([signing0, signing1]);
   }, 60_000);
 
   it('assent keys activate-saml switches: an IdP configured with the new certificate signs in; the old one stays published', async () => {
-    const res = await runCli(['keys', 'activate-saml'], env);
+    const res = await runCli(['keys', 'activate-saml'], s.env);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).samlActivated).toEqual(['signing', 'encryption']);
     expect(await published('signing')).toEqual([signing1, signing0]);
@@ -135,7 +113,7 @@ describe.skipIf(!available)('SAML SP key rollover and encrypted assertions with 
     const back = await signIn('c');
     expect(back.params.get('error')).toBeNull();
     expect(back.params.get('code')).toMatch(/^asc_/);
-    const none = await runCli(['keys', 'activate-saml'], env);
+    const none = await runCli(['keys', 'activate-saml'], s.env);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no SAML SP key is staged/);
   }, 60_000);

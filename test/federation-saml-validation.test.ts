@@ -9,37 +9,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { call } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
-import {
-  assertion,
-  type Claims,
-  encode,
-  encryptAssertion,
-  requestIdOf,
-  response,
-  sign,
-  withStatus,
-} from './helpers/saml-forge.js';
+import { assertion, type Claims, encode, encryptAssertion, response, sign, withStatus } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
+import { APP, metadataCertificates, pendingSignIn, type ServedOrg, serveOrg } from './helpers/saml-served.js';
 
-const APP = 'https://app.example/cb';
-let store: TestStore;
-let server: ServeProcess;
+let s: ServedOrg;
 let owner: string;
 let orgId: string;
 let idpKey: TestKeyPair;
 let otherKey: TestKeyPair;
-const saml = () => `${server.base}/organizations/${orgId}/idp/saml`;
+const saml = () => `${s.server.base}/organizations/${orgId}/idp/saml`;
 
 /** Starts a sign-in: its RelayState and the AuthnRequest's ID. */
-async function pending() {
-  const res = await fetch(`${saml()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=app`, {
-    redirect: 'manual',
-  });
-  expect(res.status).toBe(302);
-  const location = res.headers.get('location')!;
-  return { relayState: new URL(location).searchParams.get('RelayState')!, requestId: requestIdOf(location) };
-}
+const pending = () => pendingSignIn(saml());
 
 function claims(requestId: string, nameId: string, over: Partial<Claims> = {}): Claims {
   return {
@@ -69,44 +51,24 @@ async function post(make: (c: (nameId: string, over?: Partial<Claims>) => Claims
 
 /** The operator's log lines of refused responses so far. */
 const refusals = () =>
-  server
+  s.server
     .stdout()
     .split('\n')
     .filter((l) => l.includes('SAML response refused'))
     .map((l) => JSON.parse(l) as { orgId: string; idp: string; check: string; cause: string });
 
-/** The certificates of `use` in the SP metadata. */
-const keyCerts = (xml: string, use: string) =>
-  [...xml.matchAll(new RegExp(`<KeyDescriptor use="${use}">[\\s\\S]*?<ds:X509Certificate>([^<]+)<`, 'g'))].map(
-    (m) => `-----BEGIN CERTIFICATE-----\n${m[1]}\n-----END CERTIFICATE-----\n`,
-  );
-
 beforeAll(async () => {
   [idpKey, otherKey] = await Promise.all([testKeyPair('forge-idp'), testKeyPair('someone-else')]);
-  store = await freshStore();
-  const imported = await runCli(['import', DEMO_FILE], store.env);
-  expect(imported.code, imported.stderr).toBe(0);
-  orgId = JSON.parse(imported.stdout).organisations.acme.id;
-  server = await startServe({ ...store.env, LOG_LEVEL: 'warn', ASSENT_SAML_CLOCK_SKEW_SECONDS: '120' });
-  const login = await call(`${server.base}/v1.1/users/login`, {
-    body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
-  });
-  owner = login.body.Token.access_token;
+  s = await serveOrg({ ASSENT_SAML_CLOCK_SKEW_SECONDS: '120' });
+  ({ owner, orgId } = s);
   const created = await call(saml(), {
     token: owner,
     body: { entityId: 'urn:forge:idp', ssoUrl: 'https://idp.example/sso', signingCertificates: [idpKey.certificate] },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const uris = await call(`${server.base}/organizations/${orgId}/idp/open-id/app-redirect-uris`, {
-    method: 'PUT',
-    token: owner,
-    body: { RedirectURIs: [APP] },
-  });
-  expect(uris.status).toBe(200);
 }, 90_000);
 afterAll(async () => {
-  await server?.stop();
-  await store?.cleanup();
+  await s?.close();
 });
 
 describe('status and signatures', () => {
@@ -156,7 +118,7 @@ describe('status and signatures', () => {
 
 describe('encrypted assertions', () => {
   it('an assertion encrypted to the encryption certificate of the SP metadata signs in', async () => {
-    const [encryption] = keyCerts(await (await fetch(`${saml()}/metadata`)).text(), 'encryption');
+    const [encryption] = metadataCertificates(await (await fetch(`${saml()}/metadata`)).text(), 'encryption');
     expect(encryption).toBeTruthy();
     const back = await post((c) =>
       response(c('enc-0001'), encryptAssertion(sign(assertion(c('enc-0001')), 'Assertion', idpKey), encryption!)),
@@ -217,7 +179,7 @@ describe('the operator’s log', () => {
     expect(causes.some((c) => /^node-saml: Invalid signature/.test(c))).toBe(true);
     expect(causes.some((c) => c.startsWith('no published encryption key decrypts the EncryptedAssertion'))).toBe(true);
     expect(causes.some((c) => /^node-saml: SAML assertion not yet valid/.test(c))).toBe(true);
-    const all = server.stdout();
+    const all = s.server.stdout();
     for (const secret of ['status-0001', 'sig-0001', 'sig-0002', 'enc-0002', 'skew-0002', '@attribute.example'])
       expect(all).not.toContain(secret);
   });
@@ -232,7 +194,7 @@ describe('SP metadata', () => {
     expect(unsigned).toContain('AuthnRequestsSigned="false"');
     expect(unsigned).not.toContain('AuthnRequestsSigned="true"');
     // LogoutRequests are still signed: the signing certificate stays published.
-    expect(keyCerts(unsigned, 'signing')).toHaveLength(1);
+    expect(metadataCertificates(unsigned, 'signing')).toHaveLength(1);
     const start = await fetch(`${saml()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=x`, {
       redirect: 'manual',
     });
