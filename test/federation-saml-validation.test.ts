@@ -46,8 +46,13 @@ async function post(make: (c: (nameId: string, over?: Partial<Claims>) => Claims
     body: new URLSearchParams({ SAMLResponse: encode(xml), RelayState: p.relayState }).toString(),
   });
   expect(res.status).toBe(303);
-  return new URL(res.headers.get('location')!).searchParams;
+  const params = new URL(res.headers.get('location')!).searchParams;
+  if (!params.get('code')) refusedCount++;
+  return params;
 }
+
+/** How many responses this file had refused. */
+let refusedCount = 0;
 
 /** The operator's log lines of refused responses so far. */
 const refusals = () =>
@@ -135,7 +140,32 @@ describe('encrypted assertions', () => {
       ),
     );
     expect(back.get('code')).toBeNull();
-    expect(back.get('error_description')).toMatch(/cannot be decrypted/);
+    expect(back.get('error_description')).toBe('Sign-in refused: the encrypted assertion was refused');
+  });
+
+  it('no decryption oracle: every refusal of an encrypted assertion tells the app the same words', async () => {
+    const [encryption] = metadataCertificates(await (await fetch(`${saml()}/metadata`)).text(), 'encryption');
+    const tampered = (xml: string) => {
+      // Flip a byte of the content's last block: CBC padding then fails on decryption.
+      const [whole, value] =
+        /<xenc:CipherData><xenc:CipherValue>([^<]+)<\/xenc:CipherValue><\/xenc:CipherData><\/xenc:EncryptedData>/.exec(
+          xml,
+        )!;
+      const bytes = Buffer.from(value!, 'base64');
+      bytes[bytes.length - 1]! ^= 0x5a;
+      return xml.replace(whole, whole.replace(value!, bytes.toString('base64')));
+    };
+    const answers = new Set<string | null>();
+    for (const make of [
+      (c: Claims) => encryptAssertion(sign(assertion(c), 'Assertion', otherKey), encryption!), // bad signature inside
+      (c: Claims) => tampered(encryptAssertion(sign(assertion(c), 'Assertion', idpKey), encryption!)), // bad padding
+      (c: Claims) => encryptAssertion(sign(assertion(c), 'Assertion', idpKey), encryption!, 'rsa-1_5'), // PKCS #1 v1.5
+    ]) {
+      const back = await post((c) => response(c('enc-0003'), make(c('enc-0003'))));
+      expect(back.get('code')).toBeNull();
+      answers.add(back.get('error_description'));
+    }
+    expect([...answers]).toEqual(['Sign-in refused: the encrypted assertion was refused']);
   });
 });
 
@@ -170,17 +200,41 @@ describe('clock skew (ASSENT_SAML_CLOCK_SKEW_SECONDS=120)', () => {
 });
 
 describe('the operator’s log', () => {
-  it('each refused Response is logged with its real cause, never a NameID or an attribute value', () => {
+  it('each refused Response is logged with its real cause, never a NameID or an attribute value', async () => {
+    // The server's logger writes asynchronously: wait for the line of every refusal, not for a time.
+    for (let i = 0; i < 200 && refusals().length < refusedCount; i++) await new Promise((r) => setTimeout(r, 50));
     const lines = refusals();
+    expect(lines).toHaveLength(refusedCount);
     const causes = lines.map((l) => l.cause);
     expect(lines.every((l) => l.orgId === orgId && l.idp === 'urn:forge:idp')).toBe(true);
     expect(causes).toContain('top-level StatusCode is Responder, not Success');
     expect(causes).toContain('node-saml: Invalid document signature');
-    expect(causes.some((c) => /^node-saml: Invalid signature/.test(c))).toBe(true);
-    expect(causes.some((c) => c.startsWith('no published encryption key decrypts the EncryptedAssertion'))).toBe(true);
-    expect(causes.some((c) => /^node-saml: SAML assertion not yet valid/.test(c))).toBe(true);
+    expect(
+      causes.some((c) => /^node-saml: Invalid signature/.test(c)),
+      causes.join('\n'),
+    ).toBe(true);
+    expect(
+      causes.some((c) => c.startsWith('no published encryption key decrypts the EncryptedAssertion')),
+      causes.join('\n'),
+    ).toBe(true);
+    expect(
+      causes.some((c) => c.includes('key transport http://www.w3.org/2001/04/xmlenc#rsa-1_5')),
+      causes.join('\n'),
+    ).toBe(true);
+    expect(
+      causes.some((c) => /^node-saml: SAML assertion not yet valid/.test(c)),
+      causes.join('\n'),
+    ).toBe(true);
     const all = s.server.stdout();
-    for (const secret of ['status-0001', 'sig-0001', 'sig-0002', 'enc-0002', 'skew-0002', '@attribute.example'])
+    for (const secret of [
+      'status-0001',
+      'sig-0001',
+      'sig-0002',
+      'enc-0002',
+      'enc-0003',
+      'skew-0002',
+      '@attribute.example',
+    ])
       expect(all).not.toContain(secret);
   });
 });

@@ -20,7 +20,7 @@ import { linkUser } from '../users.js';
 import { SamlCheckError } from './checks.js';
 import type { SamlSettings } from './config.js';
 import { decodeResponse, type SamlSignIn, validateResponse } from './response.js';
-import { inspectResponse } from './response-inspect.js';
+import { ENCRYPTED_REFUSED, inspectResponse } from './response-inspect.js';
 import type { SamlConfigService } from './service.js';
 import { DbRequestCache, REQUEST_TTL_MS, serviceProvider } from './sp.js';
 import type { SpKeys } from './sp-keys.js';
@@ -140,9 +140,11 @@ export class SamlBroker {
       return back({ error: 'server_error', error_description: 'The identity provider is no longer configured' });
     }
     let signIn: SamlSignIn;
+    let encrypted = false;
     try {
       const xml = decodeResponse(form.SAMLResponse);
       const shape = await inspectResponse(xml, () => this.keys.decryptionKeys());
+      encrypted = shape.decryptionKey !== undefined;
       const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
         sign: false,
         unsolicited: target.requestId === null,
@@ -161,7 +163,9 @@ export class SamlBroker {
       if (!(err instanceof SamlCheckError)) throw err;
       // For the operator: the check and its real cause; never the assertion's content (NameID, attributes).
       log.warn({ orgId, idp: settings.entityId, check: err.message, cause: err.detail }, 'SAML response refused');
-      return back({ error: 'access_denied', error_description: `Sign-in refused: ${err.message}` });
+      // Threat: a decryption oracle (ENCRYPTED_REFUSED); the log alone tells which check failed.
+      const check = encrypted ? ENCRYPTED_REFUSED : err.message;
+      return back({ error: 'access_denied', error_description: `Sign-in refused: ${check}` });
     }
     const userId = await linkUser(this.db, orgId, signIn.result);
     const code = CODE_PREFIX + random();

@@ -11,8 +11,24 @@ import { SamlCheckError } from './checks.js';
 const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
+const XENC = 'http://www.w3.org/2001/04/xmlenc#';
 /** SAML 2.0 Core §3.2.2.2: the only top-level status of a successful Response. */
 export const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+/**
+ * What the app is told of any refused Response whose assertion is encrypted, whatever the check:
+ * AES-CBC has no integrity, so distinct answers (bad padding, not XML, bad signature) would be a
+ * decryption oracle (Jager and Somorovsky, "How to Break XML Encryption", ACM CCS 2011).
+ */
+export const ENCRYPTED_REFUSED = 'the encrypted assertion was refused';
+/** Content encryption accepted (XML Encryption 1.1 §5.2): AES-GCM, and AES-CBC, which ADFS and SimpleSAMLphp use by default. */
+const CONTENT_ALGORITHMS = [
+  'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+  'http://www.w3.org/2009/xmlenc11#aes128-gcm',
+  `${XENC}aes256-cbc`,
+  `${XENC}aes128-cbc`,
+];
+/** Key transport accepted (XML Encryption 1.1 §5.5): RSA-OAEP only. */
+const KEY_TRANSPORT = `${XENC}rsa-oaep-mgf1p`;
 
 /** What the Response carries, as far as it can be read before validation. */
 export interface ResponseShape {
@@ -42,8 +58,9 @@ const tail = (uri: string) => uri.slice(uri.lastIndexOf(':') + 1).slice(0, 60);
  * @param xml - the Response, decoded.
  * @param decryptionKeys - Assent's encryption private keys (PEM), tried in order.
  * @throws {SamlCheckError} when the top-level StatusCode is not Success (SAML 2.0 Core §3.2.2.2:
- *   a Response that is not a success is no sign-in, whatever assertion it carries), or when no key
- *   decrypts the EncryptedAssertion.
+ *   a Response that is not a success is no sign-in, whatever assertion it carries), when the
+ *   EncryptedAssertion uses another algorithm than AES-GCM or AES-CBC with RSA-OAEP, or when no key
+ *   decrypts it.
  */
 export async function inspectResponse(xml: string, decryptionKeys: () => Promise<string[]>): Promise<ResponseShape> {
   const root = parse(xml);
@@ -67,6 +84,21 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
   if (plain) return { responseSigned, assertionSigned: children(plain, DS, 'Signature').length > 0 };
   const [encrypted] = children(root, SAML, 'EncryptedAssertion');
   if (!encrypted) return { responseSigned, assertionSigned: false };
+  const methods = Array.from(encrypted.getElementsByTagNameNS(XENC, 'EncryptionMethod'));
+  const content = methods.filter((m) => (m.parentNode as Element | null)?.localName === 'EncryptedData');
+  const transport = methods.filter((m) => (m.parentNode as Element | null)?.localName === 'EncryptedKey');
+  // Threat: RSA PKCS #1 v1.5 key transport (Bleichenbacher's oracle) and 3DES, which the decryption
+  // library would otherwise accept.
+  if (
+    content.length !== 1 ||
+    !CONTENT_ALGORITHMS.includes(content[0]!.getAttribute('Algorithm') ?? '') ||
+    transport.length !== 1 ||
+    transport[0]!.getAttribute('Algorithm') !== KEY_TRANSPORT
+  )
+    throw new SamlCheckError(
+      ENCRYPTED_REFUSED,
+      `EncryptedAssertion algorithms not accepted (content ${content.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'}; key transport ${transport.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'})`,
+    );
   const causes: string[] = [];
   for (const key of await decryptionKeys()) {
     let decrypted: string;
@@ -81,7 +113,7 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
     return { responseSigned, assertionSigned, decryptionKey: key };
   }
   throw new SamlCheckError(
-    'the encrypted assertion cannot be decrypted with Assent’s encryption keys',
+    ENCRYPTED_REFUSED,
     `no published encryption key decrypts the EncryptedAssertion (${causes.join('; ')})`,
   );
 }
