@@ -34,17 +34,15 @@ export class SamlMetadataService {
       throw new NotFound('Organisation not found');
     const sp = this.configs.endpoints(orgId);
     const settings = await this.configs.settings(orgId);
-    const key = await this.keys.current();
     const xml = generateServiceProviderMetadata({
       issuer: sp.spEntityId,
       callbackUrl: sp.acsUrl,
       logoutCallbackUrl: sp.spSloUrl,
       identifierFormat: settings?.nameIdFormat ?? PERSISTENT,
       wantAssertionsSigned: true,
-      privateKey: key.privateKey,
-      publicCerts: await this.keys.certificates(),
     });
-    // The truth about this organisation: node-saml says AuthnRequestsSigned="true" whenever it has a key.
+    // Keys and AuthnRequestsSigned are Assent's own: node-saml publishes one encryption key at most,
+    // and says AuthnRequestsSigned="true" whenever it is given a signing key.
     return withKeyDescriptors(xml, {
       authnRequestsSigned: settings?.signAuthnRequests ?? true,
       signing: await this.keys.certificates('signing'),
