@@ -1,6 +1,7 @@
 /**
- * The master key and envelope sealing of secrets at rest (signing keys, API keys, later IdP
- * client secrets). ASVS 5.0 V11.2 / V13.3: secrets at rest are encrypted with an approved AEAD.
+ * The master key and envelope sealing of secrets at rest (signing keys, the SAML SP keys, the
+ * external IdP's client secret, the wallet verifier's key, the push credentials, kept IdP tokens and
+ * sessions). ASVS 5.0 V11.2 / V13.3: secrets at rest are encrypted with an approved AEAD.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

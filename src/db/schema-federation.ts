@@ -92,15 +92,21 @@ export const federatedIdentities = pgTable(
 );
 
 /** The provider's ID token of one Assent session (token family), sealed; deleted at logout. */
-export const federationSessions = pgTable('federation_sessions', {
-  // Deleting a session (account deletion) deletes its ID token with it.
-  familyId: uuid('family_id')
-    .primaryKey()
-    .references(() => tokenFamilies.id, { onDelete: 'cascade' }),
-  orgId: uuid('org_id').notNull(),
-  idTokenSealed: text('id_token_sealed').notNull(),
-  createdAt: tz('created_at').notNull().defaultNow(),
-});
+export const federationSessions = pgTable(
+  'federation_sessions',
+  {
+    // Deleting a session (account deletion) deletes its ID token with it.
+    familyId: uuid('family_id')
+      .primaryKey()
+      .references(() => tokenFamilies.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    /** The session's user: an IdP's LogoutRequest names a subject, whose sessions are found by it. */
+    userId: uuid('user_id'),
+    idTokenSealed: text('id_token_sealed').notNull(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('federation_sessions_user').on(t.orgId, t.userId)],
+);
 
 /** The organisation audit log: who changed what, when; never a secret (ASVS 5.0 V16.2.1). */
 export const orgAuditLog = pgTable(

@@ -60,11 +60,15 @@ export const samlSpKeyPairs = pgTable(
   ],
 );
 
-/** The IDs of AuthnRequests and LogoutRequests Assent sent (node-saml's cache, shared by every replica). */
+/**
+ * The IDs of AuthnRequests and LogoutRequests Assent sent (shared by every replica), with their kind
+ * (`authn` or `logout`): a Response answers only an AuthnRequest, a LogoutResponse only a LogoutRequest.
+ */
 export const samlRequests = pgTable(
   'saml_requests',
   {
     requestId: text('request_id').primaryKey(),
+    kind: text('kind').notNull().default('authn'),
     expiresAt: tz('expires_at').notNull(),
   },
   (t) => [index('saml_requests_expires').on(t.expiresAt)],

@@ -150,7 +150,7 @@ export class Exchange {
     const clientId = await identity.resolveClient(undefined);
     const { token, lastVisit } = await identity.openSession(userId, clientId);
     const { sid } = await tokens.verify(token.access_token, TokenType.access);
-    if (idTokenSealed && sid) await store.insertSession(db, { familyId: sid, orgId, idTokenSealed });
+    if (idTokenSealed && sid) await store.insertSession(db, { familyId: sid, orgId, userId, idTokenSealed });
     const user = await identity.userRecord(userId, true);
     user.LastVisit = lastVisit.toISOString();
     return { User: user, Token: token };

@@ -148,9 +148,21 @@ export async function link(
 /** Keeps the provider's ID token (sealed) for one Assent session. */
 export async function insertSession(
   db: Executor,
-  row: { familyId: string; orgId: string; idTokenSealed: string },
+  row: { familyId: string; orgId: string; userId: string; idTokenSealed: string },
 ): Promise<void> {
   await db.insert(federationSessions).values(row).onConflictDoNothing();
+}
+
+/** The user's federated sessions of the organisation (index `federation_sessions_user`). */
+export async function userSessions(
+  db: Executor,
+  orgId: string,
+  userId: string,
+): Promise<{ familyId: string; idTokenSealed: string }[]> {
+  return db
+    .select({ familyId: federationSessions.familyId, idTokenSealed: federationSessions.idTokenSealed })
+    .from(federationSessions)
+    .where(and(eq(federationSessions.orgId, orgId), eq(federationSessions.userId, userId)));
 }
 
 /** Removes and returns the session's sealed ID token, or null. */

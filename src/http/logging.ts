@@ -24,8 +24,12 @@ const SECRET_FIELDS = [
   'cookie',
 ];
 
-/** Query parameters whose values are replaced in logged URLs. */
-const SECRET_QUERY = /([?&](?:code|token|access_token|refresh_token|id_token|state|nonce|password)=)[^&#]*/gi;
+/**
+ * Query parameters whose values are replaced in logged URLs: secrets, and the SAML messages of the
+ * HTTP-Redirect binding (`SAMLRequest`, `SAMLResponse`), which name the user (NameID, personal data).
+ */
+const SECRET_QUERY =
+  /([?&](?:code|token|access_token|refresh_token|id_token|state|nonce|password|SAMLRequest|SAMLResponse)=)[^&#]*/gi;
 
 /**
  * Redacts secret query parameters from a URL for logging.

@@ -250,7 +250,7 @@ export const ACCESS_POLICY = {
   },
   'federation.saml.logout-callback': {
     credential: 'none',
-    who: 'anyone (the browser coming back from the IdP’s logout)',
+    who: 'anyone (the browser carrying the IdP’s signed LogoutResponse or LogoutRequest)',
   },
   // Relying parties are a security setting like the IdP configuration: Owner or Admin only, reads included.
   'oidc.clients.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },

@@ -1,6 +1,7 @@
 /**
- * Requests Assent makes to URLs that an organisation admin configured (webhooks; later the
- * federation issue's IdP endpoints). Server-side request forgery is the threat (OWASP ASVS 5.0
+ * Requests Assent makes to URLs that an organisation admin configured (webhooks, the external
+ * OpenID provider's and SAML IdP's endpoints and metadata, wallet credentials' status lists).
+ * Server-side request forgery is the threat (OWASP ASVS 5.0
  * V1.3.6, V13.2.4): an admin must not be able to make Assent reach its own network. So every request
  * - goes only to the configured URL's host;
  * - resolves that host once, checks every address against loopback, private, link-local and the

@@ -42,6 +42,8 @@ export interface SpDescription {
   certificate: string;
   /** PEM certificate to encrypt assertions to (`assertion.encryption`); unencrypted when absent. */
   encryptionCertificate?: string;
+  /** The binding the IdP sends its logout messages to the SP on (default HTTP-Redirect). */
+  sloBinding?: 'HTTP-Redirect' | 'HTTP-POST';
 }
 
 /** A running SimpleSAMLphp. */
@@ -105,7 +107,7 @@ $metadata['urn:test:idp'] = ['host' => '__DEFAULT__', 'privatekey' => 'idp.key',
     `<?php
 $metadata[${php(sp.entityId)}] = [
   'AssertionConsumerService' => ${php(sp.acsUrl)},
-  'SingleLogoutService' => ${php(sp.sloUrl)},
+  'SingleLogoutService' => [['Binding' => ${php(`urn:oasis:names:tc:SAML:2.0:bindings:${sp.sloBinding ?? 'HTTP-Redirect'}`)}, 'Location' => ${php(sp.sloUrl)}]],
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'simplesaml.nameidattribute' => 'uid',
   ${sp.encryptionCertificate ? `'keys' => [${keyEntry(sp.certificate, 'signing')}, ${keyEntry(sp.encryptionCertificate, 'encryption')}], 'assertion.encryption' => true,` : `'certificate' => 'sp.crt',`}

@@ -67,7 +67,7 @@ export const SamlBody = Type.Object({
   allowUnsolicited: Type.Boolean(),
   spEntityId: Type.String({ description: 'Assent’s entity ID: its metadata URL' }),
   acsUrl: Type.String({ description: 'AssertionConsumerService (HTTP-POST)' }),
-  spSloUrl: Type.String({ description: 'SingleLogoutService (HTTP-Redirect)' }),
+  spSloUrl: Type.String({ description: 'SingleLogoutService (HTTP-Redirect and HTTP-POST)' }),
 });
 
 /** A complete configuration, as stored. */

@@ -1,12 +1,18 @@
 /**
- * Single logout, SP-initiated, HTTP-Redirect binding (SAML 2.0 Profiles §4.4; Bindings §3.4):
- * `POST …/idp/saml/logout` revokes the caller's Assent session at once, then answers the IdP's
- * SingleLogoutService URL with a signed LogoutRequest naming the session's NameID and SessionIndex,
- * for the app to open in the browser (the IdP's session lives in the browser's cookie, so only the
- * browser can end it; docs/federation.md "SAML 2.0"). The IdP then sends the browser to
- * `…/idp/saml/logout/callback` with its LogoutResponse, which Assent checks (Issuer, InResponseTo a
- * LogoutRequest it sent, the signature when there is one) before sending the browser on to the
- * app's registered URI, if one was named.
+ * Single logout (SAML 2.0 Profiles §4.4; docs/federation.md "SAML 2.0"), at Assent's one
+ * SingleLogoutService `…/idp/saml/logout/callback`, on the HTTP-Redirect (GET) and HTTP-POST (POST)
+ * bindings (Bindings §3.4, §3.5), the two the SP metadata advertises:
+ * - SP-initiated: `POST …/idp/saml/logout` revokes the caller's Assent session at once, then answers
+ *   the IdP's SingleLogoutService URL with a signed LogoutRequest naming the session's NameID and
+ *   SessionIndex, for the app to open in the browser (the IdP's session lives in the browser's
+ *   cookie, so only the browser can end it). The IdP's LogoutResponse comes back to the SLO
+ *   endpoint: it must be signed by the IdP (Profiles §4.4.4.2), issued by it, addressed to the SLO
+ *   endpoint (Destination), successful, and answer a LogoutRequest Assent sent (`InResponseTo`, a
+ *   `saml_requests` row of kind `logout`, taken once). The browser then goes on to the app's
+ *   registered URI named at the start, if any.
+ * - IdP-initiated: a signed LogoutRequest from the IdP ends the sessions it names (`idp-logout.ts`).
+ * Every refused message is logged (warn, `SAML logout message refused`) with the organisation, the
+ * binding, the message type and the failed check, never the message; the answer is a 400 naming the check.
  */
 import type { Profile } from '@node-saml/node-saml';
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,15 +25,29 @@ import { rolesInOrganisation } from '../../orgs/membership.js';
 import { isId } from '../../util/ids.js';
 import * as fedStore from '../store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
-import { describeFailure } from './checks.js';
+import { IdpLogout, type IdpLogoutOutcome } from './idp-logout.js';
+import { type LogoutParameter, LogoutRefusal, readPost, readRedirect } from './logout-binding.js';
+import { checkEnvelope, type Expected, statusOf } from './logout-checks.js';
 import type { SamlSession } from './response.js';
 import type { SamlConfigService } from './service.js';
 import { DbRequestCache, serviceProvider } from './sp.js';
 import type { SpKeys } from './sp-keys.js';
+import * as store from './store.js';
+
+/** A logout message as it arrived: the HTTP-Redirect binding's query, or the HTTP-POST binding's form. */
+export type LogoutMessage =
+  | { binding: 'HTTP-Redirect'; fields: Record<string, string | undefined>; rawQuery: string }
+  | { binding: 'HTTP-POST'; fields: Record<string, string | undefined> };
+
+/** Where the browser goes after a logout message: a URL (303), or a JSON answer `{ LoggedOut }`. */
+export type LogoutOutcome = IdpLogoutOutcome;
+
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
 /** Ends SAML-federated sessions (see the module comment). */
 export class SamlLogout {
   private readonly cache: DbRequestCache;
+  private readonly idp: IdpLogout;
 
   constructor(
     private readonly db: Db,
@@ -36,7 +56,9 @@ export class SamlLogout {
     private readonly keys: SpKeys,
     private readonly identity: IdentityService,
   ) {
-    this.cache = new DbRequestCache(db);
+    // The LogoutRequests' IDs are stored as kind `logout`: only a LogoutResponse can answer them.
+    this.cache = new DbRequestCache(db, 'logout');
+    this.idp = new IdpLogout(db, master, identity);
   }
 
   /**
@@ -81,26 +103,59 @@ export class SamlLogout {
   }
 
   /**
-   * Checks the IdP's LogoutResponse.
-   * @param query - the parsed query (`SAMLResponse`, `RelayState`, `SigAlg`, `Signature`).
-   * @param rawQuery - the query string as sent (the signature covers its exact bytes).
-   * @returns where to send the browser: the registered app URI of `RelayState`, or null.
-   * @throws {BadRequest} when the response is not a successful answer to a LogoutRequest Assent sent.
+   * Handles a message at the SingleLogoutService: a LogoutResponse to Assent's LogoutRequest, or
+   * the IdP's LogoutRequest (see the module comment).
+   * @param message - the binding and its fields (`SAMLResponse` or `SAMLRequest`, `RelayState`,
+   *   and on HTTP-Redirect `SigAlg`, `Signature` and the raw query the signature covers).
+   * @param log - the request's logger: each refusal is logged with its check, never the message.
+   * @returns for a LogoutResponse, the registered app URI of `RelayState` or `{ loggedOut: true }`;
+   *   for a LogoutRequest, the IdP's SLO URL with Assent's signed LogoutResponse.
+   * @throws {NotFound} no IdP configured. @throws {BadRequest} the message is refused (nothing changes).
    */
-  async callback(orgId: string, query: Record<string, string>, rawQuery: string): Promise<string | null> {
-    if (!isId(orgId)) throw new NotFound('No SAML identity provider is configured for this organisation');
-    const settings = await this.configs.settings(orgId);
+  async receive(orgId: string, message: LogoutMessage, log: FastifyBaseLogger): Promise<LogoutOutcome> {
+    const settings = isId(orgId) ? await this.configs.settings(orgId) : null;
     if (!settings) throw new NotFound('No SAML identity provider is configured for this organisation');
-    const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
-      sign: false,
-    });
+    const { fields } = message;
+    if ((fields.SAMLRequest === undefined) === (fields.SAMLResponse === undefined))
+      throw new BadRequest('Send one of SAMLRequest or SAMLResponse', 'invalid_request');
+    const parameter: LogoutParameter = fields.SAMLRequest !== undefined ? 'SAMLRequest' : 'SAMLResponse';
+    const type = parameter === 'SAMLRequest' ? 'LogoutRequest' : 'LogoutResponse';
+    const sp = this.configs.endpoints(orgId);
+    const expected: Expected = { issuer: settings.entityId, destination: sp.spSloUrl };
     try {
-      const { loggedOut } = await sp.validateRedirectAsync(query, rawQuery);
-      if (!loggedOut) throw new Error('not a LogoutResponse');
+      const verified =
+        message.binding === 'HTTP-Redirect'
+          ? readRedirect(message.rawQuery, parameter, settings.signingCertificates)
+          : readPost(fields, parameter, settings.signingCertificates);
+      if (parameter === 'SAMLRequest')
+        return await this.idp.answer(orgId, settings, sp, await this.keys.current(), verified, log);
+      await this.checkResponse(verified.root, expected);
+      const relayState = verified.relayState;
+      return relayState && (await fedStore.isRedirectUri(this.db, orgId, relayState))
+        ? { location: relayState }
+        : { loggedOut: true };
     } catch (err) {
-      throw new BadRequest(`Logout response refused: ${describeFailure(err)}`, 'invalid_request');
+      if (!(err instanceof LogoutRefusal)) throw err;
+      // The operator sees why (the check), never the message: it names the user (NameID).
+      log.warn({ orgId, binding: message.binding, type, check: err.message }, 'SAML logout message refused');
+      throw new BadRequest(`${type} refused: ${err.message}`, 'invalid_request');
     }
-    const relayState = query.RelayState;
-    return relayState && (await fedStore.isRedirectUri(this.db, orgId, relayState)) ? relayState : null;
+  }
+
+  /**
+   * Checks a verified LogoutResponse (Profiles §4.4.4.2; Core §3.2.2): envelope, an `InResponseTo`
+   * naming a LogoutRequest Assent sent and not yet answered (taken now, so a replay fails), Success.
+   * @throws {LogoutRefusal} naming the failed check.
+   */
+  private async checkResponse(root: Element, expected: Expected): Promise<void> {
+    checkEnvelope(root, expected);
+    const inResponseTo = root.getAttribute('InResponseTo');
+    // Threat: an unsolicited or replayed LogoutResponse driving the browser (Profiles §4.4.4.2).
+    if (!inResponseTo) throw new LogoutRefusal('the LogoutResponse answers no request (InResponseTo)');
+    if (!(await store.takeRequest(this.db, inResponseTo, 'logout')))
+      throw new LogoutRefusal(
+        'the LogoutResponse does not answer a pending LogoutRequest Assent sent (InResponseTo unknown, expired or used)',
+      );
+    if (statusOf(root) !== SUCCESS) throw new LogoutRefusal('the identity provider reports its logout failed (Status)');
   }
 }

@@ -5,9 +5,11 @@
  * - `GET …/idp/saml/metadata`: Assent's SP metadata (its entity ID is this URL)
  * - `GET …/idp/saml/authorize`, `POST …/idp/saml/acs`: the browser's round trip; the code is
  *   redeemed at `POST …/idp/open-id/exchange`
- * - `POST …/idp/saml/logout`, `GET …/idp/saml/logout/callback`: single logout
+ * - `POST …/idp/saml/logout`, `GET|POST …/idp/saml/logout/callback`: single logout (HTTP-Redirect and
+ *   HTTP-POST bindings)
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../http/auth.js';
 import { absentBodyAsEmpty } from '../../http/body-keys.js';
@@ -16,7 +18,8 @@ import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';
 import type { SamlBroker } from './broker.js';
 import { MAX_RESPONSE_CHARS } from './broker.js';
 import { SamlBody, SamlInput } from './config.js';
-import type { SamlLogout } from './logout.js';
+import type { LogoutOutcome, SamlLogout } from './logout.js';
+import { MAX_LOGOUT_CHARS } from './logout-binding.js';
 import type { SamlConfigService } from './service.js';
 import type { SamlMetadataService } from './sp-metadata.js';
 
@@ -154,24 +157,59 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       return reply.code(204).send(null);
     },
   });
+  const sloSummary =
+    'SingleLogoutService: the IdP’s signed LogoutResponse (303 to the app URI, or 200) or LogoutRequest ' +
+    '(303 to the IdP with Assent’s signed LogoutResponse)';
+  const sloResponse = { 200: Type.Object({ LoggedOut: Type.Boolean() }), 303: Type.Null(), ...errors(400, 404) };
+  const message = {
+    SAMLRequest: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_LOGOUT_CHARS })),
+    SAMLResponse: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_LOGOUT_CHARS })),
+    RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
+  };
+  const answer = (outcome: LogoutOutcome, reply: FastifyReply) =>
+    'location' in outcome ? reply.redirect(outcome.location, 303) : reply.send({ LoggedOut: outcome.loggedOut });
   app.get(`${path}/logout/callback`, {
     config: { operation: 'federation.saml.logout-callback' },
     schema: {
       tags,
-      summary: 'SingleLogoutService (HTTP-Redirect): the IdP’s LogoutResponse; 303 to the app URI, or 200',
+      summary: `${sloSummary}; HTTP-Redirect binding`,
       params: OrgParams,
       querystring: Type.Object({
-        SAMLResponse: Type.String({ minLength: 1, maxLength: 100_000 }),
-        RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
+        ...message,
         SigAlg: Type.Optional(Type.String({ maxLength: 200 })),
         Signature: Type.Optional(Type.String({ maxLength: 2000 })),
       }),
-      response: { 200: Type.Object({ LoggedOut: Type.Boolean() }), 303: Type.Null(), ...errors(400, 404) },
+      response: sloResponse,
     },
     handler: async (req, reply) => {
-      const raw = req.raw.url?.split('?')[1] ?? '';
-      const to = await logout.callback(req.params.organizationID, req.query, raw);
-      return to ? reply.redirect(to, 303) : { LoggedOut: true };
+      // The signature covers the query's octets as sent: everything after the first "?".
+      const url = req.raw.url ?? '';
+      const rawQuery = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+      const outcome = await logout.receive(
+        req.params.organizationID,
+        { binding: 'HTTP-Redirect', fields: req.query, rawQuery },
+        req.log,
+      );
+      return answer(outcome, reply);
+    },
+  });
+  app.post(`${path}/logout/callback`, {
+    config: { operation: 'federation.saml.logout-callback' },
+    bodyLimit: 256 * 1024,
+    schema: {
+      tags,
+      summary: `${sloSummary}; HTTP-POST binding (form)`,
+      params: OrgParams,
+      body: Type.Object(message),
+      response: sloResponse,
+    },
+    handler: async (req, reply) => {
+      const outcome = await logout.receive(
+        req.params.organizationID,
+        { binding: 'HTTP-POST', fields: req.body },
+        req.log,
+      );
+      return answer(outcome, reply);
     },
   });
 };

@@ -1,6 +1,6 @@
 /**
  * Assent's SP metadata for one organisation (SAML 2.0 Metadata §2.4.4): entity ID (the metadata's
- * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect), the NameID
+ * own URL), AssertionConsumerService (HTTP-POST), SingleLogoutService (HTTP-Redirect and HTTP-POST), the NameID
  * format asked for, and the signing and encryption certificates (`sp-keys.ts`, `sp-metadata-keys.ts`). It is public, like a JWKS: an IdP
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
@@ -10,6 +10,7 @@ import { NotFound } from '../../http/errors.js';
 import { rolesInOrganisation } from '../../orgs/membership.js';
 import { isId } from '../../util/ids.js';
 import { PERSISTENT } from './config.js';
+import { withSloBindings } from './logout-binding.js';
 import type { SamlConfigService } from './service.js';
 import type { SpKeys } from './sp-keys.js';
 import { withKeyDescriptors } from './sp-metadata-keys.js';
@@ -43,7 +44,7 @@ export class SamlMetadataService {
     });
     // Keys and AuthnRequestsSigned are Assent's own: node-saml publishes one encryption key at most,
     // and says AuthnRequestsSigned="true" whenever it is given a signing key.
-    return withKeyDescriptors(xml, {
+    return withKeyDescriptors(withSloBindings(xml), {
       authnRequestsSigned: settings?.signAuthnRequests ?? true,
       signing: await this.keys.certificates('signing'),
       encryption: await this.keys.certificates('encryption'),

@@ -21,17 +21,21 @@ export const REQUEST_TTL_MS = 600_000;
  * ID answers one response only.
  */
 export class DbRequestCache implements CacheProvider {
-  constructor(private readonly db: Db) {}
+  /** @param kind - what the requests sent through this cache are: AuthnRequests or LogoutRequests. */
+  constructor(
+    private readonly db: Db,
+    private readonly kind: store.RequestKind = 'authn',
+  ) {}
 
   /** Stores `key` (a request ID); `value` is its IssueInstant. */
   async saveAsync(key: string, value: string) {
-    await store.saveRequest(this.db, key, new Date(Date.now() + REQUEST_TTL_MS));
+    await store.saveRequest(this.db, key, new Date(Date.now() + REQUEST_TTL_MS), this.kind);
     return { value, createdAt: Date.now() };
   }
 
   /** The time the request was sent (ISO 8601; node-saml compares it with the TTL), or null. */
   async getAsync(key: string): Promise<string | null> {
-    return (await store.hasRequest(this.db, key)) ? new Date().toISOString() : null;
+    return (await store.hasRequest(this.db, key, this.kind)) ? new Date().toISOString() : null;
   }
 
   /** Forgets `key`. */

@@ -101,18 +101,26 @@ export async function activateStagedSpKey(db: Executor, use: SpKeyUse): Promise<
   return true;
 }
 
+/** What a sent request asked for: a sign-in (AuthnRequest) or a logout (LogoutRequest). */
+export type RequestKind = 'authn' | 'logout';
+
 /** Records a request ID Assent sent, and drops expired ones. */
-export async function saveRequest(db: Executor, requestId: string, expiresAt: Date): Promise<void> {
+export async function saveRequest(
+  db: Executor,
+  requestId: string,
+  expiresAt: Date,
+  kind: RequestKind = 'authn',
+): Promise<void> {
   await db.delete(samlRequests).where(lt(samlRequests.expiresAt, sql`now()`));
-  await db.insert(samlRequests).values({ requestId, expiresAt }).onConflictDoNothing();
+  await db.insert(samlRequests).values({ requestId, kind, expiresAt }).onConflictDoNothing();
 }
 
-/** Whether `requestId` was sent and has not expired or been used. */
-export async function hasRequest(db: Executor, requestId: string): Promise<boolean> {
+/** Whether `requestId` was sent as a request of `kind` and has not expired or been used. */
+export async function hasRequest(db: Executor, requestId: string, kind: RequestKind = 'authn'): Promise<boolean> {
   const [row] = await db
     .select({ expiresAt: samlRequests.expiresAt })
     .from(samlRequests)
-    .where(eq(samlRequests.requestId, requestId));
+    .where(and(eq(samlRequests.requestId, requestId), eq(samlRequests.kind, kind)));
   return row !== undefined && row.expiresAt.getTime() > Date.now();
 }
 
@@ -121,6 +129,20 @@ export async function removeRequest(db: Executor, requestId: string): Promise<bo
   const gone = await db
     .delete(samlRequests)
     .where(eq(samlRequests.requestId, requestId))
+    .returning({ id: samlRequests.requestId });
+  return gone.length > 0;
+}
+
+/**
+ * Takes a request ID of `kind` that has not expired: true once, false ever after (single use, on
+ * every replica, since the row is deleted in the same statement).
+ */
+export async function takeRequest(db: Executor, requestId: string, kind: RequestKind): Promise<boolean> {
+  const gone = await db
+    .delete(samlRequests)
+    .where(
+      and(eq(samlRequests.requestId, requestId), eq(samlRequests.kind, kind), sql`${samlRequests.expiresAt} > now()`),
+    )
     .returning({ id: samlRequests.requestId });
   return gone.length > 0;
 }
