@@ -73,3 +73,37 @@ describe('days optional on the single-attribute PATCH (docs/api.md)', () => {
     }
   });
 });
+
+/** Carol's newest consent history event, as the history API answers it. */
+async function lastEvent() {
+  const history = await call(`${consentsUrl(s.t, s.org, 'carol')}/history`, { token: s.org.tokens.carol });
+  expect(history.status).toBe(200);
+  return history.body.Events[0];
+}
+
+describe('days belong to AskMe (docs/api.md "AskMe with days")', () => {
+  it('{"Consented":"Allow","Days":45} (the bb-consent dashboard’s AskMe control) is AskMe for 45 days, in the record and its history', async () => {
+    const { res, status, consented } = await patchAndRead({ Consented: 'Allow', Days: 45 });
+    expect(res.status).toBe(200);
+    expect(status).toMatchObject({ Consent: 'AskMe', Consented: 'AskMe', Days: 45, Remaining: 45 });
+    expect(consented).toBe(1);
+    expect(await lastEvent()).toMatchObject({
+      AttributeID: s.org.marketing.email,
+      NewValue: 'AskMe',
+      NewDays: 45,
+    });
+  });
+
+  it('{"consented":"Disallow","days":7} stores Disallow with no days, in the record and its history', async () => {
+    const { res, status, consented } = await patchAndRead({ consented: 'Disallow', days: 7 });
+    expect(res.status).toBe(200);
+    expect(status).toMatchObject({ Consent: 'Disallow', Consented: 'Disallow', Days: 0, Remaining: 0 });
+    expect(consented).toBe(0);
+    expect(await lastEvent()).toMatchObject({ NewValue: 'Disallow', NewDays: 0 });
+  });
+
+  it('{"consented":"Allow","days":0} stays a plain Allow', async () => {
+    const { status } = await patchAndRead({ consented: 'Allow', days: 0 });
+    expect(status).toMatchObject({ Consent: 'Allow', Days: 0 });
+  });
+});

@@ -288,4 +288,36 @@ describe('assent import: consentHistory', { timeout: 180_000 }, () => {
     );
     expect(await consentRows()).toBe(before);
   });
+  it('an imported Allow with days is AskMe for those days, and a Disallow with days keeps none (docs/api.md "AskMe with days")', async () => {
+    const dora = {
+      username: 'dora@hist.example',
+      password: 'hist-dora-passphrase',
+      name: 'Dora',
+      consentHistory: [
+        { purpose: 'marketing', attribute: 'email', value: 'Allow', days: 45, at: ago(2) },
+        { purpose: 'marketing', attribute: 'phone', value: 'Disallow', days: 7, at: ago(1) },
+      ],
+    };
+    const later = { purpose: 'marketing', attribute: 'phone', value: 'Allow', at: ago(1) };
+    const res = await importFile(file([...ANN, later], BEN, [dora]));
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout).organisations.hist;
+    expect(out.consentHistory).toEqual({ recorded: 2, skipped: 6 });
+    await withServer(async (server) => {
+      const login = await call(`${server.base}/v1.1/users/login`, { body: dora });
+      const token = login.body.Token.access_token;
+      const url = `${server.base}/organizations/${ids.id}/users/${out.users[dora.username]}/consents`;
+      const record = await call(url, { token });
+      const marketing = record.body.ConsentsAndPurposes.find((p: any) => p.Purpose.ID === ids.purposes.marketing.id);
+      const status = (key: string) =>
+        marketing.Consents.find((a: any) => a.ID === ids.purposes.marketing.attributes[key]).Status;
+      expect(status('email')).toMatchObject({ Consent: 'AskMe', Days: 45, Remaining: 43 });
+      expect(status('phone')).toMatchObject({ Consent: 'Disallow', Days: 0 });
+      const events = (await call(`${url}/history`, { token })).body.Events.reverse();
+      expect(events.map((e: any) => [e.NewValue, e.NewDays])).toEqual([
+        ['AskMe', 45],
+        ['Disallow', 0],
+      ]);
+    });
+  });
 });

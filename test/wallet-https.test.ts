@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/assent.js';
 import { freshStore, runCli, type ServeProcess, startServe, type TestStore, writeFile } from './helpers/cli.js';
 import { authParams, Browser, followToRp, RP_CALLBACK, WALLET_CLAIMS } from './helpers/provider.js';
+import { waitFor } from './helpers/receiver.js';
 import { startTlsProxy, type TlsProxy, trustingFetch } from './helpers/tls.js';
 import { authorizationRequest, beginSignIn, pageStatus } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';
@@ -74,7 +75,12 @@ beforeAll(async () => {
   const port = await freePort();
   const publicUrl = `https://localhost:${port}`;
   let orgId: string;
-  ({ store, serve, orgId, secret } = await deploy(pki, { ASSENT_PUBLIC_URL: publicUrl, ASSENT_TRUST_PROXY: 'true' }));
+  ({ store, serve, orgId, secret } = await deploy(pki, {
+    ASSENT_PUBLIC_URL: publicUrl,
+    ASSENT_TRUST_PROXY: 'true',
+    // The access log (one line per request, with its URL) is read by the same-device test.
+    LOG_LEVEL: 'info',
+  }));
   proxy = await startTlsProxy(port, tlsCert, serve.url);
   issuer = `${proxy.origin}/v3/service/extension/oidc/${orgId}`;
   httpsFetch = trustingFetch(tlsCa.pem);
@@ -130,6 +136,21 @@ describe('wallet sign-in over HTTPS: assent serve behind a TLS-terminating proxy
     // Same-device: the wallet's redirect_uri in the browser that opened /auth.
     const callback = await followToRp(flow.browser, answer.body.redirect_uri);
     expect(callback.searchParams.get('iss')).toBe(issuer);
+    // The access log has the return's line, without its response_code: a bearer secret of this
+    // sign-in, which a log reader could otherwise complete (docs/wallet.md "The sign-in page").
+    const responseCode = new URL(answer.body.redirect_uri).searchParams.get('response_code')!;
+    // The child's log reaches us through a pipe: wait for the line rather than assume it is there.
+    const returns = await waitFor(
+      async () =>
+        serve
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes(`/interaction/${flow.uid}/wallet-return`)),
+      (lines) => lines.length > 0,
+    );
+    expect(returns.length).toBeGreaterThan(0);
+    for (const line of returns) expect(line).toContain('response_code=[redacted]');
+    expect(serve.stdout() + serve.stderr()).not.toContain(responseCode);
     const tokens = await oidc.authorizationCodeGrant(config, callback, {
       pkceCodeVerifier: verifier,
       expectedState: state,

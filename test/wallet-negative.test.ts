@@ -260,4 +260,24 @@ describe('wallet errors and malformed posts', () => {
       expect(res.headers.get('content-type')).toContain('application/json');
     }
   });
+
+  it('the response endpoint’s limits (docs/wallet.md): response or vp_token over 200,000 characters is a 400, a body over 256 KiB a 413', async () => {
+    const url = `${h.issuerOf()}/oid4vp/response`;
+    const post = (body: string) =>
+      fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    for (const field of ['response', 'vp_token']) {
+      const res = await post(`state=x&${field}=${'a'.repeat(200_001)}`);
+      expect(res.status, field).toBe(400);
+      expect(await res.json(), field).toMatchObject({ error: 'invalid_request' });
+    }
+    // 200,000 characters pass the size check (and are then refused for what they are).
+    const atLimit = await post(`state=x&vp_token=${'a'.repeat(200_000)}`);
+    expect(atLimit.status).toBe(400);
+    expect(((await atLimit.json()) as { error_description: string }).error_description).not.toMatch(
+      /200000|must NOT have more/,
+    );
+    const tooLarge = await post(`state=x&filler=${'a'.repeat(256 * 1024)}`);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('content-type')).toContain('application/json');
+  });
 });

@@ -213,6 +213,38 @@ describe('wallet settings admin API', () => {
     expect((await audit()).length).toBe(unchanged);
   });
 
+  it('deepLinkScheme: a scheme that could run script, open local content or go in clear text is a 400 naming the field, and changes nothing', async () => {
+    expect((await put({ ...valid(), deepLinkScheme: 'haip-vp://' })).status).toBe(200);
+    const before = await storedRow();
+    for (const scheme of [
+      'javascript://',
+      'JavaScript://',
+      'data://',
+      'vbscript://',
+      'file://',
+      'blob:',
+      'about:',
+      'http://',
+      'http://wallet.example/cb',
+      'https://',
+    ]) {
+      const res = await put({ ...valid(), deepLinkScheme: scheme });
+      expect(res.status, scheme).toBe(400);
+      expect(res.body.Message, scheme).toMatch(/^.*deepLinkScheme: /);
+    }
+    expect(await storedRow()).toEqual(before);
+  });
+
+  it('deepLinkScheme: custom schemes and an https universal link are accepted; the page’s deep link uses it', async () => {
+    for (const scheme of ['openid4vp://', 'haip://', 'eudi-openid4vp://', 'https://wallet.example/openid4vp']) {
+      const res = await put({ ...valid(), deepLinkScheme: scheme });
+      expect(res.status, scheme).toBe(200);
+      expect(res.body.deepLinkScheme).toBe(scheme);
+      const page = await walletPage();
+      expect(parsePage(page.body).deepLink!.startsWith(`${scheme}?`), scheme).toBe(true);
+    }
+  });
+
   it('DELETE stops wallet sign-in at once, audited; a second DELETE is 404', async () => {
     expect((await call(url(), { method: 'DELETE', token: tokens.owner })).status).toBe(204);
     expect((await call(url(), { method: 'DELETE', token: tokens.owner })).status).toBe(404);
@@ -291,5 +323,22 @@ describe('assent import: wallet', { timeout: 120_000 }, () => {
       '$.organisations[0].wallet.verifierPrivateKey: an import file carries no secret',
     );
     expect(await store.query(`select 1 from organisations where key = 'other'`)).toHaveLength(0);
+  });
+
+  it('a dangerous deepLinkScheme is refused naming its JSON path, and nothing is written', async () => {
+    for (const scheme of ['javascript://', 'data://', 'file://', 'blob:', 'http://']) {
+      const res = await importFile({
+        organisations: [
+          {
+            key: 'schemes',
+            name: 'Schemes',
+            wallet: { generateVerifierKey: true, trustedIssuerCertificates: [pki.root.pem], deepLinkScheme: scheme },
+          },
+        ],
+      });
+      expect(res.code, scheme).toBe(1);
+      expect(res.stderr + res.stdout, scheme).toContain('$.organisations[0].wallet.deepLinkScheme: ');
+    }
+    expect(await store.query(`select 1 from organisations where key = 'schemes'`)).toHaveLength(0);
   });
 });

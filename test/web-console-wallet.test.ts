@@ -118,14 +118,20 @@ describe('input the service refuses shows beside the form with its 4xx, and chan
     ['a DCQL query that is not JSON', async () => ({ dcqlquery: '{"credentials": [' })],
     ['a poisoned claim mapping', async () => ({ claimmapping: '{"__proto__": {"x": ["y"]}}' })],
     ['an http deep-link scheme', async () => ({ deeplinkscheme: 'https://' })],
+    ['a javascript: deep-link scheme', async () => ({ deeplinkscheme: 'javascript://' })],
+    ['a data: deep-link scheme', async () => ({ deeplinkscheme: 'data://' })],
+    ['a vbscript: deep-link scheme', async () => ({ deeplinkscheme: 'vbscript://' })],
+    ['a file: deep-link scheme', async () => ({ deeplinkscheme: 'file://' })],
     ['a private key that does not match the chain', async () => ({ verifierkey: (await selfSigned('x')).privatePem })],
   ])('%s', async (_name, change) => {
     const before = (await apiWallet()).body;
-    const { owner, values } = await shownForm(await change());
+    const over = await change();
+    const { owner, values } = await shownForm(over);
     const res = await owner.post(action(), values);
     expect(res.status).toBe(400);
     const html = await res.text();
     expect(walletSection(html)).toMatch(/<p class="error" role="alert">Invalid wallet settings: /);
+    if ('deeplinkscheme' in over) expect(walletSection(html)).toContain('deepLinkScheme: ');
     expect(html).not.toContain('PRIVATE KEY');
     expect((await apiWallet()).body).toEqual(before);
   });

@@ -18,7 +18,7 @@ import { appendEvents } from './evidence-store.js';
 import { lockRecords, recordedEvents, storedConsents } from './import-store.js';
 import { ChainSealer } from './sealer.js';
 import { type ConsentWrite, writeChange } from './store.js';
-import { type ConsentValue, defaultConsent, effectiveValue, expiryOf, type StoredConsent } from './values.js';
+import { type ConsentValue, choiceOf, defaultConsent, effectiveValue, expiryOf, type StoredConsent } from './values.js';
 
 /** The channel endpoint of every imported event. */
 export const IMPORT_ENDPOINT = 'import';
@@ -106,7 +106,9 @@ function draftHistory(
   h.events.forEach((e, i) => {
     const pa = key(e.purposeId, e.attributeId);
     const at = new Date(instant(e.at));
-    if (recorded.keys.has(eventKey(pa, at.getTime(), e.value, e.days))) {
+    // The API's rule for a value with days (an Allow with days is AskMe, a Disallow keeps none).
+    const { value, days } = choiceOf(e.value, e.days);
+    if (recorded.keys.has(eventKey(pa, at.getTime(), value, days))) {
       skipped += 1;
       return;
     }
@@ -125,24 +127,24 @@ function draftHistory(
       purposeId: e.purposeId,
       attributeId: e.attributeId,
       oldValue: effectiveValue(current, at),
-      newValue: e.value,
+      newValue: value,
       oldDays: current.days,
-      newDays: e.days,
+      newDays: days,
       occurredAt: at.toISOString(),
       actor,
       channel: { endpoint: IMPORT_ENDPOINT, userAgent: e.channel ?? '' },
       requestId,
     });
-    state.set(pa, { value: e.value, days: e.days, decidedAt: at, isDefault: false });
+    state.set(pa, { value, days, decidedAt: at, isDefault: false });
     finals.set(pa, {
       recordId: h.recordId,
       purposeId: e.purposeId,
       attributeId: e.attributeId,
       userId: h.userId,
-      value: e.value,
-      days: e.days,
+      value,
+      days,
       decidedAt: at,
-      expiresAt: expiryOf(e.value, e.days, at),
+      expiresAt: expiryOf(value, days, at),
     });
   });
   return { drafts, rows: [...finals.values()], problems, skipped };

@@ -172,7 +172,9 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
             Type.Integer({
               minimum: 0,
               maximum: MAX_DAYS,
-              description: 'days; 0 = no time limit (the default); sent alone (at least 1), AskMe for that many days',
+              description:
+                'days; 0 = no time limit (the default); sent alone (at least 1), or with Allow, AskMe for that many ' +
+                'days; not stored with Disallow',
             }),
           ),
         }),

@@ -31,15 +31,28 @@ export interface AttributeChoice {
 }
 
 /**
+ * A value with the days sent alongside it, as stored (docs/api.md "AskMe with days"): days belong to
+ * AskMe. An `Allow` with `days` ≥ 1 is AskMe for that many days (the bb-consent privacy dashboard's
+ * AskMe control sends `{"Consented":"Allow","Days":N}`), so it runs out like any AskMe; a `Disallow`
+ * stores no days; an `Allow` with 0 days is a plain Allow.
+ * @param value - the value as parsed.
+ * @param days - the days sent with it (days, 0 to `MAX_DAYS`; 0 = no time limit).
+ */
+export function choiceOf(value: ConsentValue, days: number): AttributeChoice {
+  if (value === 'Allow' && days >= 1) return { value: 'AskMe', days };
+  return { value, days: value === 'AskMe' ? days : 0 };
+}
+
+/**
  * The choice of a single-attribute PATCH body (SPEC 4.3; docs/api.md "`days` is optional"): `days`
  * defaults to 0; `{"days": N}` without `consented` is AskMe for N days (N ≥ 1), the iOS SDK's
- * slider.
+ * slider; a value sent with days is stored as `choiceOf` says.
  * @param consented - the value as sent, or undefined.
  * @param days - the days as sent (days, 0 to `MAX_DAYS`, checked by the schema), or undefined.
  * @throws {BadRequest} when neither is sent, when `days` alone is 0, or when the value is none of the three.
  */
 export function attributeChoice(consented: string | undefined, days: number | undefined): AttributeChoice {
-  if (consented !== undefined) return { value: parseConsentValue(consented), days: days ?? 0 };
+  if (consented !== undefined) return choiceOf(parseConsentValue(consented), days ?? 0);
   if (days === undefined) throw new BadRequest('The body must carry consented, days, or both');
   if (days < 1) throw new BadRequest('days alone means AskMe for that many days, so it must be at least 1');
   return { value: 'AskMe', days };

@@ -25,11 +25,14 @@ const SECRET_FIELDS = [
 ];
 
 /**
- * Query parameters whose values are replaced in logged URLs: secrets, and the SAML messages of the
- * HTTP-Redirect binding (`SAMLRequest`, `SAMLResponse`), which name the user (NameID, personal data).
+ * Query parameters whose values are replaced in logged URLs: secrets; the SAML messages of the
+ * HTTP-Redirect binding (`SAMLRequest`, `SAMLResponse`), which name the user (NameID, personal data);
+ * and `response_code`, the wallet's same-device return (OpenID4VP 1.0 §8.2, docs/wallet.md "The
+ * sign-in page"), a bearer secret of the sign-in. Threat: a reader of the access log completing
+ * someone's sign-in, or learning who signed in where.
  */
 const SECRET_QUERY =
-  /([?&](?:code|token|access_token|refresh_token|id_token|state|nonce|password|SAMLRequest|SAMLResponse)=)[^&#]*/gi;
+  /([?&](?:code|response_code|token|access_token|refresh_token|id_token|state|nonce|password|SAMLRequest|SAMLResponse)=)[^&#]*/gi;
 
 /**
  * Redacts secret query parameters from a URL for logging.

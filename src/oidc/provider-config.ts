@@ -92,6 +92,49 @@ const queryMode = async (ctx: KoaContextWithOIDC) => {
 };
 
 /**
+ * The response modes the provider serves (OpenID Connect Discovery 1.0 §3
+ * `response_modes_supported`; OAuth 2.0 Multiple Response Type Encoding Practices): `query` only,
+ * since `onlyQueryResponseMode` refuses the others.
+ */
+export const RESPONSE_MODES = ['query'] as const;
+
+/**
+ * Koa middleware after oidc-provider's discovery: `response_modes_supported` says what is served.
+ * oidc-provider 8 always writes `["form_post","fragment","query"]` (its `discovery` setting can
+ * only add keys). A relying party that picks an advertised mode must not get an error instead.
+ */
+export async function advertiseWhatIsServed(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object')
+    (ctx.body as Record<string, unknown>).response_modes_supported = [...RESPONSE_MODES];
+}
+
+/** The two redirect-URI checks of oidc-provider's `Client` (its `models/client.js`). */
+export interface RedirectUriChecks {
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  /** `/auth` (and whether an authorization error may be redirected). */
+  redirectUriAllowed(value: string): boolean;
+  /** `/session/end`'s `post_logout_redirect_uri`. */
+  postLogoutRedirectUriAllowed(value: string): boolean;
+}
+
+/**
+ * Replaces oidc-provider's redirect-URI checks with exact string comparison against the registered
+ * URIs (RFC 9700 §4.1.3; RFC 6749 §3.1.2.3 "simple string comparison"; docs/wallet.md "Relying
+ * parties"). The token endpoint already compares the code's `redirect_uri` as a string.
+ * @param client - oidc-provider's `Client.prototype`.
+ */
+export function exactRedirectUris(client: RedirectUriChecks): void {
+  client.redirectUriAllowed = function (this: RedirectUriChecks, value: string) {
+    return typeof value === 'string' && (this.redirectUris ?? []).includes(value);
+  };
+  client.postLogoutRedirectUriAllowed = function (this: RedirectUriChecks, value: string) {
+    return typeof value === 'string' && (this.postLogoutRedirectUris ?? []).includes(value);
+  };
+}
+
+/**
  * The interaction policy: oidc-provider's prompts, with a login check that always asks, so a
  * session left in the browser never yields a code without the wallet (WALLET.md §4.7 item 4).
  */
@@ -179,7 +222,10 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
       },
     },
     interactions: { url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`, policy: walletEveryTime() },
-    issueRefreshToken: () => false,
+    // No refresh token is issued (docs/wallet.md "The OpenID provider"): oidc-provider's default never
+    // issues one here (clients are registered with the authorization_code grant only, and there is
+    // no `offline_access` scope), and with the default it neither serves nor advertises the
+    // refresh_token grant, which an own `issueRefreshToken` function would make it do.
     // A browser app may call /token and /userinfo only from the origin of one of its redirect URIs.
     clientBasedCORS: (_ctx, origin, client) =>
       client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false,

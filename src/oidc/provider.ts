@@ -17,7 +17,14 @@ import { safeErrorMessage } from '../util/errors.js';
 import type { WalletSignIn } from '../wallet/sign-in.js';
 import type { RelyingParties } from './clients.js';
 import { adapterFactory } from './provider-adapter.js';
-import { logoutFormPage, onlyQueryResponseMode, providerConfiguration } from './provider-config.js';
+import {
+  advertiseWhatIsServed,
+  exactRedirectUris,
+  logoutFormPage,
+  onlyQueryResponseMode,
+  providerConfiguration,
+  type RedirectUriChecks,
+} from './provider-config.js';
 import { errorPage, htmlHeaders } from './provider-html.js';
 
 /** Marks a provider answer whose request met a database outage (see `securityHeaders`). */
@@ -139,8 +146,14 @@ export class OrgProviders {
     provider.Client.prototype.compareClientSecret = function (this: { clientId: string }, actual: string) {
       return deps.parties.verifySecret(orgId, this.clientId, actual);
     };
+    // Redirect URIs are matched as exact strings (RFC 9700 §4.1.3; docs/wallet.md "Relying parties"):
+    // oidc-provider 8 compares them after URL parsing, which folds case, `..` segments and default ports.
+    // Threat: a URI that differs from the registered one yet reaches another handler or host
+    // (a path-confusion or parser-differential open redirect carrying the code).
+    exactRedirectUris(provider.Client.prototype as unknown as RedirectUriChecks);
     provider.use(securityHeaders);
     provider.use(onlyQueryResponseMode);
+    provider.use(advertiseWhatIsServed);
     // A failed query's message carries its parameters (a token is a row's id): log the driver's line only.
     provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
       if (!isDatabaseUnavailable(err))

@@ -2,15 +2,17 @@
  * Verification of one `dc+sd-jwt` presentation (../shared/WALLET.md §4.4 step 6; SD-JWT VC; RFC
  * 9901), on `@sd-jwt/sd-jwt-vc` 0.19 `verify` with the key-binding nonce always passed (without it
  * the library skips key binding, docs/decisions/0015-wallet-sign-in-libraries.md §5), plus the checks
- * it leaves out: the issuer's x5c chain, `typ`, `alg`, `vct`, `cnf`, unreferenced or duplicate
- * disclosures, the status list's `typ`/`sub`/chain, and the KB-JWT's `aud` and `iat` window.
+ * it leaves out: the issuer's x5c chain, `typ`, `alg`, `iss`, `vct`, `cnf`, the disclosures (checked
+ * and unpacked by `unpackDisclosures`, whose claims are the ones returned), the status list's
+ * `typ`/`sub`/chain, and the KB-JWT's `typ`, `alg`, `aud` and `iat` window. Each check fails with
+ * its own description (docs/wallet.md "Verification steps").
  */
 import { createPublicKey, type JsonWebKey, verify, type X509Certificate } from 'node:crypto';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeProtectedHeader } from 'jose';
 import type { OutboundPolicy } from '../net/outbound.js';
-import { checkDisclosures } from './disclosures.js';
+import { unpackDisclosures } from './disclosures.js';
 import { PresentationError } from './errors.js';
 import { fetchStatusList, type StatusListCache } from './status.js';
 import { verifyChain } from './trust.js';
@@ -48,7 +50,11 @@ const fail = (reason: PresentationError['reason'], why: string) => new Presentat
 
 function es256(data: string, sig: string, key: ReturnType<typeof createPublicKey>): boolean {
   // ES256 signatures are raw r‖s (RFC 7518 §3.4), not DER.
-  return verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
+  try {
+    return verify('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
+  } catch {
+    return false;
+  }
 }
 
 function headerOf(data: string): Record<string, unknown> {
@@ -59,6 +65,8 @@ function headerOf(data: string): Record<string, unknown> {
 function libraryReason(err: unknown): PresentationError {
   if (err instanceof PresentationError) return err;
   const message = err instanceof Error ? err.message : '';
+  // @sd-jwt/jwt-status-list's getStatus: an `idx` beyond the list's length.
+  if (/index out of bounds/i.test(message)) return fail('status', 'status list: the index is out of range');
   if (/status/i.test(message)) return fail('status', 'status list: the credential is not valid');
   if (/key ?binding|kb|nonce|sd_hash/i.test(message)) return fail('key_binding', 'key binding JWT is invalid');
   if (/expired|not yet valid|iat|nbf|exp/i.test(message))
@@ -84,6 +92,44 @@ function issuerNamedByLeaf(iss: unknown, leaf: X509Certificate): iss is string {
 }
 
 /**
+ * The plaintext claims an SD-JWT VC needs, each refused with its own description (SD-JWT VC,
+ * draft-ietf-oauth-sd-jwt-vc, "Claims"; docs/wallet.md "Verification steps" 6).
+ * @param claims - the unpacked payload (`unpackDisclosures`).
+ * @param leaf - the issuer certificate, which must name `iss`.
+ * @returns the credential's `iss` and `vct`.
+ * @throws {PresentationError} `credential_claims` or `status` (a malformed status reference).
+ */
+function checkClaims(claims: Record<string, unknown>, leaf: X509Certificate, ctx: PresentationContext) {
+  const { iss, vct, cnf, status } = claims;
+  if (vct === undefined) throw fail('credential_claims', 'vct is missing');
+  if (typeof vct !== 'string' || !ctx.vctValues.includes(vct)) throw fail('credential_claims', 'vct is not requested');
+  if (iss === undefined) throw fail('credential_claims', 'iss is missing');
+  if (!issuerNamedByLeaf(iss, leaf))
+    throw fail('credential_claims', 'iss must be an https URL named by the issuer certificate');
+  // Threat: a credential that anyone holding it can present (no key to bind the presentation to).
+  const jwk = (cnf as { jwk?: unknown } | undefined)?.jwk;
+  if (!jwk || typeof jwk !== 'object') throw fail('credential_claims', 'cnf.jwk is missing');
+  if (status !== undefined) {
+    const ref = (status as { status_list?: { idx?: unknown; uri?: unknown } } | null)?.status_list;
+    if (!ref || !Number.isSafeInteger(ref.idx) || (ref.idx as number) < 0 || typeof ref.uri !== 'string')
+      throw fail('status', 'status list: the credential’s status reference is malformed');
+  }
+  return { iss, vct };
+}
+
+/** The KB-JWT's header: `typ` `kb+jwt`, `alg` ES256 (RFC 9901 §4.3; HAIP 1.0). Threat: `alg: none`. */
+function checkKbHeader(kbJwt: string): void {
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(kbJwt) as Record<string, unknown>;
+  } catch {
+    throw fail('key_binding', 'key binding JWT is malformed');
+  }
+  if (header.typ !== 'kb+jwt' || header.alg !== 'ES256')
+    throw fail('key_binding', 'key binding JWT must be typ kb+jwt, alg ES256');
+}
+
+/**
  * Verifies one presentation.
  * @param compact - `<issuer JWT>~<disclosures>~<KB-JWT>`.
  * @returns the credential's issuer, vct and disclosed claims.
@@ -103,7 +149,13 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
   if (header.typ !== 'dc+sd-jwt' || header.alg !== 'ES256')
     throw fail('credential_header', 'the credential must be typ dc+sd-jwt, alg ES256');
   const leaf = verifyChain(header.x5c, ctx.anchors, ctx.now);
-  checkDisclosures(compact);
+  // The issuer signature before any claim is read, so a forged credential is named as such.
+  const [h, p, s] = parts[0]!.split('.');
+  if (!s || !es256(`${h}.${p}`, s, leaf.publicKey))
+    throw fail('credential_signature', 'credential signature is invalid');
+  const claims = unpackDisclosures(compact);
+  const { iss, vct } = checkClaims(claims, leaf, ctx);
+  checkKbHeader(parts[parts.length - 1]!);
   // Which signature the library found bad, to name the failed check (its messages do not say).
   const signatures: { issuer?: boolean; kb?: boolean } = {};
   // The status-list tokens fetchStatusList returned: it verified them (signature, chain, typ, sub).
@@ -132,6 +184,9 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
       verifiedStatus.add(token);
       return token;
     },
+    statusValidator: async (status) => {
+      if (status !== 0) throw fail('status', 'status list: the credential is not valid');
+    },
   });
   const nowSeconds = Math.floor(ctx.now.getTime() / 1000);
   let result: Awaited<ReturnType<SDJwtVcInstance['verify']>>;
@@ -147,7 +202,6 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
     if (signatures.kb === false) throw fail('key_binding', 'key binding JWT signature is invalid');
     throw libraryReason(err);
   }
-  const payload = result.payload as Record<string, unknown>;
   const kb = result.kb?.payload as Record<string, unknown> | undefined;
   if (!kb) throw fail('key_binding', 'key binding JWT is missing');
   // The library checks only that aud and iat exist (docs/decisions/0015 §5): replay to another verifier.
@@ -155,11 +209,6 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
   const iat = kb.iat;
   if (typeof iat !== 'number' || iat < nowSeconds - KB_MAX_AGE_SECONDS || iat > nowSeconds + SKEW_SECONDS)
     throw fail('key_binding', 'key binding JWT iat is out of range');
-  const vct = payload.vct;
-  if (typeof vct !== 'string' || !ctx.vctValues.includes(vct)) throw fail('credential_claims', 'vct is not requested');
-  if (!issuerNamedByLeaf(payload.iss, leaf))
-    throw fail('credential_claims', 'iss must be an https URL named by the issuer certificate');
-  const cnf = payload.cnf as { jwk?: unknown } | undefined;
-  if (!cnf?.jwk || typeof cnf.jwk !== 'object') throw fail('credential_claims', 'cnf.jwk is missing');
-  return { issuer: payload.iss as string, vct, claims: payload };
+  // Our own unpacking, not the library's payload: its Object.assign lets one disclosure replace another.
+  return { issuer: iss, vct, claims };
 }

@@ -82,6 +82,46 @@ const RESERVED_CLAIMS = new Set([
 ]);
 const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const SCHEME = /^[a-z][a-z0-9+.-]{0,30}:\/\/$/;
+/**
+ * Schemes a deep link may never use, whatever their spelling. Threat: the sign-in page's "Open in
+ * wallet" link (and the QR code) running script in the provider's origin (`javascript:`,
+ * `vbscript:`, `data:`), opening local or in-memory content (`file:`, `blob:`, `filesystem:`,
+ * `about:`, `view-source:`), or carrying the request in clear text (`http:`, `ws:`, `ftp:`).
+ */
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript',
+  'vbscript',
+  'livescript',
+  'data',
+  'file',
+  'blob',
+  'filesystem',
+  'about',
+  'view-source',
+  'http',
+  'ws',
+  'wss',
+  'ftp',
+]);
+
+/**
+ * The problem of a `deepLinkScheme`, or null (docs/wallet.md "Wallet settings"): a custom scheme
+ * `name://` (OpenID4VP 1.0 §13.1 `openid4vp://`, HAIP's `haip-vp://`, `eudi-openid4vp://`) or an
+ * https universal link with a host and no query, fragment or credentials; never one of
+ * `FORBIDDEN_SCHEMES`.
+ * @param value - the setting as given.
+ */
+function deepLinkSchemeProblem(value: string): string | null {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  if (scheme && FORBIDDEN_SCHEMES.has(scheme))
+    return `deepLinkScheme: ${scheme}: is not allowed; use a custom scheme such as openid4vp:// or an https universal link`;
+  if (scheme === 'https' && value.startsWith('https://') && URL.canParse(value) && !/[\s\\]/.test(value)) {
+    const url = new URL(value);
+    if (url.hostname && !url.username && !url.password && !url.search && !url.hash && !value.includes('?')) return null;
+  }
+  if (SCHEME.test(value) && scheme !== 'https') return null;
+  return 'deepLinkScheme: must be a custom scheme such as openid4vp:// or haip-vp://, or an https universal link such as https://wallet.example/openid4vp';
+}
 /** Most trust anchors per organisation (count). */
 export const MAX_ANCHORS = 20;
 
@@ -207,8 +247,8 @@ export function policyFrom(input: WalletSettingsInput): {
   )
     problems.push('stableClaim: every credential of dcqlQuery must request it (OpenID4VP 1.0 §14.4)');
   const deepLinkScheme = input.deepLinkScheme ?? 'openid4vp://';
-  if (!SCHEME.test(deepLinkScheme) || /^https?:/.test(deepLinkScheme))
-    problems.push('deepLinkScheme: must be a custom scheme such as openid4vp:// or haip-vp://');
+  const schemeProblem = deepLinkSchemeProblem(deepLinkScheme);
+  if (schemeProblem) problems.push(schemeProblem);
   const encs = input.responseEncryption ?? (profile === 'compat' ? [] : [...ENCS]);
   if (encs.some((e) => !ENCS.includes(e as ResponseEnc)) || new Set(encs).size !== encs.length)
     problems.push('responseEncryption: each of A128GCM, A256GCM at most once ([] for plain direct_post)');

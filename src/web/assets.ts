@@ -1,12 +1,13 @@
 /**
  * The web front ends' static files (docs/web.md "How it is built"): htmx from its npm package, and
- * Assent's stylesheet, served from this origin under names that carry a hash of their content, so
+ * Assent's page script and stylesheet, served from this origin under names that carry a hash of their content, so
  * that they are cached for a year (`immutable`) and a new version is a new URL. Nothing is fetched
  * from another origin: no CDN, no web font, no analytics.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { PAGE_SCRIPT } from './page-script.js';
 import { STYLESHEET } from './styles.js';
 
 /** One served file. */
@@ -26,9 +27,13 @@ function asset(stem: string, ext: 'js' | 'css', body: string): Asset {
 
 const require = createRequire(import.meta.url);
 
-/** The files, by role. htmx 2 (pinned): in-place updates and polling without page script of ours. */
+/**
+ * The files, by role. htmx 2 (pinned): in-place updates and polling; the page script
+ * (`page-script.ts`): the consent rows' save feedback on htmx's events.
+ */
 export const ASSETS = {
   htmx: asset('htmx', 'js', readFileSync(require.resolve('htmx.org/dist/htmx.min.js'), 'utf8')),
+  page: asset('page', 'js', PAGE_SCRIPT),
   css: asset('assent', 'css', STYLESHEET),
 } as const;
 

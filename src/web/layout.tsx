@@ -1,5 +1,6 @@
 /**
- * The page shell of the web front ends: language, title, the stylesheet and htmx from this origin,
+ * The page shell of the web front ends: language, title, the stylesheet, htmx and the page script
+ * (`page-script.ts`) from this origin,
  * a skip link, the navigation with the current page marked, and the sign-out form. htmx is told
  * not to add inline styles or evaluate anything (the CSP forbids both), and sends the CSRF token
  * in a header on each of its requests.
@@ -58,6 +59,7 @@ export function Layout(props: LayoutProps) {
         <title>{`${title} · ${app} · Assent`}</title>
         <link rel="stylesheet" href={assetUrl(ASSETS.css)} />
         <script src={assetUrl(ASSETS.htmx)} defer />
+        <script src={assetUrl(ASSETS.page)} defer />
       </head>
       <body hx-headers={csrfToken ? JSON.stringify({ 'x-csrf-token': csrfToken }) : undefined}>
         <a class="skip" href="#main">

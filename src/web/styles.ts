@@ -42,6 +42,11 @@ td.endpoint { overflow-wrap: anywhere; min-width: 10rem; }
 .attribute fieldset label { display: inline; font-weight: 400; margin: 0; }
 .attribute .days { width: 6rem; }
 .attribute .days input { width: 6rem; }
+.attribute .days input:disabled { background: #f0f0f0; }
+.attribute .hint { display: block; font-size: .875rem; color: #555; }
+.attribute[aria-busy="true"] button { cursor: progress; }
+.save-status { margin: 0 0 .5rem; }
+.save-status.pending { color: #555; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 textarea { width: 100%; max-width: 40rem; font: inherit; padding: .4rem; border: 1px solid #767676; border-radius: .25rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }

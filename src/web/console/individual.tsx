@@ -6,7 +6,7 @@
  */
 import type { ConsentEventBody, ConsentRecordBody } from '../../consent/schemas.js';
 import type { IndividualBody } from '../../individuals/service.js';
-import { consentChange, utcTime } from '../format.js';
+import { consentChange, consentState, utcTime } from '../format.js';
 import { Csrf } from '../layout.js';
 import { type IndividualsBase, IndividualsShell } from './individuals.js';
 import { allows } from './shell.js';
@@ -55,7 +55,6 @@ function Consents({ record }: { record: ConsentRecordBody }) {
                 <tr>
                   <th scope="col">Data attribute</th>
                   <th scope="col">Consent</th>
-                  <th scope="col">Days left</th>
                   <th scope="col">Since (UTC)</th>
                 </tr>
               </thead>
@@ -63,8 +62,7 @@ function Consents({ record }: { record: ConsentRecordBody }) {
                 {p.Consents.map((a) => (
                   <tr key={a.ID}>
                     <th scope="row">{a.Description}</th>
-                    <td>{a.Status.Consented}</td>
-                    <td>{a.Status.Days ? a.Status.Remaining : 'no limit'}</td>
+                    <td>{consentState(a.Status)}</td>
                     <td>{utcTime(a.Status.TimeStamp)}</td>
                   </tr>
                 ))}

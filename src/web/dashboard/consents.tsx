@@ -1,10 +1,12 @@
 /**
  * "My consents" (docs/web.md "Privacy dashboard"): per organisation the individual is subscribed
  * to, each purpose with its description, lawful basis, policy and data retention, and each data
- * attribute with Allow / Disallow / AskMe and its days, changed in place (htmx swaps the one
- * attribute; without script the form posts and the page comes back).
+ * attribute with Allow / Disallow / AskMe and, for AskMe, its days, changed in place (htmx swaps the
+ * one attribute, and the page script shows the outcome next to it; without script the form posts
+ * and the page comes back).
  */
 import type { ConsentRecordBody, ConsentsAndPurposeBody } from '../../consent/schemas.js';
+import { consentState } from '../format.js';
 import { Csrf } from '../layout.js';
 import { DashboardPage } from './shell.js';
 
@@ -25,7 +27,12 @@ export function attributePath(orgId: string, purposeId: string, attributeId: str
   return `/dashboard/consents/${orgId}/${purposeId}/${attributeId}`;
 }
 
-/** One data attribute: its value and days, and (under consent) the form that changes them. */
+/**
+ * One data attribute: its value and days, and (under consent) the form that changes them with the
+ * row's live region next to it, outside the part htmx swaps, which the page script (`../page-script.ts`)
+ * fills with a save's outcome (WCAG 2.2 SC 4.1.3). `data-stored` is the stored value in words, for
+ * the script's "saved" and "back to" messages; the controls carry ids so that focus survives the swap.
+ */
 export function AttributeRow(props: {
   orgId: string;
   purposeId: string;
@@ -37,20 +44,27 @@ export function AttributeRow(props: {
   const { orgId, purposeId, attribute: a, editable, csrfToken, saved } = props;
   const id = `a-${purposeId}-${a.ID}`;
   const status = a.Status;
-  const summary =
-    status.Consent === 'AskMe' || status.Days > 0
-      ? `${status.Consent}, ${status.Remaining} of ${status.Days} days left`
-      : status.Consent;
+  const summary = consentState(status);
   if (!editable)
     return (
       <div class="attribute" id={id}>
         <span class="name">{a.Description}</span>
-        <span>{status.Consent}</span>
+        <span>{summary}</span>
       </div>
     );
   const action = attributePath(orgId, purposeId, a.ID);
   return (
-    <form class="attribute" id={id} method="post" action={action} hx-post={action} hx-target="this" hx-swap="outerHTML">
+    <form
+      class="attribute"
+      id={id}
+      method="post"
+      action={action}
+      hx-post={action}
+      hx-target="this"
+      hx-swap="outerHTML"
+      hx-sync="this:drop"
+      data-stored={summary}
+    >
       <Csrf token={csrfToken} />
       <span class="name">
         {a.Description}
@@ -64,21 +78,46 @@ export function AttributeRow(props: {
         <legend>Consent to {a.Description}</legend>
         {VALUES.map((v) => (
           <label key={v}>
-            <input type="radio" name="consented" value={v} checked={status.Consent === v} /> {v}
+            <input type="radio" id={`${id}-${v}`} name="consented" value={v} checked={status.Consent === v} /> {v}
           </label>
         ))}
       </fieldset>
       <span class="days">
         <label for={`${id}-days`}>Days (0 = no limit)</label>
-        <input id={`${id}-days`} name="days" type="number" min="0" max="3650" value={String(status.Days)} />
+        <input
+          id={`${id}-days`}
+          name="days"
+          type="number"
+          min="0"
+          max="3650"
+          value={String(status.Consent === 'AskMe' ? status.Days : 0)}
+          aria-describedby={`${id}-days-hint`}
+        />
+        <span class="hint" id={`${id}-days-hint`}>
+          With AskMe only
+        </span>
       </span>
-      <button type="submit">Save</button>
+      <button type="submit" id={`${id}-save`}>
+        Save
+      </button>
     </form>
+  );
+}
+
+/** An editable attribute's row: its form, and the live region the page script writes a save's outcome to. */
+function EditableRow(props: Parameters<typeof AttributeRow>[0]) {
+  const id = `a-${props.purposeId}-${props.attribute.ID}`;
+  return (
+    <div class="attribute-row">
+      <AttributeRow {...props} />
+      <p class="save-status" id={`${id}-status`} role="status" aria-live="polite" />
+    </div>
   );
 }
 
 function Purpose({ p, orgId, csrfToken }: { p: ConsentsAndPurposeBody; orgId: string; csrfToken: string }) {
   const consentBased = !p.Purpose.LawfulUsage;
+  const Row = consentBased ? EditableRow : AttributeRow;
   return (
     <section class="card" aria-labelledby={`p-${p.Purpose.ID}`}>
       <h3 id={`p-${p.Purpose.ID}`}>{p.Purpose.Name}</h3>
@@ -102,7 +141,7 @@ function Purpose({ p, orgId, csrfToken }: { p: ConsentsAndPurposeBody; orgId: st
         </p>
       )}
       {p.Consents.map((a) => (
-        <AttributeRow
+        <Row
           key={a.ID}
           orgId={orgId}
           purposeId={p.Purpose.ID}

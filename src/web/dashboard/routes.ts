@@ -60,7 +60,10 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
     handler: async (req, reply) => {
       const s = session(req);
       const { organizationID: orgId, purposeID, attributeID } = req.params;
-      const days = req.body.days ? Number(req.body.days) : undefined;
+      // The Days field belongs to AskMe (docs/web.md "Privacy dashboard"): with Allow or Disallow it is not
+      // read, or the API's rule (values.ts `choiceOf`) would turn a leftover number into an AskMe.
+      const askMe = req.body.consented?.trim().toLowerCase() === 'askme';
+      const days = askMe && req.body.days ? Number(req.body.days) : undefined;
       // The API's rule for one attribute (values.ts), then the API's change (ConsentService.change).
       const { value, days: d } = attributeChoice(req.body.consented, days);
       const path = { orgId, userId: s.userId };

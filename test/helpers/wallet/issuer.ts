@@ -3,9 +3,10 @@
  * 0.19 with an ES256 signer, header `x5c`, payload `iss`, `vct`, `iat`, `exp`, `cnf.jwk`, an
  * optional status list reference, and the claims disclosable one by one.
  */
-import { webcrypto } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { importJWK, SignJWT } from 'jose';
 import type { TestCert } from './pki.js';
 
 /** A holder's key pair (the wallet's): `cnf.jwk` and the KB-JWT signer. */
@@ -79,4 +80,36 @@ export async function issue(opts: IssueOptions): Promise<string> {
   if (opts.x5c !== null) header.x5c = opts.x5c ?? [opts.signer.b64];
   if (opts.typ) header.typ = opts.typ;
   return sdjwt.issue(payload as never, { _sd: Object.keys(claims) } as never, { header: header as never });
+}
+
+/** A disclosure built by hand: `[salt, name, value]` (object property) or `[salt, value]` (array element), RFC 9901 §4.2. */
+export function disclosure(...content: [string, unknown] | [unknown]): { encoded: string; digest: string } {
+  const encoded = Buffer.from(JSON.stringify([randomBytes(16).toString('base64url'), ...content])).toString(
+    'base64url',
+  );
+  return { encoded, digest: createHash('sha256').update(encoded).digest('base64url') };
+}
+
+/** The plaintext claims of a valid credential for `holder` (no `_sd`): `iss`, `vct`, `iat`, `exp`, `cnf`. */
+export function basePayload(holder: HolderKey): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    iss: 'https://issuer.test',
+    vct: 'io.igrant.authenticator',
+    iat: now - 10,
+    exp: now + 3600,
+    cnf: { jwk: holder.publicJwk },
+  };
+}
+
+/**
+ * Signs an SD-JWT VC by hand, for the issuers the library would not be: any payload (its `_sd`
+ * arrays and `...` elements as given) and any disclosures, in that order.
+ * @returns the compact SD-JWT, ending with `~`.
+ */
+export async function issueRaw(signer: TestCert, payload: Record<string, unknown>, disclosures: string[]) {
+  const jwt = await new SignJWT({ _sd_alg: 'sha-256', ...payload })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dc+sd-jwt', x5c: [signer.b64] })
+    .sign(await importJWK(signer.privateJwk as never, 'ES256'));
+  return `${[jwt, ...disclosures].join('~')}~`;
 }

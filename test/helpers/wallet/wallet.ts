@@ -25,6 +25,8 @@ export interface Knobs {
   /** Added to the KB-JWT's `iat` (seconds). */
   kbIatOffset?: number;
   sdHash?: string;
+  /** Send the KB-JWT unsecured (`alg: none`, empty signature). */
+  kbAlgNone?: boolean;
   noKb?: boolean;
   tamperIssuerSignature?: boolean;
   tamperDisclosure?: boolean;
@@ -133,12 +135,14 @@ export class TestWallet {
     const presented = `${[jwt, ...disclosures].join('~')}~`;
     if (k.noKb) return presented;
     const key = k.kbKey ?? this.holder;
-    const kb = await new SignJWT({
+    const kbPayload = {
       iat: Math.floor(Date.now() / 1000) + (k.kbIatOffset ?? 0),
       aud: k.aud ?? request.payload.client_id,
       nonce: k.nonce ?? request.payload.nonce,
       sd_hash: k.sdHash ?? sha256b64(presented),
-    })
+    };
+    if (k.kbAlgNone) return `${presented}${b64json({ alg: 'none', typ: 'kb+jwt' })}.${b64json(kbPayload)}.`;
+    const kb = await new SignJWT(kbPayload)
       .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
       .sign(await importJWK(key.privateJwk as never, 'ES256'));
     return `${presented}${kb}`;
