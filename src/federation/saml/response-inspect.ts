@@ -45,9 +45,27 @@ const children = (el: Element, ns: string, local: string) =>
     (n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === local,
   );
 
-function parse(xml: string): Element | null {
-  return (new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document)
-    .documentElement;
+/**
+ * The document element of `xml`, or null.
+ * @param strict - null as well when the parser reported anything (xmldom repairs broken XML
+ *   silently) or when anything but white space and the XML declaration lies beside the element
+ *   (xmldom keeps text after it without a word).
+ */
+function parse(xml: string, strict = false): Element | null {
+  let reported = false;
+  const doc = new DOMParser({
+    errorHandler: () => {
+      reported = true;
+    },
+  }).parseFromString(xml, 'text/xml') as unknown as Document;
+  if (!strict) return doc.documentElement;
+  const beside = Array.from(doc.childNodes).some(
+    (n) =>
+      n !== doc.documentElement &&
+      !(n.nodeType === 3 && !n.nodeValue?.trim()) &&
+      !(n.nodeType === 7 && n.nodeName === 'xml'),
+  );
+  return reported || beside ? null : doc.documentElement;
 }
 
 /** The last path segment of a status URI, for messages (`Responder`, `AuthnFailed`). */
@@ -108,9 +126,12 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
       causes.push(err instanceof Error ? err.message : String(err));
       continue;
     }
-    const assertion = parse(decrypted);
-    const assertionSigned = assertion ? children(assertion, DS, 'Signature').length > 0 : false;
-    return { responseSigned, assertionSigned, decryptionKey: key };
+    // Threat: ciphertext altered by an attacker (AES-CBC has no integrity): a decryption that is not a
+    // well-formed Assertion is refused before anything reads it, not repaired by the parser.
+    const assertion = parse(decrypted, true);
+    if (!assertion || assertion.namespaceURI !== SAML || assertion.localName !== 'Assertion')
+      throw new SamlCheckError(ENCRYPTED_REFUSED, 'the EncryptedAssertion does not decrypt to a well-formed Assertion');
+    return { responseSigned, assertionSigned: children(assertion, DS, 'Signature').length > 0, decryptionKey: key };
   }
   throw new SamlCheckError(
     ENCRYPTED_REFUSED,
