@@ -24,7 +24,7 @@ const PLACEHOLDER_SERVER = 'http://127.0.0.1:8080';
 const cell = (text) => String(text).replaceAll('|', '\\|');
 
 /**
- * The variables src/config.ts reads, with the integer default of each `int(env, NAME, DEFAULT)`, and
+ * The variables src/config.ts reads, with the integer default of each `int(env, NAME, DEFAULT)` (and each `bool(env, NAME)`), and
  * those its helper src/config-push.ts reads (`env.NAME`, `url('NAME', …)`, `host('NAME', …)`).
  */
 function variablesRead() {
@@ -34,6 +34,7 @@ function variablesRead() {
     read.set(m[1], Function(`return (${m[2]})`)());
   }
   for (const m of source.matchAll(/\benv\.([A-Z0-9_]+)/g)) if (!read.has(m[1])) read.set(m[1], undefined);
+  for (const m of source.matchAll(/\bbool\(env, '([A-Z0-9_]+)'/g)) read.set(m[1], undefined);
   const push = readFileSync(path.join(root, 'src/config-push.ts'), 'utf8');
   for (const m of push.matchAll(/\b(?:env\.|(?:url|host)\(')([A-Z0-9_]+)/g))
     if (!read.has(m[1])) read.set(m[1], undefined);

@@ -5,6 +5,7 @@
  * `PUSH_SETTINGS` for the configuration table.
  */
 import { readFileSync } from 'node:fs';
+import { httpUrl } from './config-parse.js';
 import type { Setting } from './config-settings.js';
 
 /** Where push notifications go. */
@@ -60,23 +61,21 @@ export const PUSH_SETTINGS: readonly Setting[] = [
 /**
  * Reads the push settings.
  * @param fail - builds the error thrown for a bad value (`ConfigError` in config.ts).
- * @throws what `fail` builds when a URL is not http(s), a host is empty or the CA file cannot be read.
+ * @throws what `fail` builds when a URL is not an http(s) URL without credentials, query or fragment, a host is not host[:port] or the CA file cannot be read.
  */
 export function pushEndpoints(env: NodeJS.ProcessEnv, fail: (message: string) => Error): PushEndpoints {
   const url = (name: string, fallback: string) => {
-    const raw = env[name] || fallback;
-    let parsed: URL;
     try {
-      parsed = new URL(raw);
-    } catch {
-      throw fail(`${name} must be an absolute URL, got "${raw}"`);
+      return httpUrl(name, env[name] || fallback);
+    } catch (err) {
+      throw fail((err as Error).message);
     }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw fail(`${name} must be an http(s) URL`);
-    return raw.replace(/\/+$/, '');
   };
   const host = (name: string, fallback: string) => {
     const raw = (env[name] || fallback).trim();
-    if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(raw)) throw fail(`${name} must be host[:port], got "${raw}"`);
+    const m = /^[A-Za-z0-9.-]+(?::(\d{1,5}))?$/.exec(raw);
+    if (!m || (m[1] !== undefined && (Number(m[1]) < 1 || Number(m[1]) > 65535)))
+      throw fail(`${name} must be host[:port] (port 1 to 65535), got ${JSON.stringify(raw)}`);
     return raw;
   };
   let apnsCa: string | undefined;

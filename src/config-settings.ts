@@ -20,13 +20,20 @@ export interface Setting {
 
 /** Every setting, in the order of the table. */
 export const SETTINGS: readonly Setting[] = [
-  { env: 'PORT', default: '8080', unit: '', meaning: 'HTTP port' },
-  { env: 'HOST', default: '127.0.0.1', unit: '', meaning: 'interface to bind' },
+  { env: 'PORT', default: '8080', unit: '', meaning: 'HTTP port (0 to 65535; 0 takes any free port)' },
+  {
+    env: 'HOST',
+    default: '127.0.0.1',
+    unit: '',
+    meaning: 'interface to bind: an IP address (IPv6 without brackets) or a host name',
+  },
   {
     env: 'ASSENT_PUBLIC_URL',
     default: 'http://HOST:PORT',
     unit: 'URL',
-    meaning: 'public origin; `{base_url}` is this plus `/v1`; also the `iss` and `aud` of every token',
+    meaning:
+      'public origin, an `http://` or `https://` URL without credentials, query or fragment; `{base_url}` is ' +
+      'this plus `/v1`; also the `iss` and `aud` of every token',
   },
   {
     env: 'DATABASE_URL',
@@ -159,14 +166,20 @@ export const SETTINGS: readonly Setting[] = [
       '`smtp://` or `smtps://` relay (user and password in the URL) for mail; ' +
       'unset writes each mail as a `.eml` file into `ASSENT_DATA_DIR/outbox` (mode 0600)',
   },
-  { env: 'ASSENT_MAIL_FROM', default: 'Assent <no-reply@PUBLIC_HOST>', unit: '', meaning: '`From` of every mail' },
+  {
+    env: 'ASSENT_MAIL_FROM',
+    default: 'Assent <no-reply@PUBLIC_HOST>',
+    unit: '',
+    meaning: '`From` of every mail: one address, `local@domain` or `Name <local@domain>`',
+  },
   {
     env: 'ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS',
     default: 'unset',
     unit: 'host list',
     meaning:
       'comma-separated hosts a webhook may reach over plain `http` and at loopback or private addresses ' +
-      '(development and tests, e.g. `127.0.0.1`); every other webhook must be `https` to a public address',
+      '(development and tests, e.g. `127.0.0.1`; host names or IP addresses, IPv6 in brackets, no port); every ' +
+      'other webhook must be `https` to a public address',
   },
   {
     env: 'ASSENT_WALLET_PER_IP',
@@ -276,9 +289,14 @@ export const SETTINGS: readonly Setting[] = [
     env: 'ASSENT_TRUST_PROXY',
     default: 'false',
     unit: 'boolean',
-    meaning: '`true` behind a reverse proxy: the client IP is then taken from `X-Forwarded-For`',
+    meaning: '`true` behind a reverse proxy: the client IP is then taken from `X-Forwarded-For`; else `false`',
   },
-  { env: 'LOG_LEVEL', default: 'info', unit: '', meaning: 'pino level' },
+  {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    unit: '',
+    meaning: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  },
   {
     env: 'UV_THREADPOOL_SIZE',
     default: 'one per core, at least 2',
@@ -289,6 +307,6 @@ export const SETTINGS: readonly Setting[] = [
       'default of 4 would cap password checks at 4 cores on a bigger machine and, on a smaller one, time-slice more ' +
       '19 MiB verifications than there are cores (in A/B login storms on 2 cores, a pool of 2 gave 3.5-9 % more ' +
       'logins/s than 4 in four of five runs, and 5 % fewer in one). At least 2, so that a slow DNS lookup, which ' +
-      'libuv lets take at most half the pool, never holds all of it',
+      "libuv lets take at most half the pool, never holds all of it. Set, it must be 1 to 1024 (libuv's range)",
   },
 ];

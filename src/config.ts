@@ -5,8 +5,23 @@
  * settings list of src/config-settings.ts; test/docs.test.ts checks that list against the names and
  * defaults read here.
  */
-import path from 'node:path';
-import { ConfigError, corsOrigins, dnsServers, hostList, int, smtpUrl } from './config-parse.js';
+import {
+  bindHost,
+  bool,
+  ConfigError,
+  checkThreadPoolSize,
+  clientId,
+  corsOrigins,
+  dataDir,
+  dnsServers,
+  hostList,
+  httpUrl,
+  int,
+  logLevel,
+  MAX_TIMER_SECONDS,
+  mailbox,
+  smtpUrl,
+} from './config-parse.js';
 import { type PushEndpoints, pushEndpoints } from './config-push.js';
 import type { Argon2Params } from './identity/passwords.js';
 import type { RateLimit } from './ratelimit/limit.js';
@@ -162,17 +177,13 @@ export interface Config {
  * operator-held master key).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 8080, 0);
-  const host = env.HOST || '127.0.0.1';
-  const publicUrl = (env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
-    /\/+$/,
-    '',
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = bindHost(env.HOST);
+  const publicUrl = httpUrl(
+    'ASSENT_PUBLIC_URL',
+    env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
   );
-  try {
-    new URL(publicUrl);
-  } catch {
-    throw new ConfigError(`ASSENT_PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
-  }
+  checkThreadPoolSize(env);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -196,13 +207,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int(env, 'ASSENT_DB_POOL_SIZE', 10),
     dbReadSlots: int(env, 'ASSENT_DB_READ_SLOTS', 2),
     dbWriteSlots: int(env, 'ASSENT_DB_WRITE_SLOTS', 2),
-    dataDir: path.resolve(env.ASSENT_DATA_DIR || './data'),
+    dataDir: dataDir(env.ASSENT_DATA_DIR),
     secret,
     accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),
     refreshTokenTtl: int(env, 'ASSENT_REFRESH_TOKEN_TTL', 36000),
     refreshReuseGraceSeconds: int(env, 'ASSENT_REFRESH_REUSE_GRACE_SECONDS', 5, 0),
     apiKeyTtl: int(env, 'ASSENT_API_KEY_TTL_DAYS', 360) * 86400,
-    defaultClientId: env.ASSENT_DEFAULT_CLIENT_ID || undefined,
+    defaultClientId: clientId(env.ASSENT_DEFAULT_CLIENT_ID),
     argon2: {
       memoryCost: int(env, 'ASSENT_ARGON2_MEMORY_KIB', 19456, 19456),
       timeCost: int(env, 'ASSENT_ARGON2_ITERATIONS', 2, 2),
@@ -232,28 +243,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     walletPerIp: { max: int(env, 'ASSENT_WALLET_PER_IP', 3000), windowSeconds: 60 },
     invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
-    askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60),
-    purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300),
-    trustProxy: env.ASSENT_TRUST_PROXY === 'true',
+    askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60, 1, MAX_TIMER_SECONDS),
+    purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300, 1, MAX_TIMER_SECONDS),
+    trustProxy: bool(env, 'ASSENT_TRUST_PROXY'),
     smtpUrl: smtpUrl(env.SMTP_URL),
-    mailFrom: env.ASSENT_MAIL_FROM || `Assent <no-reply@${new URL(publicUrl).hostname}>`,
-    webhookAllowHttpHosts: hostList(env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
-    federationAllowHttpHosts: hostList(env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
+    mailFrom: mailbox(env.ASSENT_MAIL_FROM, `Assent <no-reply@${new URL(publicUrl).hostname}>`),
+    webhookAllowHttpHosts: hostList('ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS', env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
+    federationAllowHttpHosts: hostList('ASSENT_FEDERATION_ALLOW_HTTP_HOSTS', env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
     samlClockSkewSeconds: int(env, 'ASSENT_SAML_CLOCK_SKEW_SECONDS', 60, 0, 600),
-    walletAllowHttpHosts: hostList(env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
+    walletAllowHttpHosts: hostList('ASSENT_WALLET_ALLOW_HTTP_HOSTS', env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
     corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
-    jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60),
+    jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60, 1, MAX_TIMER_SECONDS),
     notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
     anonymousLimit: {
       max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000),
       windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600),
     },
     webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
-    webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30),
+    webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30, 1, MAX_TIMER_SECONDS),
     push: pushEndpoints(env, (message) => new ConfigError(message)),
-    requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60),
-    shutdownGraceSeconds: int(env, 'ASSENT_SHUTDOWN_GRACE_SECONDS', 10),
-    logLevel: env.LOG_LEVEL || 'info',
+    requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60, 1, MAX_TIMER_SECONDS),
+    shutdownGraceSeconds: int(env, 'ASSENT_SHUTDOWN_GRACE_SECONDS', 10, 1, MAX_TIMER_SECONDS),
+    logLevel: logLevel(env.LOG_LEVEL),
   };
 }

@@ -103,6 +103,12 @@ export interface Context {
   retention: RetentionService;
   dataAttributes: DataAttributeService;
   consents: ConsentService;
+  /**
+   * Work taken by the batched statements and not yet answered (count each; `Batcher.pending`,
+   * src/db/batcher.ts): consent record reads, consent changes and refresh-token rotations. Read by the
+   * batching tests, which hold the first statement until every request is queued (docs/development.md).
+   */
+  pending: { consentReads(): number; consentWrites(): number; refreshRotations(): number };
   /** An individual's own consent records at once (the dashboard's "My consents"). */
   ownRecords: OwnRecords;
   history: HistoryService;
@@ -192,17 +198,19 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     signer: new DocumentSigner(keys),
     issuer: config.publicUrl,
   });
-  const individuals = new IndividualService(store.db, config, roles);
-  const listings = new ListingService(store.db, catalogues, roles);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+  // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
+  const background = new BackgroundTasks();
+  const invitations = new InvitationService(store.db, config, mailer);
+  const individuals = new IndividualService(store.db, config, roles, invitations, background);
+  const listings = new ListingService(store.db, catalogues, roles);
   const anonymous = new AnonymousService(store.db, config);
   const accounts = new AccountService(store.db, liveness, {
     publicUrl: config.publicUrl,
     consents: new ConsentExport(store.db, views, sealer, consents),
   });
   const auditLog = new AuditLogService(store.db);
-  const passwords = new PasswordService({ db: store.db, config, mailer, background: new BackgroundTasks(), liveness });
-  const invitations = new InvitationService(store.db, config, mailer);
+  const passwords = new PasswordService({ db: store.db, config, mailer, background, liveness });
   const images = new ImageService(store.db, identity);
   const configs = new FederationConfigService(store.db, master, config);
   const broker = new Broker(store.db, master, configs);
@@ -256,6 +264,11 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     dataAttributes,
     consents,
     ownRecords: new OwnRecords(views),
+    pending: {
+      consentReads: () => views.pending,
+      consentWrites: () => writes.pending,
+      refreshRotations: () => identity.pendingRotations,
+    },
     history,
     receipts,
     individuals,

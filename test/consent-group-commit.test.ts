@@ -77,9 +77,14 @@ describe(`group commit of consent changes (${onPostgres ? 'PostgreSQL' : 'PGlite
           patch(who, marketing.phone, i % 2 ? 'AskMe' : 'Allow', `gc-${i}-phone`),
         ]),
       );
-    // On PostgreSQL the first writes wait on a lock of consent_events until every change has
-    // arrived, so that the grouping does not depend on how fast a loaded machine sends them.
-    const answers = await (onPostgres ? whileTableHeld(suite.t, 'consent_events', sendAll) : sendAll());
+    // On PostgreSQL the first writes wait on a lock of consent_events until the server has taken
+    // every change, so that the grouping does not depend on how fast a loaded machine sends them.
+    const answers = await (onPostgres
+      ? whileTableHeld(suite.t, 'consent_events', sendAll, {
+          pending: () => suite.t.ctx.pending.consentWrites(),
+          expected: 2 * INDIVIDUALS,
+        })
+      : sendAll());
     expect(answers.map((a) => a.status)).toEqual(Array(2 * INDIVIDUALS).fill(200));
     const written = await eventsAndTransactions('gc');
     expect(written.events).toBe(2 * INDIVIDUALS);

@@ -114,9 +114,11 @@ describe('push credentials', () => {
       {
         Action: 'notifications.transports.update',
         ActorUserID: org.users.owner,
-        Detail: { webhook: hook.url, webhookSecret: 'new', fcm: 'set' },
+        Detail: { webhook: hook.url, webhookSecret: 'new' },
       },
     ]);
+    // The FCM key sent was the one stored already: no change, so the entry does not name it.
+    expect(entries[1].Detail).not.toHaveProperty('fcm');
     expect(JSON.stringify(entries)).not.toMatch(/PRIVATE KEY|private_key/);
     expect(JSON.stringify(entries)).not.toContain(set.body.Webhook.Secret);
     // Put back what the other tests expect: both push transports, no webhook.

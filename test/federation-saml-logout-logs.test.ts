@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import {
+  DEMO_FILE,
+  freshStore,
+  jsonLogLines,
+  runCli,
+  type ServeProcess,
+  startServe,
+  type TestStore,
+} from './helpers/cli.js';
 import { waitFor } from './helpers/receiver.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
 import {
@@ -28,12 +36,7 @@ let idpKey: TestKeyPair;
 const saml = () => `${server.base}/organizations/${orgId}/idp/saml`;
 const slo = () => `${saml()}/logout/callback`;
 
-const logLines = () =>
-  server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.trim().startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = () => jsonLogLines(server);
 /** Posts a form to the SLO endpoint with `requestId` as X-Request-Id. */
 const postSlo = (body: string, requestId: string) =>
   fetch(slo(), {

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { call } from './helpers/assent.js';
+import { jsonLogLines } from './helpers/cli.js';
 import { assertion, type Claims, encode, encryptAssertion, response, sign, withStatus } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
 import { APP, metadataCertificates, pendingSignIn, type ServedOrg, serveOrg } from './helpers/saml-served.js';
@@ -55,12 +56,7 @@ async function post(make: (c: (nameId: string, over?: Partial<Claims>) => Claims
 let refusedCount = 0;
 
 /** The operator's log lines of refused responses so far. */
-const refusals = () =>
-  s.server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.includes('SAML response refused'))
-    .map((l) => JSON.parse(l) as { orgId: string; idp: string; check: string; cause: string });
+const refusals = () => jsonLogLines(s.server).filter((l) => l.msg === 'SAML response refused');
 
 beforeAll(async () => {
   [idpKey, otherKey] = await Promise.all([testKeyPair('forge-idp'), testKeyPair('someone-else')]);

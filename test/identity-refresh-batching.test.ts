@@ -7,7 +7,8 @@ import { ALICE, BOB, DEFAULT_CLIENT, refresh, signIn } from './helpers/session.j
 let t: TestAssent;
 // One write slot, so that on PostgreSQL the parallel rotations below wait for it and share
 // statements (src/identity/store.ts rotateRefreshMany); the test holds refresh_tokens until the
-// first rotation waits for it, so that the others queue behind it however fast the machine is, and
+// first rotation waits for it and the server has taken all 24, so that the others queue behind it
+// however fast or loaded the machine is, and
 // counts the transactions that wrote the successors. PGlite runs each statement to its end before
 // the next request is read, so there every rotation runs alone, by design (one slot), and the test
 // checks that path.
@@ -28,7 +29,12 @@ describe(`refresh-token rotations that share one statement each rotate their own
     const rotateAll = (tokens: string[]) =>
       Promise.all(tokens.map((refreshtoken) => refresh(t, { refreshtoken, clientid: DEFAULT_CLIENT })));
     const rotateFirst = () => rotateAll(sessions.map((s) => s.refresh_token));
-    const first = await (onPostgres ? whileTableHeld(t, 'refresh_tokens', rotateFirst) : rotateFirst());
+    const first = await (onPostgres
+      ? whileTableHeld(t, 'refresh_tokens', rotateFirst, {
+          pending: () => t.ctx.pending.refreshRotations(),
+          expected: sessions.length,
+        })
+      : rotateFirst());
     expect(first.map((r) => r.status)).toEqual(Array(24).fill(200));
     // The successors (the only rows with a predecessor so far) were written by fewer transactions
     // than rotations on PostgreSQL: one transaction per rotation would be 24.

@@ -1,6 +1,6 @@
 /**
  * The per-organisation OpenID provider's discovery, JWKS and authorization-request rules (SPEC 4.1;
- * WALLET.md §4.1, §4.7, §5.3 N19, N20; docs/wallet.md "The OpenID provider").
+ * docs/wallet.md "The OpenID provider", "The authorization request").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';

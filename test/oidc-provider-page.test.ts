@@ -1,7 +1,7 @@
 /**
- * The wallet sign-in page and its interaction endpoints (WALLET.md §4.1, §4.2, §4.8, §5.3 N18,
- * N23, N24; docs/wallet.md "The sign-in page"), with the test wallet of test/helpers/wallet/
- * answering the page's request and the real verifier behind the page.
+ * The wallet sign-in page and its interaction endpoints (docs/wallet.md "The sign-in page",
+ * "Headers"), with the test wallet of test/helpers/wallet/ answering the page's request and the
+ * real verifier behind the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';

@@ -6,7 +6,15 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/assent.js';
-import { DEMO_FILE, freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
+import {
+  DEMO_FILE,
+  freshStore,
+  jsonLogLines,
+  runCli,
+  type ServeProcess,
+  startServe,
+  type TestStore,
+} from './helpers/cli.js';
 import { waitFor } from './helpers/receiver.js';
 import { type Smtp, startSmtp } from './helpers/smtp.js';
 
@@ -20,13 +28,7 @@ let store: TestStore;
 let server: ServeProcess;
 let token = '';
 
-/** The parsed JSON log lines so far. */
-const logLines = () =>
-  server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.trim().startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = () => jsonLogLines(server);
 const failures = (task: string) => logLines().filter((e) => e.msg === 'background task failed' && e.task === task);
 
 beforeAll(async () => {

@@ -62,21 +62,20 @@ async function upload(
   token: string | undefined,
   bytes: Buffer,
   opts: { field?: string; filename?: string; type?: string } = {},
-): Promise<{ status: number; body: any; ms: number }> {
+): Promise<{ status: number; body: any }> {
   const form = new FormData();
   form.append(
     opts.field ?? 'userimage',
     new Blob([new Uint8Array(bytes)], { type: opts.type ?? 'image/jpeg' }),
     opts.filename ?? 'me.jpg',
   );
-  const started = Date.now();
   const res = await fetch(`${t.base}${path}`, {
     method: 'POST',
     body: form,
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, ms: Date.now() - started };
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 async function download(url: string, authorization: string | undefined, headers: Record<string, string> = {}) {
@@ -216,13 +215,14 @@ describe('upload: POST {base}/users/{userID}/image, field userimage', () => {
     expectError(await upload('/user/image', tokens.alice, Buffer.alloc(0)), 400, /empty/);
   });
 
-  it('refuses a 20000×20000 PNG bomb from its header: 400, quickly, with bounded memory', async () => {
+  it('refuses a 20000×20000 PNG bomb from its header: 400, with bounded memory', async () => {
     const bomb = pngBomb(20000);
     expect(bomb.length).toBeLessThan(100_000); // 400 megapixels in under 100 KB
     const rssBefore = process.memoryUsage().rss;
     const res = await upload('/user/image', tokens.alice, bomb, { type: 'image/png', filename: 'bomb.png' });
     expectError(res, 400, /20000×20000 pixels; at most 4096×4096/);
-    expect(res.ms).toBeLessThan(2000);
+    // Not timed: how long the refusal takes depends on the machine's load; the message (read from
+    // the header) and the memory bound show that the image was not decoded.
     // Decoding it would need 400 MB at one byte a pixel; the refusal allocates nearly nothing.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * 1024 * 1024);
   });

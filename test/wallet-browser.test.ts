@@ -1,11 +1,12 @@
 /**
- * Wallet sign-in in a real browser (Debian's Chromium through playwright-core; WALLET.md §5.2,
- * §4.8; SPEC 4.1): a stock `openid-client` relying party sends Chromium to the provider's `/auth`;
- * the wallet page's QR code, read from a screenshot, is its "Open in wallet" deep link; the test
- * wallet answers that link from another device (cross-device), with a credential that names a
- * status list; the page's own script polls and lands on the relying party's callback, whose code
- * the relying party redeems. The same browser shows that no other origin can frame the page
- * (clickjacking, ASVS 14.4.7) and that the page raises no console error or CSP violation.
+ * Wallet sign-in in a real browser (Debian's Chromium through playwright-core; docs/wallet.md "The
+ * sign-in page", "Headers"; SPEC 4.1): a stock `openid-client` relying party sends Chromium to the
+ * provider's `/auth`; the wallet page's QR code, read from a screenshot, is its "Open in wallet"
+ * deep link; the test wallet answers that link from another device (cross-device), with a
+ * credential that names a status list; the page's own script polls and lands on the relying party's
+ * callback, whose code the relying party redeems. The same browser shows that no other origin can
+ * frame the page (clickjacking, ASVS 14.4.7) and that the page raises no console error or CSP
+ * violation.
  *
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1
  * (CI), where it fails.

@@ -1,14 +1,14 @@
 /**
- * Wallet sign-in end to end over HTTPS, as production runs it (../shared/WALLET.md §5.1 "TLS": at
- * least one e2e over HTTPS; docs/wallet.md "Development and tests"). `assent serve` runs as a child
- * process (so no other file's process-wide `allowInsecureUrls` can leak in: the suite shares
- * module state, `isolate: false`) with `ASSENT_PUBLIC_URL=https://localhost:{port}` behind a
- * TLS-terminating reverse proxy whose certificate a test CA made in this run issued; the
- * organisation, its wallet settings and a confidential relying party come from `assent import`.
- * The stock openid-client relying party, the user agent and the test wallet reach it only over
- * https trusting that CA (test/helpers/tls.ts refuses any http URL), and nothing enables
- * `allowInsecureUrls` here. The status list stays on loopback http (ASSENT_WALLET_ALLOW_HTTP_HOSTS):
- * it is the verifier's own outbound fetch, not part of the wallet's path.
+ * Wallet sign-in end to end over HTTPS, as production runs it (docs/wallet.md "Development and
+ * tests": the one run over HTTPS). `assent serve` runs as a child process (so no other file's
+ * process-wide `allowInsecureUrls` can leak in: the suite shares module state, `isolate: false`)
+ * with `ASSENT_PUBLIC_URL=https://localhost:{port}` behind a TLS-terminating reverse proxy whose
+ * certificate a test CA made in this run issued; the organisation, its wallet settings and a
+ * confidential relying party come from `assent import`. The stock openid-client relying party, the
+ * user agent and the test wallet reach it only over https trusting that CA (test/helpers/tls.ts
+ * refuses any http URL), and nothing enables `allowInsecureUrls` here. The status list stays on
+ * loopback http (ASSENT_WALLET_ALLOW_HTTP_HOSTS): it is the verifier's own outbound fetch, not part
+ * of the wallet's path.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

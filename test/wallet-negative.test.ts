@@ -1,5 +1,5 @@
 /**
- * The negative cases N1–N17 of ../shared/WALLET.md §5.3 at the verifier (OpenID4VP 1.0; the OIDF
+ * The negative cases at the verifier (docs/wallet.md "Verification steps"; OpenID4VP 1.0; the OIDF
  * verifier test plan's modules where one exists), each transaction begun as a relying party's
  * sign-in (`/auth`, the wallet page's deep link): each answer of the response_uri is a 400
  * `invalid_request` (or the test wallet refuses the request), the page's status endpoint never

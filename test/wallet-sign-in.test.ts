@@ -1,12 +1,12 @@
 /**
- * Wallet sign-in end to end (SPEC 4.1; ../shared/WALLET.md §5.2 scenarios 1, 4 and 6; the
- * "Done when" of the wallet sign-in issue): a stock `openid-client` relying party discovers an
- * organisation's provider, sends the user agent to `/auth` with PKCE, `state` and `nonce`; the
- * user agent follows to the wallet page; the test wallet takes the page's deep link, fetches the
- * signed request and posts its presentation to the real verifier; the page polls its status and
- * completes (cross-device) or the wallet's `redirect_uri` is followed in the same cookie jar
- * (same-device); the relying party redeems the code, validates the ID token against the JWKS and
- * reads userinfo. Nothing is mocked and nothing leaves 127.0.0.1.
+ * Wallet sign-in end to end (SPEC 4.1; docs/wallet.md "Development and tests"; the "Done when" of
+ * the wallet sign-in issue): a stock `openid-client` relying party discovers an organisation's
+ * provider, sends the user agent to `/auth` with PKCE, `state` and `nonce`; the user agent follows
+ * to the wallet page; the test wallet takes the page's deep link, fetches the signed request and
+ * posts its presentation to the real verifier; the page polls its status and completes
+ * (cross-device) or the wallet's `redirect_uri` is followed in the same cookie jar (same-device);
+ * the relying party redeems the code, validates the ID token against the JWKS and reads userinfo.
+ * Nothing is mocked and nothing leaves 127.0.0.1.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -33,7 +33,8 @@ afterAll(() => s?.stop());
 
 /** The relying party's configuration by discovery: confidential `shop` (client_secret_basic) or public `app`. */
 function relyingParty(org: TestOrg, kind: 'confidential' | 'public') {
-  // Loopback http for the fast suite (WALLET.md §5.1 "TLS"); the ID token's JWS is checked too.
+  // Loopback http for the fast suite (docs/wallet.md "Development and tests"; test/wallet-https.test.ts
+  // is the run over https); the ID token's JWS is checked too.
   const execute = [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks];
   return kind === 'public'
     ? oidc.discovery(new URL(org.issuer), 'app', undefined, oidc.None(), { execute })

@@ -1,8 +1,9 @@
 /**
- * The verifier's status lists, completion rules and the lifecycle of its transactions and accounts (SPEC 4.1;
- * ../shared/WALLET.md §4.5, §4.8; HAIP 1.0 §5.1; docs/decisions/0018-wallet-verifier.md), driven
- * over HTTP: a relying party's `/auth` in a cookie-keeping user agent, the wallet page's deep link
- * handed to the test wallet, the page's status endpoint and its completion.
+ * The verifier's status lists, completion rules and the lifecycle of its transactions and accounts
+ * (SPEC 4.1; docs/wallet.md "The verifier", "Verification steps", "The sign-in page";
+ * HAIP 1.0 §5.1; docs/decisions/0018-wallet-verifier.md), driven over HTTP: a relying party's
+ * `/auth` in a cookie-keeping user agent, the wallet page's deep link handed to the test wallet,
+ * the page's status endpoint and its completion.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ async function signIn(opts: { credential?: string; wallet?: TestWallet } = {}) {
   return { flow, answer };
 }
 
-describe('status lists (WALLET.md §4.4; draft-ietf-oauth-status-list)', () => {
+describe('status lists (docs/wallet.md "Verification steps"; draft-ietf-oauth-status-list)', () => {
   it('a credential with a status list entry that is valid is accepted', async () => {
     const uri = h.status.list('good', h.pki.statusSigner);
     const { flow, answer } = await signIn({ credential: await h.credential({ status: { idx: 3, uri } }) });

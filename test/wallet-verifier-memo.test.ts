@@ -1,9 +1,9 @@
 /**
- * What the verifier remembers between presentations (../shared/WALLET.md §4.4 a, e; docs/wallet.md
- * "Verification steps"): an issuer's x5c chain and a status-list token are verified once per set
- * of trust anchors and reused, so each must be refused again as soon as the organisation's anchors
- * no longer cover it; and a first sign-in of one credential, twice at once, makes one individual,
- * with the wallet transaction's result committed with it.
+ * What the verifier remembers between presentations (docs/wallet.md "Verification steps", step 6):
+ * an issuer's x5c chain and a status-list token are verified once per set of trust anchors and
+ * reused, so each must be refused again as soon as the organisation's anchors no longer cover it;
+ * and a first sign-in of one credential, twice at once, makes one individual, with the wallet
+ * transaction's result committed with it.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ async function present(credential: string) {
 
 const trust = (...pems: string[]) => h.configure({ trustedIssuerCertificates: pems });
 
-describe('remembered verifications (WALLET.md §4.4)', () => {
+describe('remembered verifications (docs/wallet.md "Verification steps")', () => {
   it('a chain verified before is refused once the organisation no longer trusts its root', async () => {
     const credential = await h.credential();
     expect((await present(credential)).answer.status).toBe(200);

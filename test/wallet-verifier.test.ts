@@ -1,8 +1,9 @@
 /**
- * The OpenID4VP verifier behind wallet sign-in (SPEC 4.1; ../shared/WALLET.md §4.3–4.5, §5.2):
- * the positive scenarios, driven over HTTP: a relying party's `/auth` in a cookie-keeping user
- * agent, the wallet page's deep link handed to the test wallet (request_uri, response_uri), the
- * page's status endpoint, its completion, and the code redeemed for the ID token.
+ * The OpenID4VP verifier behind wallet sign-in (SPEC 4.1; docs/wallet.md "Wallet settings", "The
+ * verifier", "Verification steps"): the positive scenarios, driven over HTTP: a relying party's
+ * `/auth` in a cookie-keeping user agent, the wallet page's deep link handed to the test wallet
+ * (request_uri, response_uri), the page's status endpoint, its completion, and the code redeemed
+ * for the ID token.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ async function idTokenOf(flow: Parameters<typeof finishSignIn>[0], responseCode?
   return h.redeem(await finishSignIn(flow, responseCode));
 }
 
-describe('positive scenarios (WALLET.md §5.2)', () => {
+describe('positive scenarios', () => {
   it('1. cross-device, x509_hash + signed request + direct_post.jwt (A128GCM): verified, completed once by polling', async () => {
     const { flow, uid, deepLink, request, answer } = await signIn();
     expect(deepLink).toMatch(/^openid4vp:\/\/\?client_id=x509_hash%3A[^&]+&request_uri=http/);
@@ -225,7 +226,7 @@ describe('positive scenarios (WALLET.md §5.2)', () => {
     }
   });
 
-  it('the request object: signed, typed, no-store, served once (WALLET.md §4.3)', async () => {
+  it('the request object: signed, typed, no-store, served once (docs/wallet.md "The verifier")', async () => {
     const { deepLink } = await h.start();
     const requestUri = new URL(deepLink).searchParams.get('request_uri')!;
     const first = await fetch(requestUri);

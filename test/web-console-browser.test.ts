@@ -166,6 +166,44 @@ describe.skipIf(!browserAvailable)('the admin console in Chromium', () => {
     await page.close();
   });
 
+  it('a refused purpose form comes back with what was typed and the error next to the policy URL (aria-invalid, aria-describedby)', async () => {
+    const page = await signInPage(d, OWNER, d.chrome, 'console');
+    await page.goto(orgPath('/organisation'));
+    const addPurpose = page.getByRole('region', { name: 'Add a purpose' });
+    await addPurpose.getByLabel('Name').fill('Typed in the browser');
+    await addPurpose.getByLabel('Description').fill('Kept when refused.');
+    await addPurpose.getByLabel('Policy URL').fill('ftp://policy.example/x');
+    await addPurpose.getByLabel('The lawful basis is not consent').check();
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      addPurpose.getByRole('button', { name: 'Add purpose' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForLoadState();
+    expect(await page.title()).toContain('· Console · Assent');
+    const again = page.getByRole('region', { name: 'Add a purpose' });
+    expect(await again.getByLabel('Name').inputValue()).toBe('Typed in the browser');
+    expect(await again.getByLabel('Description').inputValue()).toBe('Kept when refused.');
+    expect(await again.getByLabel('The lawful basis is not consent').isChecked()).toBe(true);
+    const url = again.getByLabel('Policy URL');
+    expect(await url.inputValue()).toBe('ftp://policy.example/x');
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    expect(await again.getByLabel('Name').getAttribute('aria-invalid')).toBeNull();
+    // The message is the field's accessible description, and it is shown right after the field.
+    const described = await url.evaluate((el) => {
+      const ids = (el.getAttribute('aria-describedby') ?? '').split(' ');
+      const message = document.getElementById(ids[ids.length - 1]!);
+      return { text: message?.textContent, next: el.nextElementSibling === message };
+    });
+    expect(described).toEqual({
+      text: 'Enter a web address that starts with http:// or https://, without spaces.',
+      next: true,
+    });
+    expect(await page.getByRole('alert').first().textContent()).toContain('correct the field marked below');
+    const purposes = (await api('/purposes')).body.Purposes as Array<{ Name: string }>;
+    expect(purposes.some((p) => p.Name === 'Typed in the browser')).toBe(false);
+  });
+
   it('framing: the console’s sign-in and organisation pages do not render in another origin’s iframe', async () => {
     const control = await frameOf(d.chrome.context, framer, `${framer.origin}/plain`, '#plain');
     expect(control.shown).toBe(1);

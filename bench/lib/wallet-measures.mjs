@@ -1,9 +1,10 @@
 /**
  * (b) and (c) of the wallet benchmark against a running server:
  * (b) presentations verified per second through `POST …/oid4vp/response` (the whole pipeline of
- *     WALLET.md §4.4, `direct_post.jwt`, a credential with a status list): every presentation has
- *     its own transaction, started beforehand through `/auth` → page → request object, and its
- *     response built beforehand; autocannon then posts each body once, at `connections`;
+ *     docs/wallet.md "Verification steps", `direct_post.jwt`, a credential with a status list):
+ *     every presentation has its own transaction, started beforehand through `/auth` → page →
+ *     request object, and its response built beforehand; autocannon then posts each body once, at
+ *     `connections`;
  * (c) complete sign-ins per second (auth → page → wallet → status → complete → code → token) with
  *     `flows` running at once, for a bounded time.
  */

@@ -1,7 +1,7 @@
 /**
  * The verifier's own work on one `direct_post.jwt` response, without SQL and HTTP: what
- * src/wallet/receive.ts does per response (WALLET.md §4.4 steps 1–7) between reading the
- * transaction and writing its result, done by the same compiled code (dist/):
+ * src/wallet/receive.ts does per response (docs/wallet.md "Verification steps", 1–7) between
+ * reading the transaction and writing its result, done by the same compiled code (dist/):
  *   1–3. `openResponse` (response.ts): the JWE header, the transaction's sealed private JWK opened
  *        (AES-GCM under the master key) and imported (a fresh key per transaction), the JWE
  *        decrypted (ECDH-ES + A256GCM), `state` matched;

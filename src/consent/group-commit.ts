@@ -39,6 +39,11 @@ export class GroupCommit {
     );
   }
 
+  /** Changes taken and not yet committed or refused (count; `Batcher.pending`). */
+  get pending(): number {
+    return this.batcher.pending;
+  }
+
   /**
    * Writes one record's change if the record's version is still `write.readVersion`, as
    * `store.writeChangeIfUnchanged` does, possibly in one statement with other records' changes.

@@ -40,6 +40,11 @@ export class RecordViews {
     );
   }
 
+  /** Record reads taken and not yet answered (count; `Batcher.pending`), the individual's own reads included. */
+  get pending(): number {
+    return this.batcher.pending + this.own.pending;
+  }
+
   /**
    * Reads one consent record as its read operations need it (see `recordViewOf`).
    * @param ids - UUIDs, already checked: the path's organisation and individual, the caller, and

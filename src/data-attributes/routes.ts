@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
 import { errors } from '../http/schemas.js';
 import type { DataAttributeService } from './service.js';
 
@@ -79,7 +80,7 @@ export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: Da
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },
     handler: async (req, reply) => {
-      await dataAttributes.delete(req.params.organizationID, req.params.templateID);
+      await dataAttributes.delete(req.principal as Principal, req.params.organizationID, req.params.templateID);
       return reply.code(204).send(null);
     },
   });

@@ -6,7 +6,9 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
 import { BadRequest, NotFound } from '../http/errors.js';
+import { recordAudit } from '../orgs/audit.js';
 import { isId } from '../util/ids.js';
 import * as store from './store.js';
 
@@ -99,9 +101,25 @@ export class DataAttributeService {
     return present((await store.listDataAttributes(this.db, orgId, [id]))[0]!);
   }
 
-  /** Deletes a data attribute (soft: evidence keeps it). @throws {NotFound} */
-  async delete(orgId: string, id: string): Promise<void> {
-    if (!isId(id) || !(await store.softDeleteDataAttribute(this.db, orgId, id)))
-      throw new NotFound('Template not found');
+  /**
+   * Deletes a data attribute (soft: evidence keeps it), from the API's `DELETE …/templates/{templateID}`
+   * or the console; the deletion and its audit entry `template.delete` (`{templateId, name}`) commit together.
+   * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
+   * @throws {NotFound} when it is not a live data attribute of this organisation; nothing is recorded then.
+   */
+  async delete(actor: Principal, orgId: string, id: string): Promise<void> {
+    if (!isId(id)) throw new NotFound('Template not found');
+    await this.db.transaction(async (tx) => {
+      const name = await store.softDeleteDataAttribute(tx, orgId, id);
+      if (name === null) throw new NotFound('Template not found');
+      // Accountability (ASVS 5.0 V16.3.2): who removed a data attribute from what individuals are asked to consent to.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'template.delete',
+        detail: { templateId: id, name },
+      });
+    });
   }
 }

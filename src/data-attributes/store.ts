@@ -105,12 +105,12 @@ export async function updateDataAttribute(
   return true;
 }
 
-/** Marks a live data attribute deleted; returns whether there was one. */
-export async function softDeleteDataAttribute(db: Executor, orgId: string, id: string): Promise<boolean> {
-  const rows = await db
+/** Marks a live data attribute deleted; returns its name, or null when there was no such live attribute. */
+export async function softDeleteDataAttribute(db: Executor, orgId: string, id: string): Promise<string | null> {
+  const [row] = await db
     .update(dataAttributes)
     .set({ deletedAt: sql`now()` })
     .where(and(eq(dataAttributes.id, id), eq(dataAttributes.orgId, orgId), isNull(dataAttributes.deletedAt)))
-    .returning({ id: dataAttributes.id });
-  return rows.length > 0;
+    .returning({ name: dataAttributes.name });
+  return row?.name ?? null;
 }

@@ -1,7 +1,8 @@
 /**
- * Wallet sign-in (SPEC 4.1; docs/wallet.md; ../shared/WALLET.md §4.5): each organisation's verifier
- * settings, the OpenID4VP transactions (a TTL table) and the individuals linked to a credential.
- * Private keys are kept sealed under the master key (ASVS 5.0 V11.2, V13.3).
+ * Wallet sign-in (SPEC 4.1; docs/wallet.md "Wallet settings", "The verifier", "Verification
+ * steps"): each organisation's verifier settings, the OpenID4VP transactions (a TTL table) and the
+ * individuals linked to a credential. Private keys are kept sealed under the master key (ASVS 5.0
+ * V11.2, V13.3).
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
@@ -32,8 +33,8 @@ export const walletSettings = pgTable('wallet_settings', {
 });
 
 /**
- * One OpenID4VP transaction (WALLET.md §4.5): at most 300 s, single use of its request and of its
- * response; `requestId` (in the request_uri) ≠ `id` (OpenID4VP §13.3, §14.3).
+ * One OpenID4VP transaction (docs/wallet.md "The verifier"): at most 300 s, single use of its
+ * request and of its response; `requestId` (in the request_uri) ≠ `id` (OpenID4VP §13.3, §14.3).
  */
 export const walletTransactions = pgTable(
   'wallet_transactions',

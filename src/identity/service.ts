@@ -58,6 +58,11 @@ export class IdentityService {
   /** Group commit of refresh-token rotations (`Batcher`): under load one statement and one commit for many. */
   private rotations: Batcher<sessions.Rotation, string | null>;
 
+  /** Refresh-token rotations taken and not yet answered (count; `Batcher.pending`). */
+  get pendingRotations(): number {
+    return this.rotations.pending;
+  }
+
   constructor(private readonly deps: IdentityDeps) {
     this.clients = new ClientRegistry(deps.db);
     this.apiKeys = new ApiKeys(deps);

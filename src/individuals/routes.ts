@@ -37,7 +37,11 @@ export const AddBody = Type.Object({
     }),
   ),
   username: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 254, description: 'a new user to create (instead of userid)' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 254,
+      description: 'an individual to add (instead of userid): created when new, else invited',
+    }),
   ),
   name: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 254 })),
@@ -95,8 +99,14 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       security,
       summary:
         'Subscribe yourself (your own ID as userid), or, as Owner or Admin, ' +
-        'create an individual (username); a userid of someone else answers only for a ' +
+        'add an individual (username); a userid of someone else answers only for a ' +
         'user already subscribed (200), else 404. 201 when created or newly subscribed',
+      description:
+        'A username with no account is created and subscribed. A username whose account exists but is ' +
+        'not subscribed here is not enrolled: its holder is mailed an invitation, and the answer is the ' +
+        'same 201 with the name, e-mail and phone sent and fresh IDs that name nothing until then, so that ' +
+        'it never tells whether an address has an account (docs/consents.md "Adding individuals"). ' +
+        'A username already subscribed here is a 409.',
       params: OrgParams,
       body: AddBody,
       response: {
@@ -106,7 +116,7 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     handler: async (req, reply) => {
-      const added = await individuals.add(req.principal!, req.params.organizationID, req.body);
+      const added = await individuals.add(req.principal!, req.params.organizationID, req.body, req.log);
       return reply.code(added.created ? 201 : 200).send({ User: added.user, ConsentID: added.consentId });
     },
   });

@@ -5,8 +5,13 @@
  *
  * An existing user joins an organisation only by their own act (GDPR Art. 7: consent is the
  * individual's own statement): they subscribe themselves, or accept an invitation
- * (`src/invitations/`). Staff create new users, and see only users already subscribed.
+ * (`src/invitations/`). Staff create new users, and see only users already subscribed. Staff who add
+ * a username that already has an account are answered as if it were new, and the account's holder
+ * is invited instead (docs/consents.md "Adding individuals"): the answer never says whether an
+ * address has an account anywhere in Assent (OWASP ASVS 5.0 V6.3.8, no account enumeration).
  */
+import type { FastifyBaseLogger } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config.js';
 import type { Db, Executor } from '../db/open.js';
 import type { Principal } from '../http/auth.js';
@@ -14,8 +19,11 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.js';
 import { keysetPage } from '../http/pagination.js';
 import { hashPassword } from '../identity/passwords.js';
 import { normaliseUsername } from '../identity/service.js';
+import { type InvitationService, isEmailAddress } from '../invitations/service.js';
+import { recordAudit } from '../orgs/audit.js';
 import { subscribe } from '../orgs/membership.js';
 import type { RolesCache } from '../orgs/roles-cache.js';
+import type { BackgroundTasks } from '../passwords/background.js';
 import { assertPasswordPolicy } from '../passwords/policy.js';
 import { Role } from '../users/roles.js';
 import { isUniqueViolation } from '../util/errors.js';
@@ -80,17 +88,24 @@ export function managesIndividuals(roles: readonly number[]): boolean {
   return roles.some((r) => MANAGERS.includes(r));
 }
 
+/** What `enrol` did: created an individual, or found an account to invite (its address, null without one). */
+type Enrolment = { user: IndividualBody; consentId: string; created: boolean } | { invite: string | null };
+
 /** An organisation's individuals. */
 export class IndividualService {
   /**
    * @param db - the store.
    * @param config - argon2 parameters for new users' passwords.
    * @param roles - the caller's roles in an organisation (the check of `add`).
+   * @param invitations - invites the holder of an existing account that staff add.
+   * @param background - runs that invitation after the answer.
    */
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly roles: RolesCache,
+    private readonly invitations: InvitationService,
+    private readonly background: BackgroundTasks,
   ) {}
 
   /**
@@ -131,20 +146,30 @@ export class IndividualService {
 
   /**
    * `POST /organizations/{organizationID}/users`: the caller subscribes themselves (their own ID
-   * as `userid`), or the organisation's Owner or Admin creates a new user (`username`), or names
+   * as `userid`), or the organisation's Owner or Admin adds an individual by `username`, or names
    * one already subscribed (`userid`, answered as it is).
+   *
+   * A `username` with no account is created and subscribed (201). One already subscribed here is a
+   * 409, as before (staff see the organisation's subscribers anyway). One whose account exists but is not subscribed here is not enrolled:
+   * its holder is mailed an invitation after the answer (`InvitationService.inviteAccount`), and the
+   * answer is the 201 a new account gets, with the name, e-mail and phone sent and fresh IDs that
+   * name nothing, so that staff cannot tell whether the address has an account elsewhere (OWASP ASVS
+   * 5.0 V6.3.8). Both outcomes hash the password, when one is sent, and write one audit entry
+   * `individual.add` with the username.
    * @param principal - the caller.
-   * @returns the user, their consent record ID, and whether anything was created or subscribed.
+   * @param log - the request's logger, where a failed invitation is reported.
+   * @returns the user, their consent record ID, and whether the answer is a creation (201).
    * @throws {NotFound} for an unknown organisation, and for a `userid` that is neither the caller
    *   nor subscribed (an unknown and an unmanaged user get the same answer); {Forbidden} when the
    *   caller is neither the user named nor the Owner or Admin; {BadRequest} unless exactly one of
    *   `userid` and `username` is given; {PasswordPolicyError} (400) when `password` breaks the
-   *   password policy; {Conflict} when `username` is taken.
+   *   password policy; {Conflict} when `username` is already subscribed to this organisation.
    */
   async add(
     principal: Principal,
     orgId: string,
     input: AddIndividual,
+    log: FastifyBaseLogger,
   ): Promise<{ user: IndividualBody; consentId: string; created: boolean }> {
     const held = isId(orgId) ? await this.roles.rolesIn(orgId, principal.userId) : null;
     if (held === null) throw new NotFound('Organisation not found');
@@ -163,15 +188,65 @@ export class IndividualService {
     const username = normaliseUsername(input.username!);
     // A password, when given, must pass the policy (NIST SP 800-63B §5.1.1.2): it is hashed in its NFKC form.
     const password = input.password === undefined ? undefined : assertPasswordPolicy(input.password, { username });
-    // Passwords are hashed before the transaction: argon2id must not hold a connection.
+    // Hashed whatever the outcome, and before the transaction (argon2id must not hold a connection):
+    // hashing only for new accounts would tell existing ones by time.
     const passwordHash = password === undefined ? null : await hashPassword(password, this.config.argon2);
+    let outcome: Enrolment;
     try {
-      return await this.create(orgId, username, input, passwordHash);
+      outcome = await this.enrol(principal, orgId, username, input, passwordHash);
     } catch (err) {
-      // Two concurrent creations of one username: the loser gets the same answer as a later one.
-      if (isUniqueViolation(err)) throw new Conflict('A user with this username exists; subscribe them by userid');
-      throw err;
+      // Two concurrent creations of one username: the loser finds the winner's account.
+      if (!isUniqueViolation(err)) throw err;
+      outcome = await this.enrol(principal, orgId, username, input, passwordHash);
     }
+    if (!('invite' in outcome)) return outcome;
+    const address = outcome.invite;
+    if (address !== null)
+      this.background.run('individuals.invite', () => this.invitations.inviteAccount(orgId, address), log);
+    else log.warn({ orgId }, 'an added individual has an account but no e-mail address: no invitation sent');
+    const user = { ID: uuidv7(), Name: input.name ?? '', Email: input.email ?? '', Phone: input.phone ?? '' };
+    return { user, consentId: uuidv7(), created: true };
+  }
+
+  /**
+   * In one transaction: creates and subscribes the account of `username` when there is none, or
+   * names the address to invite when it exists; audits the add.
+   * @throws {Conflict} when the account is subscribed to the organisation already.
+   */
+  private enrol(
+    principal: Principal,
+    orgId: string,
+    username: string,
+    input: { name?: string; email?: string; phone?: string },
+    passwordHash: string | null,
+  ): Promise<Enrolment> {
+    return this.db.transaction(async (tx) => {
+      const account = await store.findAccount(tx, username);
+      const subscriber = account ? await store.findSubscriber(tx, orgId, account.id) : null;
+      // Staff see this organisation's subscribers anyway: saying so tells them nothing new.
+      if (subscriber) throw new Conflict('This user is already subscribed to this organisation');
+      // The same entry for a new account and an invited one: the audit log is read by staff too.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: principal.userId,
+        actorApiKeyId: principal.apiKeyId ?? null,
+        action: 'individual.add',
+        detail: { username },
+      });
+      if (account) {
+        const address = [username, account.email.trim()].find(isEmailAddress) ?? null;
+        return { invite: address };
+      }
+      const user = await store.createUser(tx, {
+        username,
+        name: input.name ?? '',
+        email: input.email ?? '',
+        phone: input.phone ?? '',
+        passwordHash,
+      });
+      const { consentId } = await subscribe(tx, user.id, orgId);
+      return { user: presentIndividual(user), consentId, created: true };
+    });
   }
 
   /** The caller subscribes themselves; 201 when new, 200 when they were already subscribed. */
@@ -183,28 +258,6 @@ export class IndividualService {
     if (!user) throw new NotFound('User not found');
     const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
     return { user: presentIndividual(user), consentId, created: subscribed };
-  }
-
-  private create(
-    orgId: string,
-    username: string,
-    input: { name?: string; email?: string; phone?: string },
-    passwordHash: string | null,
-  ) {
-    return this.db.transaction(async (tx) => {
-      // Enrolling an existing account by username would let any organisation claim anyone: it needs the user's ID.
-      if (await store.usernameTaken(tx, username))
-        throw new Conflict('A user with this username exists; subscribe them by userid');
-      const user = await store.createUser(tx, {
-        username,
-        name: input.name ?? '',
-        email: input.email ?? '',
-        phone: input.phone ?? '',
-        passwordHash,
-      });
-      const { consentId } = await subscribe(tx, user.id, orgId);
-      return { user: presentIndividual(user), consentId, created: true };
-    });
   }
 
   /**

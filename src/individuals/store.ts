@@ -79,10 +79,10 @@ export async function findSubscriber(
   return row ?? null;
 }
 
-/** Whether a (lower-case) username is taken. */
-export async function usernameTaken(db: Executor, username: string): Promise<boolean> {
-  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.username, username));
-  return row !== undefined;
+/** The account of a (lower-case) username, anywhere in Assent: its ID and profile e-mail; null when there is none. */
+export async function findAccount(db: Executor, username: string): Promise<{ id: string; email: string } | null> {
+  const [row] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.username, username));
+  return row ?? null;
 }
 
 /** Creates a user; returns it. */

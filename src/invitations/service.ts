@@ -32,6 +32,14 @@ export const MAX_EMAIL = 254;
 /** One `local@domain.tld` address: no spaces, no line breaks (mail header injection), one `@`. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * Whether `text` is one e-mail address an invitation can be mailed to (`local@domain.tld`, at most `MAX_EMAIL`).
+ * @param text - already trimmed.
+ */
+export function isEmailAddress(text: string): boolean {
+  return text.length <= MAX_EMAIL && EMAIL.test(text);
+}
+
 /** The answer to a token never issued, already accepted, or revoked. */
 export const INVALID_INVITATION =
   'This invitation link is not valid: it was already used or revoked. Ask the organisation for a new one.';
@@ -88,16 +96,13 @@ export class InvitationService {
    */
   async create(actor: Principal, orgId: string, email: string): Promise<InvitationBody> {
     const address = email.trim();
-    if (address.length > MAX_EMAIL || !EMAIL.test(address)) throw new BadRequest('email must be one e-mail address');
+    if (!isEmailAddress(address)) throw new BadRequest('email must be one e-mail address');
     const name = await store.organisationName(this.db, orgId);
     if (name === null) throw new NotFound('Organisation not found');
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     const ttl = this.config.invitationTtlSeconds;
-    // The token travels in the fragment: browsers never send it to a server, so it stays out of access logs and
-    // Referer.
-    const link = `${this.config.publicUrl}/invitations/accept#token=${token}`;
     try {
-      await this.mailer.send(invitationMail(address, name, link, ttl));
+      await this.mailer.send(invitationMail(address, name, this.link(token), ttl));
     } catch {
       throw new HttpError(502, 'The invitation mail could not be sent; nothing was stored. Try again later.');
     }
@@ -120,6 +125,42 @@ export class InvitationService {
       });
       return present(row);
     });
+  }
+
+  /**
+   * Invites the holder of an existing account when staff add them as an individual by username
+   * (`IndividualService.add`; docs/consents.md "Adding individuals"): the same link and mail as
+   * `create`, stored with the organisation as its creator, so that it is neither listed to staff nor
+   * given an audit entry of its own: either would tell them that the address has an account
+   * (OWASP ASVS 5.0 V6.3.8, no account enumeration). The add itself is audited, alike for both outcomes.
+   * Run after the answer (the mail would otherwise make this outcome the slower one).
+   * @param address - the account's e-mail address (`isEmailAddress`).
+   * @throws the mailer's error (nothing is stored) or the database's.
+   */
+  async inviteAccount(orgId: string, address: string): Promise<void> {
+    const name = await store.organisationName(this.db, orgId);
+    if (name === null) return;
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const ttl = this.config.invitationTtlSeconds;
+    await this.mailer.send(
+      invitationMail(address, name, `${this.config.publicUrl}/invitations/accept#token=${token}`, ttl),
+    );
+    await store.insertInvitation(this.db, {
+      id: uuidv7(),
+      orgId,
+      email: address,
+      tokenHash: sha256(token),
+      createdBy: orgId,
+      ttlSeconds: ttl,
+    });
+  }
+
+  /**
+   * The link mailed for `token`. The token travels in the fragment: browsers never send it to a
+   * server, so it stays out of access logs and Referer.
+   */
+  private link(token: string): string {
+    return `${this.config.publicUrl}/invitations/accept#token=${token}`;
   }
 
   /**

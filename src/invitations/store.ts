@@ -1,5 +1,5 @@
 /** SQL of invitations to an organisation (table `invitations`, migration 0013). */
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
 import { invitations, organisations } from '../db/schema.js';
 
@@ -50,7 +50,10 @@ export async function insertInvitation(
   return row!;
 }
 
-/** One page of the organisation's pending invitations, by ID, after `afterId` (at most `limit` rows). */
+/**
+ * One page of the organisation's pending invitations that staff sent as invitations, by ID, after
+ * `afterId` (at most `limit` rows); not those sent by adding an individual (`created_by` = the organisation).
+ */
 export async function pendingPage(
   db: Executor,
   orgId: string,
@@ -60,7 +63,16 @@ export async function pendingPage(
   return db
     .select(columns)
     .from(invitations)
-    .where(and(eq(invitations.orgId, orgId), afterId ? gt(invitations.id, afterId) : undefined, pending))
+    .where(
+      and(
+        eq(invitations.orgId, orgId),
+        afterId ? gt(invitations.id, afterId) : undefined,
+        pending,
+        // Sent by adding an individual whose account exists (`created_by` = the organisation): listing it
+        // would tell staff that the address has an account (docs/consents.md "Adding individuals").
+        ne(invitations.createdBy, invitations.orgId),
+      ),
+    )
     .orderBy(asc(invitations.id))
     .limit(limit);
 }

@@ -15,7 +15,7 @@ import { recordAudit } from '../orgs/audit.js';
 import { isId } from '../util/ids.js';
 import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
-import { applyPush, type PushInput, type PushView, pushView } from './push-settings.js';
+import { applyPush, type PushInput, type PushView, pushChanges, pushView } from './push-settings.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
 import * as transportsStore from './transports-store.js';
@@ -103,6 +103,9 @@ export class NotificationService {
       webhookUrl,
       webhookSecretSealed: sealed,
     };
+    const detail = transportChanges(row, next, Boolean(secret));
+    // Nothing changed (the same settings sent again): nothing is written, and no entry claims a change.
+    if (Object.keys(detail).length === 0) return this.view(row);
     await this.db.transaction(async (tx) => {
       await transportsStore.writeTransports(tx, next);
       // Accountability (ASVS 5.0 V16.3.2): who changed where the organisation's notifications and signing
@@ -112,7 +115,7 @@ export class NotificationService {
         actorUserId: actor.userId,
         actorApiKeyId: actor.apiKeyId ?? null,
         action: 'notifications.transports.update',
-        detail: transportChanges(input, Boolean(secret)),
+        detail,
       });
     });
     const view = this.view({ ...next, updatedAt: new Date() });
@@ -200,18 +203,23 @@ function newSecret(): string {
 }
 
 /**
- * What a change of transports changed, for its audit entry: `email` (on or off), `webhook` (its URL,
- * or `removed`), `webhookSecret` (`new` when one was generated), `fcm` and `apns` (`set` or `removed`).
- * Never a secret or key.
+ * What a change of transports changed, for its audit entry (docs/notifications.md "Transports"),
+ * comparing the stored row with the one to store: `email` (its new setting), `webhook` (its new URL,
+ * or `removed` when there was one), `webhookSecret` (`new` when one was generated), and the push
+ * transports' changes (`pushChanges`). A setting sent again unchanged is not named; never a secret or key.
+ * @param before - the stored row, or null when none was ever stored.
+ * @param after - the row to store.
+ * @returns the changes; empty when nothing changed.
  */
-function transportChanges(input: TransportsInput, newSecret: boolean): Record<string, unknown> {
-  const setOrRemoved = (v: unknown) => (v === null ? 'removed' : v === undefined ? undefined : 'set');
-  const changes: Record<string, unknown> = {
-    email: input.email?.enabled,
-    webhook: input.webhook === null ? 'removed' : input.webhook?.url,
-    webhookSecret: newSecret ? 'new' : undefined,
-    fcm: setOrRemoved(input.fcm),
-    apns: setOrRemoved(input.apns),
-  };
-  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+function transportChanges(
+  before: transportsStore.TransportRow | null,
+  after: Omit<transportsStore.TransportRow, 'updatedAt'>,
+  newSecret: boolean,
+): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (after.emailEnabled !== (before?.emailEnabled ?? false)) changes.email = after.emailEnabled;
+  const hook = before?.webhookUrl ?? null;
+  if (after.webhookUrl !== hook) changes.webhook = after.webhookUrl ?? 'removed';
+  if (newSecret) changes.webhookSecret = 'new';
+  return { ...changes, ...pushChanges(before, after) };
 }

@@ -1,10 +1,11 @@
 /**
- * The rules of the wallet sign-in interaction (WALLET.md §4.1–4.2, §4.8; docs/wallet.md "The
- * sign-in page"): every step needs the browser that holds the interaction's cookie (set by
- * oidc-provider at `/auth`, scoped to `…/interaction/{uid}`), so a QR code photographed elsewhere,
- * a forwarded link or another cookie jar cannot finish a sign-in (OpenID4VP §14.2; WALLET.md §5.3
- * N23, N24). A verified wallet transaction ends the interaction with a login and a grant of the
- * `openid` scope and claims; a failed one with `access_denied` to the relying party.
+ * The rules of the wallet sign-in interaction (docs/wallet.md "The sign-in page"): every step needs
+ * the browser that holds the interaction's cookie (set by oidc-provider at `/auth`, scoped to
+ * `…/interaction/{uid}`), so a QR code photographed elsewhere, a forwarded link or another cookie
+ * jar cannot finish a sign-in (OpenID4VP §14.2; the "N23: …" and "N24: …" tests of
+ * test/oidc-provider-page.test.ts). A verified wallet transaction ends the interaction with a login
+ * and a grant of the `openid` scope and claims; a failed one with `access_denied` to the relying
+ * party.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
@@ -73,7 +74,8 @@ export class WalletInteractions {
 
   /**
    * Starts a wallet transaction for the interaction and answers what the page shows; every load
-   * starts a new transaction, so an earlier QR code stops working (WALLET.md §4.8).
+   * starts a new transaction, so an earlier QR code stops working (docs/wallet.md "The sign-in
+   * page").
    * @throws {InteractionError} 404 unknown organisation or wallet sign-in not set up; 400 no interaction cookie.
    */
   async pageModel(orgId: string, uid: string, raw: Raw): Promise<WalletPageModel> {
@@ -139,9 +141,10 @@ export class WalletInteractions {
 
   /**
    * The wallet's same-device redirect (OpenID4VP §8.2): completes only in the browser holding the
-   * interaction cookie (HAIP §5.1; WALLET.md §4.8). Elsewhere it answers which page to show:
-   * `other_device` ("continue on your other device") or, when the organisation allows only
-   * same-device completion, `same_browser_only` (start again in the browser the wallet returns to).
+   * interaction cookie (HAIP §5.1; docs/wallet.md "The sign-in page", `wallet-return`). Elsewhere
+   * it answers which page to show: `other_device` ("continue on your other device") or, when the
+   * organisation allows only same-device completion, `same_browser_only` (start again in the
+   * browser the wallet returns to).
    * @param responseCode - the `response_code` of the wallet's redirect.
    * @returns the URL to send the browser on to, or `{elsewhere}`.
    */
@@ -193,7 +196,10 @@ export class WalletInteractions {
     }
   }
 
-  /** Logs the individual in with a grant of `openid` and its claims (WALLET.md §4.7 item 4: no second consent prompt). */
+  /**
+   * Logs the individual in with a grant of `openid` and its claims, so no second consent prompt
+   * follows (docs/wallet.md "The sign-in page": `complete` leads on to the relying party's code).
+   */
   private async finish(provider: Provider, raw: Raw, login: WalletLogin): Promise<string> {
     const interaction = await provider.interactionDetails(raw.req, raw.res);
     const grant = new provider.Grant({ accountId: login.accountId, clientId: String(interaction.params.client_id) });

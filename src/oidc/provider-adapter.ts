@@ -39,7 +39,8 @@ export function clientMetadata(party: RelyingParty, placeholderSecret: string): 
 /**
  * Builds the adapter factory of one organisation's provider.
  * @param orgId - the organisation: every row read or written is scoped to it, so a code of
- *   organisation A is unknown at organisation B (WALLET.md §5.3 N21).
+ *   organisation A is unknown at organisation B (test/oidc-provider-flow.test.ts, "organisation
+ *   A's code at organisation B is invalid_grant").
  * @param db - the database.
  * @param parties - the registered relying parties (the `Client` model).
  * @param placeholderSecret - see `clientMetadata`, per client.

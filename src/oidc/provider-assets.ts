@@ -1,8 +1,8 @@
 /**
  * The static files of the wallet sign-in page: its script and its stylesheet, served from this
- * origin under a name that carries a hash of their content (WALLET.md §4.8: no inline script, so
- * the Content-Security-Policy can say `script-src 'self'`). A new version gets a new name, so the
- * files are cached for a year and never revalidated.
+ * origin under a name that carries a hash of their content (docs/wallet.md "The sign-in page",
+ * "Headers": no inline script, so the Content-Security-Policy can say `script-src 'self'`). A new
+ * version gets a new name, so the files are cached for a year and never revalidated.
  *
  * The script reads everything it needs from `data-` attributes of `#wallet` (`data-status-url`,
  * `data-expires-at`), counts down to the expiry, and polls the status every 1.5 s; when the status

@@ -1,5 +1,6 @@
 /**
- * The configuration of one organisation's oidc-provider (SPEC 4.1; WALLET.md §4.6–4.7;
+ * The configuration of one organisation's oidc-provider (SPEC 4.1; docs/wallet.md "The OpenID
+ * provider", "The authorization request", "State and keys";
  * docs/decisions/0017-wallet-sign-in-provider.md): the authorization code flow only, `state` and
  * `nonce` required, PKCE S256 required for public clients, ID tokens signed with Assent's ES256
  * key ring, cookies signed with keys derived from the master key, state in Assent's database, and
@@ -13,7 +14,8 @@ import { errorPage, escapeHtml, htmlHeaders, logoutCsp, page } from './provider-
 /**
  * The claims an ID token and userinfo may carry under the `openid` scope (OpenID Connect Core
  * §5.1 standard claims, plus `acr`, `amr`, `auth_time`): those the organisation's claim mapping
- * produces reach the relying party (WALLET.md §4.6).
+ * produces reach the relying party (docs/wallet.md "Wallet settings", `claimMapping`; the ID token
+ * and userinfo of docs/wallet.md "The sign-in page").
  */
 export const OPENID_CLAIMS = [
   'sub',
@@ -36,10 +38,13 @@ export const OPENID_CLAIMS = [
   'address',
 ] as const;
 
-/** The `acr` values the provider announces (discovery's `acr_values_supported`; WALLET.md §4.6). */
+/**
+ * The `acr` values the provider announces (discovery's `acr_values_supported`, OpenID Connect
+ * Discovery 1.0 §3): the ID token's `acr` of docs/wallet.md "Verification steps".
+ */
 export const WALLET_ACR_VALUES = ['urn:assent:acr:wallet'];
 
-/** Lifetimes (seconds; WALLET.md §4.7 item 5). */
+/** Lifetimes (seconds; docs/wallet.md "State and keys"). */
 const TTL = { AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600, IdToken: 300, AccessToken: 300 };
 
 /** What a provider's configuration is built from. */
@@ -56,7 +61,10 @@ export interface ProviderInputs {
   wallet: WalletSignIn;
 }
 
-/** A validator of a required authorization parameter: runs after the client and redirect URI checks, so the error is redirected (WALLET.md §4.7 item 3). */
+/**
+ * A validator of a required authorization parameter: runs after the client and redirect URI
+ * checks, so the error is redirected (docs/wallet.md "The authorization request").
+ */
 const required = (name: string) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
   if (!value) throw new errors.InvalidRequest(`missing required parameter '${name}'`);
 };
@@ -72,7 +80,8 @@ const REFUSED_MODE = Symbol('refused response_mode');
 /**
  * Koa middleware before oidc-provider's: takes a `response_mode` other than `query` out of an
  * authorization request, so that the error about it is redirected in the query (`form_post` would
- * answer with an auto-posting inline script, which the pages' policy forbids; WALLET.md §4.8).
+ * answer with an auto-posting inline script, which the pages' policy forbids; docs/wallet.md
+ * "Headers").
  */
 export async function onlyQueryResponseMode(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   const mode = ctx.query.response_mode;
@@ -136,7 +145,8 @@ export function exactRedirectUris(client: RedirectUriChecks): void {
 
 /**
  * The interaction policy: oidc-provider's prompts, with a login check that always asks, so a
- * session left in the browser never yields a code without the wallet (WALLET.md §4.7 item 4).
+ * session left in the browser never yields a code without the wallet (docs/wallet.md "The
+ * authorization request").
  */
 function walletEveryTime() {
   const policy = interactionPolicy.base();
@@ -197,7 +207,8 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     scopes: ['openid'],
     claims: { acr: null, amr: null, auth_time: null, sid: null, openid: [...OPENID_CLAIMS] },
     acrValues: WALLET_ACR_VALUES,
-    // The mapped claims go into the ID token too: only `scope=openid` is ever asked (WALLET.md §4.6).
+    // The mapped claims go into the ID token too: only `scope=openid` is ever asked (docs/wallet.md
+    // "The authorization request"; the ID token of "The sign-in page").
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -235,7 +246,8 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     async findAccount(_ctx, sub) {
       return {
         accountId: sub,
-        // The claims of the individual's latest verified wallet sign-in, mapped (WALLET.md §4.6).
+        // The claims of the individual's latest verified wallet sign-in, mapped (docs/wallet.md
+        // "Verification steps", step 8).
         claims: async () => ({ sub, ...(await inputs.wallet.claimsOf(orgId, sub)) }),
       };
     },

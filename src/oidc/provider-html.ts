@@ -1,8 +1,8 @@
 /**
  * The HTML of the OpenID provider's pages (the wallet page, error pages, logout pages, the
- * same-device return page) and the headers every one of them carries (WALLET.md §4.8;
- * docs/wallet.md "Headers"; OWASP ASVS 5.0 V3.4): no framing (RFC 7034, RFC 9700 §4.16), a
- * Content-Security-Policy without inline script, no caching, no referrer.
+ * same-device return page) and the headers every one of them carries (docs/wallet.md "Headers";
+ * OWASP ASVS 5.0 V3.4): no framing (RFC 7034, RFC 9700 §4.16), a Content-Security-Policy without
+ * inline script, no caching, no referrer.
  */
 import { assetPath } from './provider-assets.js';
 
@@ -15,7 +15,7 @@ export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**
- * The headers of every HTML answer of the provider (WALLET.md §4.8).
+ * The headers of every HTML answer of the provider (docs/wallet.md "Headers").
  * @param csp - the page's policy; `PAGE_CSP` unless the page posts a form that redirects elsewhere.
  */
 export function htmlHeaders(csp = PAGE_CSP): Record<string, string> {

@@ -1,9 +1,9 @@
 /**
- * The wallet sign-in page (WALLET.md §4.1, §4.8; docs/wallet.md "The sign-in page"): the
- * organisation's and the relying party's names, the request as an inline SVG QR code (no script,
- * no `data:` URL) and as an "Open in wallet" link, a countdown to the transaction's expiry, and a
- * "new code" button. Its script is the hashed static file of provider-assets.ts; what it needs is
- * in `data-` attributes of `#wallet`.
+ * The wallet sign-in page (docs/wallet.md "The sign-in page", "Headers"): the organisation's and
+ * the relying party's names, the request as an inline SVG QR code (no script, no `data:` URL) and
+ * as an "Open in wallet" link, a countdown to the transaction's expiry, and a "new code" button.
+ * Its script is the hashed static file of provider-assets.ts; what it needs is in `data-`
+ * attributes of `#wallet`.
  */
 import { qrSvg } from '../wallet/qr.js';
 import { escapeHtml, page } from './provider-html.js';
@@ -65,7 +65,10 @@ export function sameBrowserOnlyPage(): string {
   );
 }
 
-/** The same-device return opened in another browser (WALLET.md §4.2): the sign-in finishes on the device that shows the code. */
+/**
+ * The same-device return opened in another browser (docs/wallet.md "The sign-in page",
+ * `wallet-return`): the sign-in finishes on the device that shows the code.
+ */
 export function otherDevicePage(): string {
   return page(
     'Continue on your other device',

@@ -167,8 +167,9 @@ export class OrgProviders {
 
 /**
  * Koa middleware of every provider answer: `nosniff` and no framing everywhere, and the HTML
- * headers on every page (WALLET.md §4.8). The confirmation page oidc-provider renders when there
- * is no session to end auto-posts with an inline script; it is replaced by our button page.
+ * headers on every page (docs/wallet.md "Headers"). The confirmation page oidc-provider renders
+ * when there is no session to end auto-posts with an inline script; it is replaced by our button
+ * page.
  */
 async function securityHeaders(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   await next();

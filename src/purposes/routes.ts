@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Principal } from '../http/auth.js';
 import { errors } from '../http/schemas.js';
 import { OrganizationBody, PurposeBody } from './present.js';
 import type { PurposeService } from './service.js';
@@ -86,7 +87,7 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },
     handler: async (req, reply) => {
-      await purposes.delete(req.params.organizationID, req.params.purposeID);
+      await purposes.delete(req.principal as Principal, req.params.organizationID, req.params.purposeID);
       return reply.code(204).send(null);
     },
   });

@@ -5,7 +5,9 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 import type { Db } from '../db/open.js';
+import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';
+import { recordAudit } from '../orgs/audit.js';
 import { isId } from '../util/ids.js';
 import { type OrganizationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';
@@ -91,9 +93,25 @@ export class PurposeService {
     return presentPurpose(row);
   }
 
-  /** Deletes a purpose (soft: evidence keeps it). @throws {NotFound} */
-  async delete(orgId: string, purposeId: string): Promise<void> {
-    if (!isId(purposeId) || !(await store.softDeletePurpose(this.db, orgId, purposeId)))
-      throw new NotFound('Purpose not found');
+  /**
+   * Deletes a purpose (soft: evidence keeps it), from the API's `DELETE …/purposes/{purposeID}` or
+   * the console; the deletion and its audit entry `purpose.delete` (`{purposeId, name}`) commit together.
+   * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
+   * @throws {NotFound} when it is not a live purpose of this organisation; nothing is recorded then.
+   */
+  async delete(actor: Principal, orgId: string, purposeId: string): Promise<void> {
+    if (!isId(purposeId)) throw new NotFound('Purpose not found');
+    await this.db.transaction(async (tx) => {
+      const name = await store.softDeletePurpose(tx, orgId, purposeId);
+      if (name === null) throw new NotFound('Purpose not found');
+      // Accountability (ASVS 5.0 V16.3.2): who removed a purpose from what individuals are asked to consent to.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'purpose.delete',
+        detail: { purposeId, name },
+      });
+    });
   }
 }

@@ -64,14 +64,14 @@ export async function updatePurpose(
   return row ?? null;
 }
 
-/** Marks a live purpose deleted; returns whether there was one. */
-export async function softDeletePurpose(db: Executor, orgId: string, purposeId: string): Promise<boolean> {
-  const rows = await db
+/** Marks a live purpose deleted; returns its name, or null when there was no such live purpose. */
+export async function softDeletePurpose(db: Executor, orgId: string, purposeId: string): Promise<string | null> {
+  const [row] = await db
     .update(purposes)
     .set({ deletedAt: sql`now()` })
     .where(and(eq(purposes.id, purposeId), eq(purposes.orgId, orgId), isNull(purposes.deletedAt)))
-    .returning({ id: purposes.id });
-  return rows.length > 0;
+    .returning({ name: purposes.name });
+  return row?.name ?? null;
 }
 
 /** The organisation with its type, or null. */

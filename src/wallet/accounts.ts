@@ -1,8 +1,8 @@
 /**
- * The individual a verified presentation signs in (SPEC 4.1; ../shared/WALLET.md §4.6; OpenID4VP
- * 1.0 §14.4): found by (organisation, credential issuer, `vct`, the stable claim), never by a
- * mapped claim alone, created and subscribed on first use as the federation flow does
- * (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
+ * The individual a verified presentation signs in (SPEC 4.1; docs/wallet.md "Verification steps",
+ * step 8; OpenID4VP 1.0 §14.4): found by (organisation, credential issuer, `vct`, the stable
+ * claim), never by a mapped claim alone, created and subscribed on first use as the federation flow
+ * does (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Executor } from '../db/open.js';
@@ -24,9 +24,9 @@ function valueAt(claims: Record<string, unknown>, path: readonly string[]): unkn
 }
 
 /**
- * Maps disclosed credential claims to ID-token claims (WALLET.md §4.6): each mapped claim that
- * the credential disclosed; `email_verified: true` with a mapped `email`, since the credential's
- * issuer vouches for it.
+ * Maps disclosed credential claims to ID-token claims (docs/wallet.md "Wallet settings",
+ * `claimMapping`): each mapped claim that the credential disclosed; `email_verified: true` with a
+ * mapped `email`, since the credential's issuer vouches for it.
  * @param mapping - ID-token claim → credential claims path.
  */
 export function mapClaims(

@@ -1,11 +1,11 @@
 /**
- * Verification of one `dc+sd-jwt` presentation (../shared/WALLET.md §4.4 step 6; SD-JWT VC; RFC
- * 9901), on `@sd-jwt/sd-jwt-vc` 0.19 `verify` with the key-binding nonce always passed (without it
- * the library skips key binding, docs/decisions/0015-wallet-sign-in-libraries.md §5), plus the checks
- * it leaves out: the issuer's x5c chain, `typ`, `alg`, `iss`, `vct`, `cnf`, the disclosures (checked
- * and unpacked by `unpackDisclosures`, whose claims are the ones returned), the status list's
- * `typ`/`sub`/chain, and the KB-JWT's `typ`, `alg`, `aud` and `iat` window. Each check fails with
- * its own description (docs/wallet.md "Verification steps").
+ * Verification of one `dc+sd-jwt` presentation (docs/wallet.md "Verification steps", step 6;
+ * SD-JWT VC; RFC 9901), on `@sd-jwt/sd-jwt-vc` 0.19 `verify` with the key-binding nonce always
+ * passed (without it the library skips key binding, docs/decisions/0015-wallet-sign-in-libraries.md
+ * §5), plus the checks it leaves out: the issuer's x5c chain, `typ`, `alg`, `iss`, `vct`, `cnf`,
+ * the disclosures (checked and unpacked by `unpackDisclosures`, whose claims are the ones
+ * returned), the status list's `typ`/`sub`/chain, and the KB-JWT's `typ`, `alg`, `aud` and `iat`
+ * window. Each check fails with its own description (docs/wallet.md "Verification steps").
  */
 import { createPublicKey, type JsonWebKey, verify, type X509Certificate } from 'node:crypto';
 import { digest } from '@sd-jwt/crypto-nodejs';
@@ -19,7 +19,7 @@ import { verifyChain } from './trust.js';
 
 /** Clock skew allowed on the credential's `iat`/`nbf`/`exp` and the KB-JWT's future `iat` (seconds). */
 export const SKEW_SECONDS = 60;
-/** Oldest KB-JWT `iat` accepted (seconds before now): WALLET.md §4.4 f. */
+/** Oldest KB-JWT `iat` accepted (seconds before now): docs/wallet.md "Verification steps", step 6. */
 export const KB_MAX_AGE_SECONDS = 300;
 
 /** What one presentation must match. */
@@ -138,7 +138,8 @@ function checkKbHeader(kbJwt: string): void {
 export async function verifyPresentation(compact: string, ctx: PresentationContext): Promise<VerifiedCredential> {
   if (typeof compact !== 'string' || !compact.includes('~')) throw fail('vp_token', 'a presentation is not an SD-JWT');
   const parts = compact.split('~');
-  // Threat: a presentation without holder binding, replayable by anyone who saw it (WALLET.md N7).
+  // Threat: a presentation without holder binding, replayable by anyone who saw it
+  // (test/wallet-negative.test.ts, "N7: a presentation without KB-JWT is refused (holder binding required)").
   if (!parts[parts.length - 1]) throw fail('key_binding', 'key binding JWT is missing');
   let header: Record<string, unknown>;
   try {

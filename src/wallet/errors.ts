@@ -1,9 +1,9 @@
 /**
- * Why a wallet's response was refused (../shared/WALLET.md §4.4: fail closed at every step). The
- * reason is a fixed code, safe to log and answer: never a claim value or a token.
+ * Why a wallet's response was refused (docs/wallet.md "Verification steps": fail closed at every
+ * step). The reason is a fixed code, safe to log and answer: never a claim value or a token.
  */
 
-/** The checks of the verification pipeline that can refuse a response (WALLET.md §4.4 steps 1–7). */
+/** The checks of the verification pipeline that can refuse a response (docs/wallet.md "Verification steps", 1–7). */
 export type PresentationFailure =
   | 'unknown_transaction'
   | 'expired_transaction'

@@ -1,5 +1,5 @@
 /**
- * The verifier behind wallet sign-in (SPEC 4.1; ../shared/WALLET.md §4.2, §4.5): the
+ * The verifier behind wallet sign-in (SPEC 4.1; docs/wallet.md "The verifier"): the
  * `WalletSignIn` the OpenID provider uses (`sign-in.ts`), plus what the wallet's endpoints call
  * (`routes.ts`): the request object, served once, and the response (`receive.ts`).
  */
@@ -74,7 +74,7 @@ export class WalletFlow implements WalletSignIn {
     if (insecureLoopback(config.publicUrl)) setGlobalConfig({ allowInsecureUrls: true });
   }
 
-  /** The provider's issuer of an organisation (WALLET.md §4.1). */
+  /** The provider's issuer of an organisation (docs/wallet.md "The OpenID provider"). */
   issuerOf(orgId: string): string {
     return `${this.config.publicUrl}/v3/service/extension/oidc/${orgId}`;
   }
@@ -156,7 +156,7 @@ export class WalletFlow implements WalletSignIn {
   }
 
   /**
-   * The request object of `GET …/oid4vp/request/{requestId}`, once (WALLET.md §4.1).
+   * The request object of `GET …/oid4vp/request/{requestId}`, once (docs/wallet.md "The verifier").
    * @param ip - the client's address, for the rate limit.
    * @throws {NotFound} for an unknown request. @throws {HttpError} 410 when fetched before or expired.
    */
@@ -168,14 +168,15 @@ export class WalletFlow implements WalletSignIn {
     const row = await txs.takeRequest(this.db, orgId, requestId);
     if (row?.requestJwt) return row.requestJwt;
     if (row) throw new NotFound('No such request');
-    // Threat: a request object read twice (a second scanner of the QR code); single use (WALLET.md §4.5).
+    // Threat: a request object read twice (a second scanner of the QR code); single use (docs/wallet.md
+    // "The verifier").
     if (await txs.findByRequestId(this.db, orgId, requestId))
       throw new HttpError(410, 'This request was fetched already or has expired', 'invalid_request');
     throw new NotFound('No such request');
   }
 
   /**
-   * The response of `POST …/oid4vp/response` (WALLET.md §4.4).
+   * The response of `POST …/oid4vp/response` (docs/wallet.md "Verification steps").
    * @param ip - the client's address, for the rate limit.
    * @returns the answer body: `{redirect_uri}` when verified, `{}` for a wallet's error.
    * @throws {PresentationError} when any check fails. @throws {TooManyRequests} past the IP limit.

@@ -1,7 +1,8 @@
 /**
- * The `vp_token` of a verified response (../shared/WALLET.md §4.4 steps 5–7; OpenID4VP 1.0 §8.1,
- * §6): its shape (an object keyed by credential query IDs, each an array of presentations, one
- * unless the query says `multiple`), each presentation verified, and the DCQL query satisfied.
+ * The `vp_token` of a verified response (docs/wallet.md "Verification steps", steps 5–7; OpenID4VP
+ * 1.0 §8.1, §6): its shape (an object keyed by credential query IDs, each an array of
+ * presentations, one unless the query says `multiple`), each presentation verified, and the DCQL
+ * query satisfied.
  */
 import { parseDcqlVpToken } from '@openid4vc/openid4vp';
 import { DcqlPresentationResult, type DcqlQuery } from 'dcql';

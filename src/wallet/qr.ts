@@ -1,5 +1,5 @@
 /**
- * The QR code of a wallet request (WALLET.md §4.1; docs/wallet.md "The sign-in page"), shared by
+ * The QR code of a wallet request (docs/wallet.md "The sign-in page"), shared by
  * the OpenID provider's wallet page (src/oidc/provider-page.ts) and the privacy dashboard's wallet
  * sign-in (src/web/dashboard/wallet-sign-in.tsx).
  */

@@ -1,6 +1,6 @@
 /**
- * `POST …/oid4vp/response`: the verification pipeline of ../shared/WALLET.md §4.4, failing
- * closed at every step, each a named call:
+ * `POST …/oid4vp/response`: the verification pipeline of docs/wallet.md "Verification steps",
+ * failing closed at every step, each a named call:
  * 1–3. open the response (transaction, decryption, state) — `response.ts`;
  * 4. a wallet's error ends the transaction as failed;
  * 5–7. the vp_token, each presentation and the DCQL query — `presentations.ts`;
@@ -99,7 +99,8 @@ export async function receiveResponse(
       });
       // Another response got there first: nothing of this one is kept (the throw rolls it back).
       if (!ok) throw new PresentationError('answered_transaction', 'response: the transaction was answered already');
-      // The audit names the individual by ID only, never a claim (WALLET.md §4.4: no PII in logs).
+      // The audit names the individual by ID only, never a claim (docs/wallet.md "Verification steps":
+      // nothing personal is logged).
       await recordAudit(t, {
         orgId,
         actorUserId: userId,

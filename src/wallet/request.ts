@@ -1,6 +1,7 @@
 /**
- * The OpenID4VP 1.0 request of one transaction (../shared/WALLET.md §4.3), made with
- * `@openid4vc/openid4vp` (docs/decisions/0015-wallet-sign-in-libraries.md §3):
+ * The OpenID4VP 1.0 request of one transaction (docs/wallet.md "Wallet settings", `profile`, and
+ * "The verifier"), made with `@openid4vc/openid4vp`
+ * (docs/decisions/0015-wallet-sign-in-libraries.md §3):
  * - `haip`: client id `x509_hash:…` (§5.9.3), a request object signed ES256 with the verifier's
  *   `x5c` (RFC 9101; `typ oauth-authz-req+jwt`), fetched once by `request_uri`;
  * - `compat`: client id `redirect_uri:<response_uri>`, which may not be signed (§5.9.3), so its
@@ -14,7 +15,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { parseCertificates, x5cEntry, x509HashClientId } from './pem.js';
 import type { Verifier } from './settings.js';
 
-/** Lifetime of a transaction and its request object (seconds): WALLET.md §4.5 says at most 5 minutes. */
+/** Lifetime of a transaction and its request object (seconds): docs/wallet.md "The verifier". */
 export const TRANSACTION_TTL_SECONDS = 300;
 
 /** 256 random bits, base64url: nonces, states, request IDs and response codes (OpenID4VP 1.0 §14.1). */
@@ -77,7 +78,7 @@ function verifierMaterial(verifier: Verifier): VerifierMaterial {
 /**
  * Builds the request of a new transaction.
  * @param verifier - the organisation's settings and key.
- * @param issuer - `{publicUrl}/v3/service/extension/oidc/{orgId}` (WALLET.md §4.1).
+ * @param issuer - `{publicUrl}/v3/service/extension/oidc/{orgId}` (docs/wallet.md "The OpenID provider").
  * @param requestId - the random ID in the request_uri.
  * @throws the library's ValidationError if a URL is not https (only loopback http is allowed, see flow.ts).
  */

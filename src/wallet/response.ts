@@ -1,8 +1,8 @@
 /**
- * Opening a wallet's response (../shared/WALLET.md §4.4 steps 1–3; OpenID4VP 1.0 §8.2, §8.3):
- * find its transaction (by the JWE's `kid`, or by `state`), refuse unknown, expired or answered
- * ones, decrypt `direct_post.jwt` with the transaction's key under ECDH-ES and the allowed `enc`
- * only, and match `state`.
+ * Opening a wallet's response (docs/wallet.md "Verification steps", steps 1–3; OpenID4VP 1.0 §8.2,
+ * §8.3): find its transaction (by the JWE's `kid`, or by `state`), refuse unknown, expired or
+ * answered ones, decrypt `direct_post.jwt` with the transaction's key under ECDH-ES and the allowed
+ * `enc` only, and match `state`.
  */
 import { compactDecrypt, decodeProtectedHeader, importJWK } from 'jose';
 import type { MasterKey } from '../crypto/master-key.js';

@@ -1,7 +1,7 @@
 /**
- * The wallet's endpoints of an organisation's OpenID provider (SPEC 4.1; ../shared/WALLET.md §4.1;
- * OpenID4VP 1.0 §5.10, §8.2), declared as static paths so that they win over the provider's
- * `/v3/service/extension/oidc/:organisationId/*` in Fastify's router:
+ * The wallet's endpoints of an organisation's OpenID provider (SPEC 4.1; docs/wallet.md "The
+ * verifier"; OpenID4VP 1.0 §5.10, §8.2), declared as static paths so that they win over the
+ * provider's `/v3/service/extension/oidc/:organisationId/*` in Fastify's router:
  * - `GET  …/oid4vp/request/{requestId}`: the signed request object, once;
  * - `POST …/oid4vp/response`: the wallet's response (`direct_post` or `direct_post.jwt`).
  */

@@ -1,7 +1,8 @@
 /**
  * The rules of an organisation's wallet settings (docs/wallet.md "Wallet settings"; SPEC 4.1;
- * ../shared/WALLET.md §4.3, §4.6): the fields, their defaults and what makes each invalid. Both
- * the admin API and `assent import` apply them, so a file cannot store what the API refuses.
+ * OpenID4VP 1.0 §5.9.3, §6, §14.4; HAIP 1.0): the fields, their defaults and what makes each
+ * invalid. Both the admin API and `assent import` apply them, so a file cannot store what the API
+ * refuses.
  */
 import { createPrivateKey, type KeyObject, type X509Certificate } from 'node:crypto';
 import { DcqlQuery } from 'dcql';
@@ -46,7 +47,7 @@ export interface VerifierPolicy {
   responseEncryption: ResponseEnc[];
 }
 
-/** The default query: an e-mail address credential (iGrant's Authenticator, WALLET.md §1.3). */
+/** The default query: an e-mail address credential (iGrant's Authenticator; docs/wallet.md "Wallet settings"). */
 export const DEFAULT_DCQL_QUERY = {
   credentials: [
     {

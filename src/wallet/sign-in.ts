@@ -1,8 +1,9 @@
 /**
  * What the OpenID provider's sign-in page (src/oidc/) asks of the wallet verifier (src/wallet/):
- * the contract between the two halves of SPEC 4.1 (docs/wallet.md; ../shared/WALLET.md §4.1–4.6).
- * The provider owns the OpenID Connect side (the interaction, its cookie, codes and tokens); the
- * verifier owns the OpenID4VP transaction, its verification and the individual it signs in.
+ * the contract between the two halves of SPEC 4.1 (docs/wallet.md "The verifier", "The sign-in
+ * page"). The provider owns the OpenID Connect side (the interaction, its cookie, codes and
+ * tokens); the verifier owns the OpenID4VP transaction, its verification and the individual it
+ * signs in.
  */
 
 /** Where a wallet transaction stands, as the page may see it: never personal data. */
@@ -17,7 +18,7 @@ export interface WalletTransactionView {
   deepLink: string;
   /** When the transaction stops accepting a response (at most 300 s after its start). */
   expiresAt: Date;
-  /** The organisation allows only same-device completion (HAIP §5.1; WALLET.md §4.8). */
+  /** The organisation allows only same-device completion (HAIP §5.1; docs/wallet.md "Wallet settings"). */
   sameDeviceOnly: boolean;
 }
 

@@ -1,9 +1,9 @@
 /**
- * Status lists of wallet credentials (../shared/WALLET.md §4.4 e; draft-ietf-oauth-status-list §5,
- * §8): the token is fetched through the SSRF guard (ASVS 5.0 V1.3.6; `net/guarded-fetch.ts`), must
- * be a `statuslist+jwt` signed ES256 under an `x5c` chain to the organisation's trusted issuer
- * certificates, and must name its own URI as `sub`. Unreachable or invalid means reject: the
- * verifier fails closed.
+ * Status lists of wallet credentials (docs/wallet.md "Verification steps", step 6, and "What a
+ * credential issuer must meet"; draft-ietf-oauth-status-list §5, §8): the token is fetched through
+ * the SSRF guard (ASVS 5.0 V1.3.6; `net/guarded-fetch.ts`), must be a `statuslist+jwt` signed ES256
+ * under an `x5c` chain to the organisation's trusted issuer certificates, and must name its own URI
+ * as `sub`. Unreachable or invalid means reject: the verifier fails closed.
  */
 import type { X509Certificate } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';

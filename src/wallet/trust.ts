@@ -1,8 +1,9 @@
 /**
  * The x5c trust chain of a credential or status-list token to the organisation's trusted issuer
- * certificates (../shared/WALLET.md §4.4 a, e; HAIP 1.0 §6.1; RFC 5280 §6 in the subset
- * node:crypto exposes: names, signatures, validity, CA flags). No library validates this chain for
- * us (docs/decisions/0015-wallet-sign-in-libraries.md §3 gotcha 4).
+ * certificates (docs/wallet.md "Verification steps", step 6, and "What a credential issuer must
+ * meet"; HAIP 1.0 §6.1; RFC 5280 §6 in the subset node:crypto exposes: names, signatures, validity,
+ * CA flags). No library validates this chain for us
+ * (docs/decisions/0015-wallet-sign-in-libraries.md §3 gotcha 4).
  *
  * A chain's parsing and signatures are worth remembering: every presentation of an issuer carries
  * the same x5c, and each check of it parses two or three certificates and verifies their ECDSA

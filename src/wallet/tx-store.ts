@@ -1,5 +1,5 @@
 /**
- * SQL of OpenID4VP transactions (`wallet_transactions`, ../shared/WALLET.md §4.5). Each state
+ * SQL of OpenID4VP transactions (`wallet_transactions`, docs/wallet.md "The verifier"). Each state
  * change is one conditional UPDATE, so that two concurrent requests cannot both use a request
  * object, a response or a result (single use, OpenID4VP 1.0 §14.1).
  */
@@ -13,7 +13,7 @@ export type TxRow = typeof walletTransactions.$inferSelect;
 export type TxValues = Omit<TxRow, 'createdAt' | 'responseCodeHash' | 'result' | 'returnUri'> & {
   returnUri?: string | null;
 };
-/** Where a transaction stands (WALLET.md §4.5). */
+/** Where a transaction stands (docs/wallet.md "The verifier"). */
 export type TxStatus = 'created' | 'request_fetched' | 'verified' | 'failed' | 'consumed';
 
 /** Inserts a transaction. */

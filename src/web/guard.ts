@@ -12,6 +12,7 @@ import { Forbidden, NotFound, Unauthorized } from '../http/errors.js';
 import { ACCESS_POLICY, type Operation } from '../http/policy.js';
 import { csrfMatches, type WebSession, type WebSessions } from '../identity/web-sessions.js';
 import { isId } from '../util/ids.js';
+import type { FormRefusal } from './form-state.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +40,8 @@ export interface WebRouteConfig {
    * its `orgRoles` in the path's `organizationID`, exactly as the API's guard checks them.
    */
   api?: Operation;
+  /** A form's route: how it answers a refused form (the page again, what was typed kept; `form-state.tsx`). */
+  refused?: FormRefusal;
 }
 
 /** Answers a user's roles in an organisation (null: no such organisation), as the API's guard asks. */
@@ -136,7 +139,9 @@ export function installWebGuard(
   app.decorateRequest('webSession', null);
   app.decorateRequest('webCookie', undefined);
   app.decorateRequest('webRoles', null as unknown as readonly number[]);
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Before the schema's validation, not after: a refused form is answered with its page again
+  // (`refused`), which must not show an organisation's data to a browser the guard would turn away.
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config as WebRouteConfig;
     if (config.web === undefined) return;
     const unsafe = !SAFE.has(request.method);

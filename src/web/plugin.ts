@@ -28,7 +28,7 @@ import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { idpSignInRoutes } from './dashboard/sign-in-idp-routes.js';
 import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
 import { WALLET_PATH } from './dashboard/wallet-sign-in.js';
-import { installWebErrors } from './error-page.js';
+import { installWebErrors, installWebNotFound } from './error-page.js';
 import { cookieName, installWebGuard, type RolesIn } from './guard.js';
 import { safeNext } from './sign-in.js';
 import { type CookieJar, signInRoutes } from './sign-in-routes.js';
@@ -133,4 +133,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleWalletRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);
+  // An unknown path or method below a front end is that front end's 404 page, not the API's JSON 404.
+  for (const prefix of ['/dashboard', '/console'])
+    await app.register(async (child) => installWebNotFound(child), { prefix });
 };

@@ -71,12 +71,32 @@ export function SignInPage({ next, action, app, home, error, username, organisat
   );
 }
 
+/** A path and query of printable ASCII only: no space, control character (CR, LF, NUL, DEL) or non-ASCII text. */
+const PRINTABLE_PATH = /^[\x21-\x7e]+$/;
+/** The origin `safeNext` resolves a path against; any fixed origin would do. */
+const HERE = 'http://assent.invalid';
+
 /**
- * The path to go to after signing in: only a path of this origin under `prefix`, else `prefix`.
- * Threat: an open redirect through `next` (ASVS 5.0 V5.1.5).
+ * The path to go to after signing in: a path of this origin under `prefix` (with its query), else
+ * `prefix`. Refused: anything not a string; control characters, spaces and non-ASCII text (a
+ * `Location` header cannot carry them: Node.js refuses to send it, RFC 9110 §5.5); a backslash; a
+ * path that resolves elsewhere (`//host`, a scheme, `/dashboard/../x`, a fragment).
+ * Threat: an open redirect or a response-splitting header through `next` (ASVS 5.0 V5.1.5, V4.1.1).
+ * @param next - as the browser sent it (query or form field).
+ * @param prefix - the front end's path, `/dashboard` or `/console`.
+ * @returns a same-origin path starting with `{prefix}/`, or `prefix`.
  */
 export function safeNext(next: unknown, prefix: string): string {
-  if (typeof next !== 'string' || !next.startsWith(`${prefix}/`) || next.startsWith('//') || next.includes('\\'))
+  if (typeof next !== 'string' || !PRINTABLE_PATH.test(next) || next.includes('\\') || next.includes('#'))
     return prefix;
+  if (!next.startsWith(`${prefix}/`) || next.startsWith('//')) return prefix;
+  let resolved: URL;
+  try {
+    resolved = new URL(next, HERE);
+  } catch {
+    return prefix;
+  }
+  // The resolved path must be the one sent: no dot segments nor anything the URL parser rewrites.
+  if (resolved.origin !== HERE || `${resolved.pathname}${resolved.search}` !== next) return prefix;
   return next;
 }

@@ -23,6 +23,8 @@ section.card { border: 1px solid #ccc; border-radius: .4rem; padding: .75rem 1re
 .note { background: #f3f6fb; border-left: 4px solid #174a8b; padding: .5rem .75rem; }
 .error { background: #fdf0f0; border-left: 4px solid #a4000f; padding: .5rem .75rem; }
 .ok { background: #eef8f0; border-left: 4px solid #1d6b31; padding: .5rem .75rem; }
+.field-error { color: #a4000f; font-weight: 600; margin: .2rem 0 .5rem; }
+[aria-invalid="true"] { border: 2px solid #a4000f; }
 label { display: block; font-weight: 600; margin: .5rem 0 .2rem; }
 input, select, button { font: inherit; }
 input[type=text], input[type=email], input[type=tel], input[type=password], input[type=number], select { width: 100%; max-width: 24rem; padding: .4rem; border: 1px solid #767676; border-radius: .25rem; }

@@ -155,6 +155,15 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** The JSON log lines (pino) that `server` has written to its standard output so far, parsed. */
+export function jsonLogLines(server: ServeProcess): Array<Record<string, any>> {
+  return server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
 /**
  * Spawns `node bin/assent.cjs serve` and waits until `GET /readyz` answers 200.
  * @param env - Assent environment; HOST is 127.0.0.1, PORT a free port unless `env` sets one.

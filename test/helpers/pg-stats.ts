@@ -64,31 +64,25 @@ export async function transactionCounter(t: TestAssent): Promise<() => Promise<n
 }
 
 /**
- * Resolves once this process's event loop has run three 10 ms timers in a row on time (late by
- * under 5 ms): a server in this process (`startAssent`) has then read and handled every request
- * sent to it so far, up to the statements they wait for.
- * @throws when that does not happen before `deadline` (epoch milliseconds).
- */
-async function eventLoopIdle(deadline: number): Promise<void> {
-  for (let onTime = 0; onTime < 3; ) {
-    if (Date.now() > deadline) throw new Error('the event loop did not become idle');
-    const start = performance.now();
-    await new Promise((r) => setTimeout(r, 10));
-    onTime = performance.now() - start < 15 ? onTime + 1 : 0;
-  }
-}
-
-/**
  * Starts `work` while the test holds `table` in ACCESS EXCLUSIVE mode from a connection of its own,
- * and lets go once a statement of the server waits for that lock and the in-process server has
- * handled every request that `work` sent: those queue behind the waiting one, as under load,
- * whatever the speed of the machine. PostgreSQL only.
+ * and lets go once a statement of the server waits for that lock and `pending()` (the in-process
+ * server's count of work its batcher has taken, `Context.pending`) has reached `expected`: every
+ * request of `work` is then queued behind the waiting statement, as under load, whatever the speed
+ * or the load of the machine. Nothing here depends on timing but `timeoutMs`, a bound for a test
+ * that would otherwise hang. PostgreSQL only.
  * @param table - a table the work's statements read or write.
- * @param timeoutMs - how long to wait for a statement to wait (milliseconds).
+ * @param queued - `pending` (count) and the value it must reach: one per request of `work`.
+ * @param timeoutMs - how long to wait for both (milliseconds).
  * @returns what `work` returned (not awaited).
- * @throws when no statement waits for the lock within `timeoutMs` (the lock is let go first).
+ * @throws when they are not reached within `timeoutMs`, with what was reached (the lock is let go first).
  */
-export async function whileTableHeld<T>(t: TestAssent, table: string, work: () => T, timeoutMs = 15_000): Promise<T> {
+export async function whileTableHeld<T>(
+  t: TestAssent,
+  table: string,
+  work: () => T,
+  queued: { pending: () => number; expected: number },
+  timeoutMs = 60_000,
+): Promise<T> {
   const holder = new pg.Client({ connectionString: t.env.DATABASE_URL });
   await holder.connect();
   try {
@@ -103,11 +97,15 @@ export async function whileTableHeld<T>(t: TestAssent, table: string, work: () =
         'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass',
         [table],
       );
-      if (rows[0]!.n > 0) break;
-      if (Date.now() > deadline) throw new Error(`no statement waited for the lock on ${table} within ${timeoutMs} ms`);
+      const waiting = rows[0]!.n;
+      if (waiting > 0 && queued.pending() >= queued.expected) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `within ${timeoutMs} ms: ${waiting} statements waited for the lock on ${table}, ` +
+            `${queued.pending()} of ${queued.expected} requests were queued`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
-    await eventLoopIdle(deadline);
     return started;
   } finally {
     await holder.query('COMMIT').catch(() => {});

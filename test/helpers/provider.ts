@@ -1,8 +1,9 @@
 /**
  * Helpers of the OpenID provider tests (SPEC 4.1; docs/wallet.md): two organisations with relying
- * parties and wallet settings registered through the import (each trusting its own test issuer
- * CA, with a generated verifier key), the test wallet of WALLET.md §5.1 holding a credential of
- * each issuer, and a cookie-keeping user agent that follows `/auth` to the wallet page.
+ * parties and wallet settings registered through the import (each trusting its own test issuer CA,
+ * with a generated verifier key), the test wallet (test/helpers/wallet/wallet.ts) holding a
+ * credential of each issuer, and a cookie-keeping user agent that follows `/auth` to the wallet
+ * page.
  */
 
 import jsQRModule from 'jsqr';
@@ -45,7 +46,7 @@ export interface ProviderWorld {
   acme: TestOrg;
   beta: TestOrg;
   pki: TestPki;
-  /** The test wallet (WALLET.md §5.1), holder of both organisations' credentials. */
+  /** The test wallet (test/helpers/wallet/wallet.ts), holder of both organisations' credentials. */
   wallet: TestWallet;
   /**
    * The wallet answers the request of a wallet page (its HTML): resolves the deep link, presents
@@ -286,7 +287,7 @@ export async function importAcmeWithApp(store: TestStore, env: Record<string, st
   return JSON.parse(imported.stdout).organisations.acme.id as string;
 }
 
-/** The headers WALLET.md §4.8 requires on every HTML answer of the provider (RFC 7034; RFC 9700 §4.16). */
+/** The headers of every HTML answer of the provider (docs/wallet.md "Headers"; RFC 7034; RFC 9700 §4.16). */
 export function expectPageHeaders(headers: Headers): void {
   expect(headers.get('content-type')).toMatch(/^text\/html/);
   expect(headers.get('x-frame-options')).toBe('DENY');

@@ -1,8 +1,8 @@
 /**
- * HTTPS in the tests as production runs Assent (../shared/WALLET.md §5.1 "TLS"; docs/wallet.md
- * "Development and tests"): a TLS-terminating reverse proxy in front of a plain-http
- * `assent serve`, and a `fetch` that trusts only a test CA and speaks nothing but https, for the
- * relying party, the user agent and the test wallet.
+ * HTTPS in the tests as production runs Assent (docs/wallet.md "Development and tests"): a
+ * TLS-terminating reverse proxy in front of a plain-http `assent serve`, and a `fetch` that trusts
+ * only a test CA and speaks nothing but https, for the relying party, the user agent and the test
+ * wallet.
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -92,7 +92,7 @@ const unescapeHtml = (s: string) =>
 
 /**
  * The fields a browser would submit from the page's form posting to `action`, as the page shows
- * them: text and hidden inputs, ticked checkboxes, textareas and selected options (no buttons).
+ * them: text and hidden inputs, ticked checkboxes and radio buttons, textareas and selected options (no buttons).
  * @throws Error when the page has no such form.
  */
 export function formValues(html: string, action: string): Record<string, string> {
@@ -103,7 +103,8 @@ export function formValues(html: string, action: string): Record<string, string>
   for (const [tag] of body.matchAll(/<input [^>]*>/g)) {
     const attr = (name: string) => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
     const name = attr('name');
-    if (!name || (attr('type') === 'checkbox' && !/ checked/.test(tag))) continue;
+    const choice = attr('type') === 'checkbox' || attr('type') === 'radio';
+    if (!name || (choice && !/ checked/.test(tag))) continue;
     out[name] = unescapeHtml(attr('value') ?? '');
   }
   for (const m of body.matchAll(/<textarea [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g))

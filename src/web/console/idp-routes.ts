@@ -12,7 +12,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { IdpInput } from '../../federation/config.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { fieldNamedIn } from '../form-state.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 type TextField = Exclude<keyof typeof IdpInput.properties, 'validateSignature' | 'disableUserInfo'>;
@@ -67,6 +68,22 @@ async function inputOf(deps: IntegrationsDeps, f: IdpForm): Promise<IdpInput> {
   return input;
 }
 
+/** The IdP form's fields, as the configuration's messages name them (`clientId`, `defaultScope`, …; case aside). */
+const IDP_FIELDS = [
+  'issuer',
+  'authorizationurl',
+  'tokenurl',
+  'jwksurl',
+  'userinfourl',
+  'logouturl',
+  'clientid',
+  'clientsecret',
+  'defaultscope',
+];
+/** The field an IdP refusal names first (discovery failures name the issuer). */
+const idpField = (message: string) =>
+  fieldNamedIn(message, IDP_FIELDS) ?? (/discovery/i.test(message) ? 'issuer' : undefined);
+
 /** @param opts - the services. */
 export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   // Create (the API's POST …/idp/open-id) and update (its PUT): the same form, the service's two rules.
@@ -75,15 +92,28 @@ export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = asy
     ['update', 'idp-updated'],
   ] as const)
     app.post(`/console/:organizationID/integrations/idp/${step}`, {
-      config: { operation: `web.console.idp.${step}`, ...signedIn, api: `federation.idp.${step}` },
+      config: {
+        operation: `web.console.idp.${step}`,
+        ...signedIn,
+        api: `federation.idp.${step}`,
+        refused: integrationsRefused(deps, 'idp', ['clientsecret'], idpField),
+      },
       schema: { params: Org, body: IdpForm },
       handler: async (req, reply) =>
-        orFormError(deps, req, reply, 'idp', shownAgain(req.body, 'clientsecret'), async () => {
-          const orgId = req.params.organizationID;
-          const input = await inputOf(deps, req.body);
-          await deps.federationConfigs[step](principalOf(session(req)), orgId, input);
-          return back(reply, orgId, done);
-        }),
+        orFormError(
+          deps,
+          req,
+          reply,
+          'idp',
+          shownAgain(req.body, 'clientsecret'),
+          async () => {
+            const orgId = req.params.organizationID;
+            const input = await inputOf(deps, req.body);
+            await deps.federationConfigs[step](principalOf(session(req)), orgId, input);
+            return back(reply, orgId, done);
+          },
+          idpField,
+        ),
     });
 
   app.post('/console/:organizationID/integrations/idp/delete', {

@@ -7,6 +7,7 @@
  * empty, and left empty on an edit it keeps the stored secret.
  */
 import type { FederationConfigService } from '../../federation/service.js';
+import { FieldError, invalidAttrs, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { Checkbox } from './checkbox.js';
 import type { FormState, IntegrationsView } from './integrations.js';
@@ -43,13 +44,9 @@ function valuesOf(idp: Idp | null): Record<string, string> {
   };
 }
 
-function Text({ name, label, value, required }: { name: string; label: string; value?: string; required?: boolean }) {
-  return (
-    <>
-      <label for={`idp-${name}`}>{label}</label>
-      <input id={`idp-${name}`} name={name} type="text" maxLength={2000} value={value ?? ''} required={required} />
-    </>
-  );
+function Text(props: { name: string; label: string; value?: string; required?: boolean; refused?: FormState }) {
+  const { name } = props;
+  return <TextField id={`idp-${name}`} maxLength={2000} {...props} value={props.value ?? ''} refused={props.refused} />;
 }
 
 function IdpForm({ v, refused }: { v: IntegrationsView; refused?: FormState }) {
@@ -64,12 +61,12 @@ function IdpForm({ v, refused }: { v: IntegrationsView; refused?: FormState }) {
           {refused.error}
         </p>
       )}
-      <Text name="issuer" label="Issuer (https)" value={values.issuer} required />
+      <Text name="issuer" label="Issuer (https)" value={values.issuer} required refused={refused} />
       <Checkbox name="discover" values={values} label="Fill the endpoints from the issuer’s discovery document" />
       {ENDPOINTS.map(([name, label]) => (
-        <Text key={name} name={name} label={label} value={values[name]} />
+        <Text key={name} name={name} label={label} value={values[name]} refused={refused} />
       ))}
-      <Text name="clientid" label="Client ID (at the provider)" value={values.clientid} required />
+      <Text name="clientid" label="Client ID (at the provider)" value={values.clientid} required refused={refused} />
       <label for="idp-clientsecret">
         Client secret {create ? '' : '(write-only: leave empty to keep the stored one)'}
       </label>
@@ -81,8 +78,15 @@ function IdpForm({ v, refused }: { v: IntegrationsView; refused?: FormState }) {
         maxLength={2000}
         autoComplete="off"
         required={create}
+        {...invalidAttrs(refused, 'clientsecret', 'idp-clientsecret')}
       />
-      <Text name="defaultscope" label="Scopes (space-separated; must include openid)" value={values.defaultscope} />
+      <FieldError refused={refused} name="clientsecret" id="idp-clientsecret" />
+      <Text
+        name="defaultscope"
+        label="Scopes (space-separated; must include openid)"
+        value={values.defaultscope}
+        refused={refused}
+      />
       <Checkbox name="validatesignature" values={values} label="Verify the ID token’s signature by the JWKS URL" />
       <Checkbox name="disableuserinfo" values={values} label="Take the claims from the ID token only (no userinfo)" />
       <p>

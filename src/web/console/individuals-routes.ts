@@ -8,16 +8,19 @@
  * apply the rest of the API's rules (`individuals.add`, `consents.read`, `consents.history.list`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { HistoryService } from '../../consent/history.js';
 import type { ConsentService } from '../../consent/service.js';
 import type { Principal } from '../../http/auth.js';
-import { Forbidden } from '../../http/errors.js';
+import { Forbidden, HttpError } from '../../http/errors.js';
 import { PageQuery, pageLimit } from '../../http/pagination.js';
 import { AddBody, ListQuery } from '../../individuals/routes.js';
 import { type IndividualService, managesIndividuals } from '../../individuals/service.js';
+import { PasswordPolicyError } from '../../passwords/policy.js';
 import type { PurposeService } from '../../purposes/service.js';
 import { HISTORY_PAGE, principalOf } from '../dashboard/views.js';
+import { type FormRefusal, fieldNamedIn, type RefusedForm, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { IndividualPage } from './individual.js';
 import { IndividualsPage } from './individuals.js';
@@ -43,7 +46,9 @@ const AddForm = Type.Object({
   password: AddBody.properties.password,
 });
 const DONE: Record<string, string> = {
-  added: 'Individual added.',
+  added:
+    'Individual added. A new account is subscribed at once; an address that already has an account is ' +
+    'mailed an invitation instead, and its holder appears here once they accept it.',
   removed: 'Individual unsubscribed. Their consent record and its history are kept.',
 };
 
@@ -52,40 +57,25 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
   app.get('/console/:organizationID/individuals', {
     config: { operation: 'web.console.individuals', ...signedIn, api: 'individuals.list' },
     schema: { params: Org, querystring: Type.Object({ ...ListQuery.properties, ...Done }) },
-    handler: async (req, reply) => {
-      const orgId = req.params.organizationID;
-      const limit = pageLimit(req.query.limit);
-      const search = req.query.search?.trim() ?? '';
-      const [org, page, count] = await Promise.all([
-        deps.purposes.organisation(orgId),
-        deps.individuals.page(orgId, req.query.startid, limit, search),
-        deps.individuals.count(orgId),
-      ]);
-      const props = {
-        orgId,
-        orgName: org.Name,
-        roles: req.webRoles,
-        csrfToken: session(req).csrfToken,
-        ...page,
-        count,
-        search,
-        limit: req.query.limit,
-        canAdd: managesIndividuals(req.webRoles),
-        done: DONE[req.query.done ?? ''],
-      };
-      return sendPage(reply, IndividualsPage(props));
-    },
+    handler: async (req, reply) => sendPage(reply, await listPage(deps, req, req.query)),
   });
 
   app.post('/console/:organizationID/individuals', {
-    config: { operation: 'web.console.individuals.add', ...signedIn, api: 'individuals.list' },
+    config: {
+      operation: 'web.console.individuals.add',
+      ...signedIn,
+      api: 'individuals.list',
+      refused: addRefused(deps),
+    },
     schema: { params: Org, body: AddForm },
     handler: async (req, reply) => {
       const { username, name, email, phone, password } = req.body;
       // An empty password field means none: the new user cannot sign in with a password (as the API's absent field).
       const input = { username, name, email, phone, password: password === '' ? undefined : password };
-      const added = await deps.individuals.add(principalOf(session(req)), req.params.organizationID, input);
-      return seeOther(reply, `/console/${req.params.organizationID}/individuals/${added.user.ID}?done=added`, false);
+      await deps.individuals.add(principalOf(session(req)), req.params.organizationID, input, req.log);
+      // To the list, not the individual's page: an address that has an account is invited, not
+      // subscribed, and the page would tell the two apart (docs/consents.md "Adding individuals").
+      return seeOther(reply, `/console/${req.params.organizationID}/individuals?done=added`, false);
     },
   });
 
@@ -128,6 +118,54 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
     },
   });
 };
+
+/** The add form's fields, as the service's messages name them ('username' before 'name'). */
+const ADD_FIELDS = ['username', 'email', 'phone', 'password', 'name'] as const;
+type ListRequest = FastifyRequest<{ Params: { organizationID: string } }>;
+
+/** The list again with the add form as typed (never the password) and the error by its field. */
+function addRefused(deps: ConsoleIndividualsDeps): FormRefusal {
+  return async (req, reply, error) => {
+    const fieldOf = (m: string) => (error instanceof PasswordPolicyError ? 'password' : fieldNamedIn(m, ADD_FIELDS));
+    const refused = refusedForm(error, req.body, ['password'], fieldOf);
+    if (!refused) return null;
+    const page = await listPage(deps, req as ListRequest, {}, refused);
+    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+  };
+}
+
+/**
+ * The individuals list page: one keyset page of the search, the count, and the add form (as refused, if given).
+ * @param query - the list's query (`limit`, `startid`, `search`, `done`), checked by the route's schema.
+ */
+async function listPage(
+  deps: ConsoleIndividualsDeps,
+  req: ListRequest,
+  query: { limit?: string; startid?: string; search?: string; done?: string },
+  refused?: RefusedForm,
+) {
+  const orgId = req.params.organizationID;
+  const limit = pageLimit(query.limit);
+  const search = query.search?.trim() ?? '';
+  const [org, page, count] = await Promise.all([
+    deps.purposes.organisation(orgId),
+    deps.individuals.page(orgId, query.startid, limit, search),
+    deps.individuals.count(orgId),
+  ]);
+  return IndividualsPage({
+    orgId,
+    orgName: org.Name,
+    roles: req.webRoles,
+    csrfToken: session(req).csrfToken,
+    ...page,
+    count,
+    search,
+    limit: query.limit,
+    canAdd: managesIndividuals(req.webRoles),
+    done: DONE[query.done ?? ''],
+    refused,
+  });
+}
 
 /**
  * A page of the individual's consent history, newest first, when the consent service lets the

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import type { IndividualBody } from '../../individuals/service.js';
 import { MAX_PASSWORD_INPUT } from '../../passwords/policy.js';
+import { FormError, type RefusedForm, shown, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { ConsolePage } from './shell.js';
 
@@ -34,6 +35,8 @@ export interface IndividualsProps extends IndividualsBase {
   limit?: string;
   /** Whether the add form is shown (the roles `individuals.add` lets create). */
   canAdd: boolean;
+  /** The add form as just refused: what was typed (never the password) and the error by its field. */
+  refused?: RefusedForm;
 }
 
 /** The console page of the individuals section, with the message of a change just made. */
@@ -66,28 +69,41 @@ function listUrl(base: string, query: Record<string, string | undefined>): strin
   return s ? `${base}?${s}` : base;
 }
 
-function AddForm({ action, csrfToken }: { action: string; csrfToken: string }) {
+function AddForm({ action, csrfToken, refused }: { action: string; csrfToken: string; refused?: RefusedForm }) {
+  const field = (id: string, name: string, label: string, maxLength: number, type: 'text' | 'email' | 'tel') => (
+    <TextField
+      id={id}
+      name={name}
+      label={label}
+      type={type}
+      maxLength={maxLength}
+      required={name === 'username'}
+      autocomplete="off"
+      value={shown(refused, name, '')}
+      refused={refused}
+    />
+  );
   return (
     <section class="card" aria-labelledby="add-individual">
       <h2 id="add-individual">Add an individual</h2>
       <form method="post" action={action}>
+        <FormError refused={refused} />
         <Csrf token={csrfToken} />
-        <label for="new-username">Username (what they sign in with)</label>
-        <input id="new-username" name="username" type="text" required maxLength={254} autocomplete="off" />
-        <label for="new-name">Name</label>
-        <input id="new-name" name="name" type="text" maxLength={200} autocomplete="off" />
-        <label for="new-email">E-mail</label>
-        <input id="new-email" name="email" type="email" maxLength={254} autocomplete="off" />
-        <label for="new-phone">Phone</label>
-        <input id="new-phone" name="phone" type="tel" maxLength={40} autocomplete="off" />
-        <label for="new-password">Password</label>
-        <input
+        {field('new-username', 'username', 'Username (what they sign in with)', 254, 'text')}
+        {field('new-name', 'name', 'Name', 200, 'text')}
+        {field('new-email', 'email', 'E-mail', 254, 'email')}
+        {field('new-phone', 'phone', 'Phone', 40, 'tel')}
+        {/* Write-only: never filled in again, even when the form was refused. */}
+        <TextField
           id="new-password"
           name="password"
+          label="Password"
           type="password"
           maxLength={MAX_PASSWORD_INPUT}
           autocomplete="new-password"
-          aria-describedby="new-password-hint"
+          hint="new-password-hint"
+          value=""
+          refused={refused}
         />
         <p id="new-password-hint" class="muted">
           Optional. Empty: they cannot sign in with a password. Otherwise 8 to 128 characters, not a common password.
@@ -164,7 +180,7 @@ export function IndividualsPage(props: IndividualsProps) {
           </p>
         )}
       </div>
-      {props.canAdd && <AddForm action={base} csrfToken={props.csrfToken} />}
+      {props.canAdd && <AddForm action={base} csrfToken={props.csrfToken} refused={props.refused} />}
     </IndividualsShell>
   );
 }

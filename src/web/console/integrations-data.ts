@@ -11,6 +11,7 @@ import type { NotificationService } from '../../notifications/service.js';
 import type { OidcClientService } from '../../oidc/service.js';
 import type { PurposeService } from '../../purposes/service.js';
 import type { WalletSettingsService } from '../../wallet/settings.js';
+import { type FormRefusal, type RefusedForm, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { type FormState, IntegrationsPage, type IntegrationsView } from './integrations.js';
 import { session } from './routes.js';
@@ -84,6 +85,7 @@ export function shownAgain(body: Record<string, string | undefined>, secret: str
  * error page: a 5xx never shows its detail).
  * @param form - which form: `idp`, `wallet`, `fcm` or `apns`.
  * @param values - the form's fields as sent, secrets left out by the caller.
+ * @param fieldOf - the field the service's message is about, if it names one.
  */
 export async function orFormError<V extends Record<string, string>>(
   deps: IntegrationsDeps,
@@ -92,14 +94,58 @@ export async function orFormError<V extends Record<string, string>>(
   form: 'idp' | 'wallet' | 'fcm' | 'apns',
   values: V,
   change: () => Promise<FastifyReply>,
+  fieldOf?: (message: string) => string | undefined,
 ): Promise<FastifyReply> {
   try {
     return await change();
   } catch (err) {
     if (!(err instanceof HttpError) || err.statusCode < 400 || err.statusCode >= 500) throw err;
     const view = await load(deps, req.params.organizationID, req.webRoles, undefined);
-    const state: FormState = { values, error: err.message };
+    const field = fieldOf?.(err.message);
+    // The service's message beside the form (it may name several fields), and by the field it names first.
+    const state: FormState = { values, error: err.message, ...(field ? { fields: { [field]: err.message } } : {}) };
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
     return sendPage(reply.headers(err.headers), page, err.statusCode);
   }
+}
+
+/**
+ * A form of the Integrations page: those shown again as a `RefusedForm`, and those with a `FormState`,
+ * whose one message names the field (the IdP and push forms mark the field too).
+ */
+type IntegrationsForm = 'transports' | 'redirectUris' | 'client' | 'idp' | 'wallet' | 'fcm' | 'apns';
+const FIELD_BY_FIELD = new Set<IntegrationsForm>(['transports', 'redirectUris', 'client']);
+
+/**
+ * The Integrations page again with a refused form, for the route config's `refused` (`form-state.ts`):
+ * the values as sent (never `writeOnly`), the error by its field, with the refusal's status; a form
+ * shown with one message (the IdP, wallet and push forms) gets the field's name and message there.
+ * @param writeOnly - the fields never shown again (a secret, a key).
+ * @param fieldOf - the field a service's message is about.
+ */
+export function integrationsRefused(
+  deps: IntegrationsDeps,
+  form: IntegrationsForm,
+  writeOnly: readonly string[] = [],
+  fieldOf?: (message: string) => string | undefined,
+): FormRefusal {
+  return async (req, reply, error) => {
+    const refused = refusedForm(error, req.body, writeOnly, fieldOf);
+    if (!refused) return null;
+    const orgId = (req.params as { organizationID: string }).organizationID;
+    const view = await load(deps, orgId, req.webRoles, undefined);
+    const [field, message] = Object.entries(refused.fields)[0] ?? [];
+    // These forms' one message names the field as well (the wallet form, a checkbox, mark no field).
+    const state: RefusedForm | FormState = FIELD_BY_FIELD.has(form)
+      ? refused
+      : {
+          values: Object.fromEntries(
+            Object.entries(refused.values).filter((e): e is [string, string] => typeof e[1] === 'string'),
+          ),
+          error: refused.error ?? `${field}: ${message}`,
+          fields: refused.fields,
+        };
+    const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
+    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+  };
 }

@@ -18,7 +18,7 @@ import { CreateBody } from '../../oidc/routes.js';
 import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../html.js';
 import { IntegrationsPage, SecretPage } from './integrations.js';
-import { back, type IntegrationsDeps, load } from './integrations-data.js';
+import { back, type IntegrationsDeps, integrationsRefused, load } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 const OrgClient = Type.Object({ organizationID: Type.String(), clientID: Type.String() });
@@ -47,6 +47,16 @@ const DONE: Record<string, string> = {
   wallet: 'Wallet sign-in settings saved.',
   'wallet-deleted': 'Wallet sign-in settings deleted: wallet sign-in has stopped.',
 };
+/** The relying-party form's field a service's message is about (the API names the URIs `redirectUris`). */
+const clientField = (message: string) =>
+  /redirect/i.test(message)
+    ? 'redirecturis'
+    : /client ?id/i.test(message)
+      ? 'clientid'
+      : /name/i.test(message)
+        ? 'name'
+        : undefined;
+
 /**
  * A textarea's non-empty lines, checked against the API's TypeBox schema of the list (count and length).
  * @throws {BadRequest} when the list breaks the schema; nothing is changed.
@@ -93,7 +103,12 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
   });
 
   app.post('/console/:organizationID/integrations/transports', {
-    config: { operation: 'web.console.transports.update', ...signedIn, api: 'notifications.transports.update' },
+    config: {
+      operation: 'web.console.transports.update',
+      ...signedIn,
+      api: 'notifications.transports.update',
+      refused: integrationsRefused(deps, 'transports', [], () => 'webhookurl'),
+    },
     schema: {
       params: Org,
       body: Type.Object({
@@ -124,6 +139,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
       operation: 'web.console.app-redirect-uris.update',
       ...signedIn,
       api: 'federation.app-redirect-uris.update',
+      refused: integrationsRefused(deps, 'redirectUris', [], () => 'uris'),
     },
     schema: { params: Org, body: Type.Object({ ...Csrf, uris: UriLines }) },
     handler: async (req, reply) => {
@@ -135,7 +151,12 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
   });
 
   app.post('/console/:organizationID/integrations/relying-parties', {
-    config: { operation: 'web.console.relying-parties.create', ...signedIn, api: 'oidc.clients.create' },
+    config: {
+      operation: 'web.console.relying-parties.create',
+      ...signedIn,
+      api: 'oidc.clients.create',
+      refused: integrationsRefused(deps, 'client', [], clientField),
+    },
     schema: { params: Org, body: ClientForm },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;

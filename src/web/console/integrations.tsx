@@ -10,6 +10,7 @@ import type { FederationConfigService } from '../../federation/service.js';
 import type { NotificationService, TransportsView } from '../../notifications/service.js';
 import type { ClientView } from '../../oidc/service.js';
 import type { WalletSettingsView } from '../../wallet/settings.js';
+import { FormError, type RefusedForm, shown, TextArea, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { IdpSection } from './idp.js';
 import { PushSection } from './push.js';
@@ -17,10 +18,14 @@ import { allows, ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { RelyingPartiesSection, WalletSection } from './wallet.js';
 
-/** A form the service refused: the values as sent (secrets left out) and the service's message. */
+/**
+ * A form the schema or service refused: the values as sent (secrets left out), the message shown
+ * beside the form, and the message of the field that caused it when one did (`form-state.tsx`).
+ */
 export interface FormState {
   values: Record<string, string>;
   error: string;
+  fields?: Record<string, string>;
 }
 
 /** What the page shows; null: the roles may not read that section; for `idp` and `wallet`, undefined likewise and null: none configured. */
@@ -37,6 +42,10 @@ export interface IntegrationsView {
   idp: Awaited<ReturnType<FederationConfigService['read']>> | null | undefined;
   /** The callback to register at the provider (`federation.redirect-uri.read`), or null. */
   idpCallback: string | null;
+  /** The transports, app redirect URIs and relying-party forms as refused: as typed, the error by its field. */
+  transportsForm?: RefusedForm;
+  redirectUrisForm?: RefusedForm;
+  clientForm?: RefusedForm;
   /** The IdP form as refused, shown again with its error. */
   idpForm?: FormState;
   /** The FCM and APNs forms as refused, shown again with their error (never a key). */
@@ -52,6 +61,7 @@ export interface IntegrationsView {
 function TransportsSection({ v }: { v: IntegrationsView }) {
   const t = v.transports;
   if (!t) return null;
+  const r = v.transportsForm;
   const base = `/console/${v.orgId}/integrations`;
   return (
     <section class="card" aria-labelledby="transports">
@@ -76,15 +86,24 @@ function TransportsSection({ v }: { v: IntegrationsView }) {
       </dl>
       {allows(v.roles, 'notifications.transports.update') && (
         <form method="post" action={`${base}/transports`}>
+          <FormError refused={r} />
           <Csrf token={v.csrfToken} />
-          <label for="webhookurl">Webhook URL (https; empty: no webhook)</label>
-          <input id="webhookurl" name="webhookurl" type="text" inputMode="url" maxLength={2000} value={t.Webhook.URL} />
+          <TextField
+            id="webhookurl"
+            name="webhookurl"
+            label="Webhook URL (https; empty: no webhook)"
+            inputMode="url"
+            maxLength={2000}
+            value={shown(r, 'webhookurl', t.Webhook.URL)}
+            refused={r}
+          />
           <label>
-            <input type="checkbox" name="rotatesecret" value="on" /> Generate a new signing secret
+            <input type="checkbox" name="rotatesecret" value="on" checked={r?.values.rotatesecret === 'on'} /> Generate
+            a new signing secret
           </label>
           <label>
-            <input type="checkbox" name="email" value="on" checked={t.Email.Enabled} /> E-mail individuals who have an
-            address when no webhook is set
+            <input type="checkbox" name="email" value="on" checked={r ? r.values.email === 'on' : t.Email.Enabled} />{' '}
+            E-mail individuals who have an address when no webhook is set
           </label>
           <p class="muted">A new webhook URL gets a new signing secret, shown once after saving.</p>
           <p>
@@ -153,11 +172,16 @@ function RedirectUrisSection({ v }: { v: IntegrationsView }) {
       )}
       {allows(v.roles, 'federation.app-redirect-uris.update') && (
         <form method="post" action={`/console/${v.orgId}/integrations/app-redirect-uris`}>
+          <FormError refused={v.redirectUrisForm} />
           <Csrf token={v.csrfToken} />
-          <label for="uris">Replace the list (one URI per line)</label>
-          <textarea id="uris" name="uris" rows={5}>
-            {v.redirectUris.join('\n')}
-          </textarea>
+          <TextArea
+            id="uris"
+            name="uris"
+            label="Replace the list (one URI per line)"
+            rows={5}
+            value={shown(v.redirectUrisForm, 'uris', v.redirectUris.join('\n'))}
+            refused={v.redirectUrisForm}
+          />
           <p>
             <button type="submit">Save redirect URIs</button>
           </p>

@@ -5,8 +5,19 @@
  */
 import type { DataAttributeBody } from '../../data-attributes/service.js';
 import type { OrganizationBody } from '../../purposes/present.js';
-import { Csrf } from '../layout.js';
+import {
+  AttributeForm,
+  DeleteForm,
+  PurposeForm,
+  type RefusedOrgForm,
+  RetentionForm,
+  refusedHere,
+} from './organisation-forms.js';
 import { allows, ConsolePage } from './shell.js';
+
+const DAY = 86_400;
+/** What a deletion does, as its confirmation box says. */
+const KEPT = 'Individuals are no longer asked about it; their consent history keeps it.';
 
 /** What the page shows. */
 export interface OrganisationProps {
@@ -15,88 +26,12 @@ export interface OrganisationProps {
   roles: readonly number[];
   csrfToken: string;
   done?: string;
-}
-
-const DAY = 86_400;
-
-function PurposeForm(props: {
-  action: string;
-  csrfToken: string;
-  p?: OrganizationBody['Purposes'][number];
-  submit: string;
-}) {
-  const { action, csrfToken, p, submit } = props;
-  const id = p ? `p-${p.ID}` : 'p-new';
-  return (
-    <form method="post" action={action}>
-      <Csrf token={csrfToken} />
-      <label for={`${id}-name`}>Name</label>
-      <input id={`${id}-name`} name="name" type="text" required maxLength={200} value={p?.Name ?? ''} />
-      <label for={`${id}-description`}>Description</label>
-      <input id={`${id}-description`} name="description" type="text" maxLength={2000} value={p?.Description ?? ''} />
-      <label for={`${id}-policyurl`}>Policy URL</label>
-      <input
-        id={`${id}-policyurl`}
-        name="policyurl"
-        type="text"
-        inputMode="url"
-        maxLength={2000}
-        value={p?.PolicyURL ?? ''}
-      />
-      <label>
-        <input type="checkbox" name="lawfulusage" value="on" checked={p?.LawfulUsage ?? false} /> The lawful basis is
-        not consent
-      </label>
-      <p>
-        <button type="submit">{submit}</button>
-      </p>
-    </form>
-  );
-}
-
-function AttributeForm(props: {
-  action: string;
-  csrfToken: string;
-  purposes: OrganizationBody['Purposes'];
-  a?: DataAttributeBody;
-  submit: string;
-}) {
-  const { action, csrfToken, purposes, a, submit } = props;
-  const id = a ? `t-${a.ID}` : 't-new';
-  return (
-    <form method="post" action={action}>
-      <Csrf token={csrfToken} />
-      <label for={`${id}-name`}>Name</label>
-      <input id={`${id}-name`} name="consent" type="text" required maxLength={200} value={a?.Consent ?? ''} />
-      <fieldset>
-        <legend>Purposes</legend>
-        {purposes.map((p) => (
-          <label key={p.ID}>
-            <input type="checkbox" name="purposeids" value={p.ID} checked={a?.PurposeIDs.includes(p.ID) ?? false} />{' '}
-            {p.Name}
-          </label>
-        ))}
-      </fieldset>
-      <p>
-        <button type="submit">{submit}</button>
-      </p>
-    </form>
-  );
-}
-
-function DeleteButton({ action, csrfToken, what }: { action: string; csrfToken: string; what: string }) {
-  return (
-    <form method="post" action={action}>
-      <Csrf token={csrfToken} />
-      <button type="submit" class="danger" aria-label={`Delete ${what}`}>
-        Delete
-      </button>
-    </form>
-  );
+  /** The form just refused, shown again with what was typed and its error. */
+  refused?: RefusedOrgForm;
 }
 
 /** The page. */
-export function OrganisationPage({ org, attributes, roles, csrfToken, done }: OrganisationProps) {
+export function OrganisationPage({ org, attributes, roles, csrfToken, done, refused }: OrganisationProps) {
   const base = `/console/${org.ID}`;
   const edit = allows(roles, 'purposes.update');
   const names = new Map(org.Purposes.map((p) => [p.ID, p.Name]));
@@ -136,25 +71,12 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
           {org.DataRetention.Enabled ? 'On' : 'Off'}; period {Math.round(org.DataRetention.RetentionPeriod / DAY)} days.
         </p>
         {allows(roles, 'retention.update') && (
-          <form method="post" action={`${base}/retention`}>
-            <Csrf token={csrfToken} />
-            <label>
-              <input type="checkbox" name="enabled" value="on" checked={org.DataRetention.Enabled} /> Retention on
-            </label>
-            <label for="period">Period (days)</label>
-            <input
-              id="period"
-              name="days"
-              type="number"
-              min="1"
-              max="36500"
-              required
-              value={String(Math.max(1, Math.round(org.DataRetention.RetentionPeriod / DAY)))}
-            />
-            <p>
-              <button type="submit">Save retention</button>
-            </p>
-          </form>
+          <RetentionForm
+            action={`${base}/retention`}
+            csrfToken={csrfToken}
+            retention={org.DataRetention}
+            refused={refusedHere(refused, 'retention')}
+          />
         )}
       </section>
       <section aria-labelledby="purposes">
@@ -169,10 +91,23 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
               {p.PolicyURL ? ` · ${p.PolicyURL}` : ''}
             </p>
             {edit && (
-              <details>
+              <details open={refused?.form.startsWith(`p-${p.ID}`)}>
                 <summary>Edit {p.Name}</summary>
-                <PurposeForm action={`${base}/purposes/${p.ID}`} csrfToken={csrfToken} p={p} submit="Save purpose" />
-                <DeleteButton action={`${base}/purposes/${p.ID}/delete`} csrfToken={csrfToken} what={p.Name} />
+                <PurposeForm
+                  action={`${base}/purposes/${p.ID}`}
+                  csrfToken={csrfToken}
+                  p={p}
+                  submit="Save purpose"
+                  refused={refusedHere(refused, `p-${p.ID}`)}
+                />
+                <DeleteForm
+                  id={`p-${p.ID}-delete`}
+                  action={`${base}/purposes/${p.ID}/delete`}
+                  csrfToken={csrfToken}
+                  what={p.Name}
+                  consequence={KEPT}
+                  refused={refusedHere(refused, `p-${p.ID}-delete`)}
+                />
               </details>
             )}
           </section>
@@ -180,7 +115,12 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
         {allows(roles, 'purposes.create') && (
           <section class="card" aria-labelledby="add-purpose">
             <h3 id="add-purpose">Add a purpose</h3>
-            <PurposeForm action={`${base}/purposes`} csrfToken={csrfToken} submit="Add purpose" />
+            <PurposeForm
+              action={`${base}/purposes`}
+              csrfToken={csrfToken}
+              submit="Add purpose"
+              refused={refusedHere(refused, 'p-new')}
+            />
           </section>
         )}
       </section>
@@ -192,7 +132,7 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
             <h3>{a.Consent}</h3>
             <p class="muted">Purposes: {a.PurposeIDs.map((id) => names.get(id) ?? id).join(', ') || 'none'}</p>
             {allows(roles, 'templates.update') && (
-              <details>
+              <details open={refused?.form.startsWith(`t-${a.ID}`)}>
                 <summary>Edit {a.Consent}</summary>
                 <AttributeForm
                   action={`${base}/attributes/${a.ID}`}
@@ -200,8 +140,16 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
                   purposes={org.Purposes}
                   a={a}
                   submit="Save attribute"
+                  refused={refusedHere(refused, `t-${a.ID}`)}
                 />
-                <DeleteButton action={`${base}/attributes/${a.ID}/delete`} csrfToken={csrfToken} what={a.Consent} />
+                <DeleteForm
+                  id={`t-${a.ID}-delete`}
+                  action={`${base}/attributes/${a.ID}/delete`}
+                  csrfToken={csrfToken}
+                  what={a.Consent}
+                  consequence={KEPT}
+                  refused={refusedHere(refused, `t-${a.ID}-delete`)}
+                />
               </details>
             )}
           </section>
@@ -214,6 +162,7 @@ export function OrganisationPage({ org, attributes, roles, csrfToken, done }: Or
               csrfToken={csrfToken}
               purposes={org.Purposes}
               submit="Add attribute"
+              refused={refusedHere(refused, 't-new')}
             />
           </section>
         )}

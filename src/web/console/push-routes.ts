@@ -12,45 +12,81 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApnsInput, ServiceAccountText } from '../../notifications/routes.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { fieldNamedIn } from '../form-state.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 const api = 'notifications.transports.update';
 const { key, keyid, teamid, bundleid, environment } = ApnsInput.properties;
 
+/** The APNs form's field a refusal names (`apns.keyid must …`); `key` last, as `apns.key` starts `apns.keyid`. */
+const apnsField = (message: string) =>
+  fieldNamedIn(message, ['keyid', 'teamid', 'bundleid', 'key'], {
+    keyid: 'apns.keyid',
+    teamid: 'apns.teamid',
+    bundleid: 'apns.bundleid',
+    key: 'apns.key',
+  });
+
 /** @param opts - the services. */
 export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   app.post('/console/:organizationID/integrations/push/fcm', {
-    config: { operation: 'web.console.push.fcm.update', ...signedIn, api },
+    config: {
+      operation: 'web.console.push.fcm.update',
+      ...signedIn,
+      api,
+      refused: integrationsRefused(deps, 'fcm', ['serviceaccount']),
+    },
     schema: { params: Org, body: Type.Object({ ...Csrf, serviceaccount: ServiceAccountText }) },
     handler: async (req, reply) =>
-      orFormError(deps, req, reply, 'fcm', shownAgain(req.body, 'serviceaccount'), async () => {
-        const orgId = req.params.organizationID;
-        await deps.notifications.updateTransports(principalOf(session(req)), orgId, {
-          fcm: { serviceaccount: req.body.serviceaccount },
-        });
-        return back(reply, orgId, 'fcm');
-      }),
+      orFormError(
+        deps,
+        req,
+        reply,
+        'fcm',
+        shownAgain(req.body, 'serviceaccount'),
+        async () => {
+          const orgId = req.params.organizationID;
+          await deps.notifications.updateTransports(principalOf(session(req)), orgId, {
+            fcm: { serviceaccount: req.body.serviceaccount },
+          });
+          return back(reply, orgId, 'fcm');
+        },
+        () => 'serviceaccount',
+      ),
   });
 
   app.post('/console/:organizationID/integrations/push/apns', {
-    config: { operation: 'web.console.push.apns.update', ...signedIn, api },
+    config: {
+      operation: 'web.console.push.apns.update',
+      ...signedIn,
+      api,
+      refused: integrationsRefused(deps, 'apns', ['key'], apnsField),
+    },
     schema: { params: Org, body: Type.Object({ ...Csrf, key, keyid, teamid, bundleid, environment }) },
     handler: async (req, reply) =>
-      orFormError(deps, req, reply, 'apns', shownAgain(req.body, 'key'), async () => {
-        const orgId = req.params.organizationID;
-        const { key: typed, keyid, teamid, bundleid, environment } = req.body;
-        // Write-only: an empty field means "keep the stored key" (the API's PUT without `key`).
-        const apns = {
-          keyid,
-          teamid,
-          bundleid,
-          ...(environment ? { environment } : {}),
-          ...(typed ? { key: typed } : {}),
-        };
-        await deps.notifications.updateTransports(principalOf(session(req)), orgId, { apns });
-        return back(reply, orgId, 'apns');
-      }),
+      orFormError(
+        deps,
+        req,
+        reply,
+        'apns',
+        shownAgain(req.body, 'key'),
+        async () => {
+          const orgId = req.params.organizationID;
+          const { key: typed, keyid, teamid, bundleid, environment } = req.body;
+          // Write-only: an empty field means "keep the stored key" (the API's PUT without `key`).
+          const apns = {
+            keyid,
+            teamid,
+            bundleid,
+            ...(environment ? { environment } : {}),
+            ...(typed ? { key: typed } : {}),
+          };
+          await deps.notifications.updateTransports(principalOf(session(req)), orgId, { apns });
+          return back(reply, orgId, 'apns');
+        },
+        apnsField,
+      ),
   });
 
   for (const which of ['fcm', 'apns'] as const)

@@ -5,6 +5,7 @@
  * replace and remove them. The keys are write-only: their fields are always empty; left empty on an
  * APNs edit, the stored `.p8` key is kept (as the API's PUT without `key`).
  */
+import { FieldError, invalidAttrs, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import type { FormState, IntegrationsView } from './integrations.js';
 import { allows } from './shell.js';
@@ -44,7 +45,16 @@ function FcmForm({ v, enabled }: { v: IntegrationsView; enabled: boolean }) {
       <Refused state={v.fcmForm} />
       <label for="fcm-serviceaccount">Service-account key file of the Firebase project (its JSON)</label>
       {/* Threat: the stored key read off the page (screen, cache, extensions): the field never carries it. */}
-      <textarea id="fcm-serviceaccount" name="serviceaccount" rows={6} maxLength={20000} autoComplete="off" required />
+      <textarea
+        id="fcm-serviceaccount"
+        name="serviceaccount"
+        rows={6}
+        maxLength={20000}
+        autoComplete="off"
+        required
+        {...invalidAttrs(v.fcmForm, 'serviceaccount', 'fcm-serviceaccount')}
+      />
+      <FieldError refused={v.fcmForm} name="serviceaccount" id="fcm-serviceaccount" />
       <p>
         <button type="submit">Save FCM</button>
       </p>
@@ -61,6 +71,9 @@ function ApnsForm({ v, enabled }: { v: IntegrationsView; enabled: boolean }) {
     environment: a.Environment,
   };
   const env = values.environment === 'sandbox' ? 'sandbox' : 'production';
+  const r = v.apnsForm;
+  // A required field's value as sent (or stored) and its error, if any.
+  const at = (name: string) => ({ value: values[name] ?? '', required: true, refused: r });
   return (
     <form method="post" action={`/console/${v.orgId}/integrations/push/apns`}>
       <Csrf token={v.csrfToken} />
@@ -70,13 +83,25 @@ function ApnsForm({ v, enabled }: { v: IntegrationsView; enabled: boolean }) {
         Signing key (.p8, PEM){enabled ? ' (write-only: leave empty to keep the stored one)' : ''}
       </label>
       {/* Threat: as for FCM, the stored key is never put in the page. */}
-      <textarea id="apns-key" name="key" rows={5} maxLength={4000} autoComplete="off" required={!enabled} />
-      <label for="apns-keyid">Key ID (10 characters)</label>
-      <input id="apns-keyid" name="keyid" type="text" maxLength={10} value={values.keyid ?? ''} required />
-      <label for="apns-teamid">Team ID (10 characters)</label>
-      <input id="apns-teamid" name="teamid" type="text" maxLength={10} value={values.teamid ?? ''} required />
-      <label for="apns-bundleid">App bundle ID (the apns-topic)</label>
-      <input id="apns-bundleid" name="bundleid" type="text" maxLength={155} value={values.bundleid ?? ''} required />
+      <textarea
+        id="apns-key"
+        name="key"
+        rows={5}
+        maxLength={4000}
+        autoComplete="off"
+        required={!enabled}
+        {...invalidAttrs(r, 'key', 'apns-key')}
+      />
+      <FieldError refused={r} name="key" id="apns-key" />
+      <TextField id="apns-keyid" name="keyid" label="Key ID (10 characters)" maxLength={10} {...at('keyid')} />
+      <TextField id="apns-teamid" name="teamid" label="Team ID (10 characters)" maxLength={10} {...at('teamid')} />
+      <TextField
+        id="apns-bundleid"
+        name="bundleid"
+        label="App bundle ID (the apns-topic)"
+        maxLength={155}
+        {...at('bundleid')}
+      />
       <fieldset>
         <legend>Environment</legend>
         <label>

@@ -13,9 +13,11 @@ import { Type } from 'typebox';
 import type { ConsentRequestService } from '../../consent/request.js';
 import { ConsentRequestInput } from '../../consent/request-routes.js';
 import type { DataAttributeService } from '../../data-attributes/service.js';
+import { HttpError } from '../../http/errors.js';
 import type { WebSession } from '../../identity/web-sessions.js';
 import type { PurposeService } from '../../purposes/service.js';
 import { principalOf } from '../dashboard/views.js';
+import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { JobPage, JobProgress, RequestsPage } from './requests.js';
 
@@ -52,7 +54,19 @@ export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDep
   });
 
   app.post('/console/:organizationID/requests', {
-    config: { operation: 'web.console.requests.create', ...signedIn, api: 'consent.request.create' },
+    config: {
+      operation: 'web.console.requests.create',
+      ...signedIn,
+      api: 'consent.request.create',
+      // The start page again, the purpose's form as sent and the error by its attributes.
+      refused: (async (req, reply, error) => {
+        const refused = refusedForm(error, req.body, [], () => 'attributeids');
+        if (!refused) return null;
+        const [org, attributes] = await frame((req.params as { organizationID: string }).organizationID);
+        const page = RequestsPage({ org, attributes, roles: req.webRoles, csrfToken: session(req).csrfToken, refused });
+        return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+      }) satisfies FormRefusal,
+    },
     schema: { params: Org, body: RequestForm },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;

@@ -5,10 +5,12 @@
  * (the fragment then carries no `hx-trigger`, so the polling stops). Without script the job page
  * shows the state at load and a link to reload it.
  */
+
 import type { ComponentChildren } from 'preact';
 import type { DataAttributeBody } from '../../data-attributes/service.js';
 import type { JobView } from '../../notifications/service.js';
 import type { OrganizationBody } from '../../purposes/present.js';
+import { CheckboxGroup, FormError, type RefusedForm } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { allows, ConsolePage } from './shell.js';
 
@@ -22,6 +24,8 @@ interface Frame {
 /** What the start page shows. */
 export interface RequestsProps extends Frame {
   attributes: DataAttributeBody[];
+  /** The form just refused (its `purposeid` says which): the ticks as sent and the error by the attributes. */
+  refused?: RefusedForm;
 }
 
 /** What a job's page shows. */
@@ -47,9 +51,10 @@ function Shell({ org, roles, csrfToken, title, children }: Frame & { title: stri
 function PurposeRequest(
   props: { orgId: string; csrfToken: string; purpose: OrganizationBody['Purposes'][number] } & {
     attributes: DataAttributeBody[];
+    refused?: RefusedForm;
   },
 ) {
-  const { orgId, csrfToken, purpose, attributes } = props;
+  const { orgId, csrfToken, purpose, attributes, refused: r } = props;
   const id = `r-${purpose.ID}`;
   return (
     <section class="card" aria-labelledby={`${id}-h`}>
@@ -59,16 +64,17 @@ function PurposeRequest(
         <p>This purpose has no data attributes to ask about.</p>
       ) : (
         <form method="post" action={requestsPath(orgId)}>
+          <FormError refused={r} />
           <Csrf token={csrfToken} />
           <input type="hidden" name="purposeid" value={purpose.ID} />
-          <fieldset>
-            <legend>Data attributes to ask about (none ticked: every one)</legend>
-            {attributes.map((a) => (
-              <label key={a.ID}>
-                <input type="checkbox" name="attributeids" value={a.ID} /> {a.Consent}
-              </label>
-            ))}
-          </fieldset>
+          <CheckboxGroup
+            id={`${id}-attributes`}
+            name="attributeids"
+            legend="Data attributes to ask about (none ticked: every one)"
+            options={attributes.map((a) => ({ value: a.ID, label: a.Consent }))}
+            stored={() => false}
+            refused={r}
+          />
           <p>
             <button type="submit">Ask individuals about {purpose.Name}</button>
           </p>
@@ -79,7 +85,7 @@ function PurposeRequest(
 }
 
 /** The start page: one form per purpose, for those the API lets start a request (Owner, Admin). */
-export function RequestsPage({ org, roles, csrfToken, attributes }: RequestsProps) {
+export function RequestsPage({ org, roles, csrfToken, attributes, refused }: RequestsProps) {
   const start = allows(roles, 'consent.request.create');
   return (
     <Shell title="Consent requests" org={org} roles={roles} csrfToken={csrfToken}>
@@ -97,6 +103,7 @@ export function RequestsPage({ org, roles, csrfToken, attributes }: RequestsProp
             csrfToken={csrfToken}
             purpose={p}
             attributes={attributes.filter((a) => a.PurposeIDs.includes(p.ID))}
+            refused={refused?.values.purposeid === p.ID ? refused : undefined}
           />
         ))
       ) : (

@@ -4,6 +4,7 @@
  * - `GET /console/{organizationID}/organisation`; `POST …/retention`;
  *   `POST …/purposes`, `POST …/purposes/{purposeID}`, `POST …/purposes/{purposeID}/delete`;
  *   `POST …/attributes`, `POST …/attributes/{templateID}`, `POST …/attributes/{templateID}/delete`
+ *   (a deletion only with its confirmation box ticked, and recorded in the organisation audit log)
  * Each page names the API operation whose access-policy row decides who may use it (`api`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,12 +12,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DataAttributeInput } from '../../data-attributes/routes.js';
 import type { DataAttributeService } from '../../data-attributes/service.js';
-import { BadRequest } from '../../http/errors.js';
+import { BadRequest, HttpError } from '../../http/errors.js';
 import type { IdentityService } from '../../identity/service.js';
 import type { WebSession } from '../../identity/web-sessions.js';
 import { PurposeInput } from '../../purposes/routes.js';
 import type { PurposeService } from '../../purposes/service.js';
 import type { RetentionService } from '../../retention/service.js';
+import { principalOf } from '../dashboard/views.js';
+import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { ConsoleHome } from './home.js';
 import { OrganisationPage } from './organisation.js';
@@ -48,6 +51,8 @@ const PurposeForm = Type.Object({
   lawfulusage: Type.Optional(Type.Literal('on')),
 });
 const AttributeForm = Type.Object({ ...Csrf, ...DataAttributeInput.properties });
+/** A deletion's form: its confirmation box must be ticked (sent as `on`). */
+const Confirmed = Type.Object({ ...Csrf, confirm: Type.Literal('on') });
 const purposeInput = (b: { name: string; description?: string; policyurl?: string; lawfulusage?: 'on' }) => ({
   name: b.name,
   description: b.description,
@@ -63,6 +68,39 @@ const DONE: Record<string, string> = {
   attribute: 'Data attribute saved.',
   'attribute-deleted': 'Data attribute deleted.',
 };
+
+/** The data attribute service's refusals name a purpose: the form's purpose boxes. */
+const purposeField = (message: string) => (/purpose/i.test(message) ? 'purposeids' : undefined);
+/** The path parameters of the organisation page's forms. */
+type OrgFormParams = { organizationID: string; purposeID?: string; templateID?: string };
+
+/**
+ * The organisation page again, with a refused form shown as sent and its error by its field.
+ * @param form - which form, from the path (`p-new`, `p-{purposeID}`, …; `organisation-forms.tsx`).
+ * @param fieldOf - the field a service's message is about.
+ */
+function orgRefused(
+  deps: ConsoleDeps,
+  form: (params: OrgFormParams) => string,
+  fieldOf?: (message: string) => string | undefined,
+): FormRefusal {
+  return async (req, reply, error) => {
+    const refused = refusedForm(error, req.body, [], fieldOf);
+    if (!refused) return null;
+    const params = req.params as OrgFormParams;
+    const orgId = params.organizationID;
+    const [org, attributes] = await Promise.all([deps.purposes.organisation(orgId), deps.dataAttributes.list(orgId)]);
+    const csrfToken = session(req).csrfToken;
+    const page = OrganisationPage({
+      org,
+      attributes,
+      roles: req.webRoles,
+      csrfToken,
+      refused: { ...refused, form: form(params) },
+    });
+    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+  };
+}
 
 /** @param opts - the services. */
 export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
@@ -95,7 +133,16 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/retention', {
-    config: { operation: 'web.console.retention.update', ...signedIn, api: 'retention.update' },
+    config: {
+      operation: 'web.console.retention.update',
+      ...signedIn,
+      api: 'retention.update',
+      refused: orgRefused(
+        deps,
+        () => 'retention',
+        () => 'days',
+      ),
+    },
     schema: {
       params: Org,
       body: Type.Object({
@@ -116,7 +163,12 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/purposes', {
-    config: { operation: 'web.console.purposes.create', ...signedIn, api: 'purposes.create' },
+    config: {
+      operation: 'web.console.purposes.create',
+      ...signedIn,
+      api: 'purposes.create',
+      refused: orgRefused(deps, () => 'p-new'),
+    },
     schema: { params: Org, body: PurposeForm },
     handler: async (req, reply) => {
       await deps.purposes.create(req.params.organizationID, [purposeInput(req.body)]);
@@ -125,7 +177,12 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/purposes/:purposeID', {
-    config: { operation: 'web.console.purposes.update', ...signedIn, api: 'purposes.update' },
+    config: {
+      operation: 'web.console.purposes.update',
+      ...signedIn,
+      api: 'purposes.update',
+      refused: orgRefused(deps, (p) => `p-${p.purposeID}`),
+    },
     schema: { params: OrgPurpose, body: PurposeForm },
     handler: async (req, reply) => {
       await deps.purposes.update(req.params.organizationID, req.params.purposeID, purposeInput(req.body));
@@ -134,16 +191,27 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/purposes/:purposeID/delete', {
-    config: { operation: 'web.console.purposes.delete', ...signedIn, api: 'purposes.delete' },
-    schema: { params: OrgPurpose, body: Type.Object(Csrf) },
+    config: {
+      operation: 'web.console.purposes.delete',
+      ...signedIn,
+      api: 'purposes.delete',
+      refused: orgRefused(deps, (p) => `p-${p.purposeID}-delete`),
+    },
+    // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
+    schema: { params: OrgPurpose, body: Confirmed },
     handler: async (req, reply) => {
-      await deps.purposes.delete(req.params.organizationID, req.params.purposeID);
+      await deps.purposes.delete(principalOf(session(req)), req.params.organizationID, req.params.purposeID);
       return back(reply, req.params.organizationID, 'purpose-deleted');
     },
   });
 
   app.post('/console/:organizationID/attributes', {
-    config: { operation: 'web.console.attributes.create', ...signedIn, api: 'templates.create' },
+    config: {
+      operation: 'web.console.attributes.create',
+      ...signedIn,
+      api: 'templates.create',
+      refused: orgRefused(deps, () => 't-new', purposeField),
+    },
     schema: { params: Org, body: AttributeForm },
     handler: async (req, reply) => {
       const { consent, purposeids } = req.body;
@@ -153,7 +221,12 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/attributes/:templateID', {
-    config: { operation: 'web.console.attributes.update', ...signedIn, api: 'templates.update' },
+    config: {
+      operation: 'web.console.attributes.update',
+      ...signedIn,
+      api: 'templates.update',
+      refused: orgRefused(deps, (p) => `t-${p.templateID}`, purposeField),
+    },
     schema: { params: OrgTemplate, body: AttributeForm },
     handler: async (req, reply) => {
       const { consent, purposeids } = req.body;
@@ -166,10 +239,16 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   });
 
   app.post('/console/:organizationID/attributes/:templateID/delete', {
-    config: { operation: 'web.console.attributes.delete', ...signedIn, api: 'templates.delete' },
-    schema: { params: OrgTemplate, body: Type.Object(Csrf) },
+    config: {
+      operation: 'web.console.attributes.delete',
+      ...signedIn,
+      api: 'templates.delete',
+      refused: orgRefused(deps, (p) => `t-${p.templateID}-delete`),
+    },
+    // The confirmation step, as for a purpose.
+    schema: { params: OrgTemplate, body: Confirmed },
     handler: async (req, reply) => {
-      await deps.dataAttributes.delete(req.params.organizationID, req.params.templateID);
+      await deps.dataAttributes.delete(principalOf(session(req)), req.params.organizationID, req.params.templateID);
       return back(reply, req.params.organizationID, 'attribute-deleted');
     },
   });

@@ -8,9 +8,10 @@
 
 import type { WalletSettingsView } from '../../wallet/settings.js';
 import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../wallet/settings-rules.js';
+import { FieldError, invalidAttrs, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { Checkbox } from './checkbox.js';
-import type { IntegrationsView } from './integrations.js';
+import type { FormState, IntegrationsView } from './integrations.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -41,20 +42,24 @@ function valuesOf(w: WalletSettingsView | null): Record<string, string> {
   };
 }
 
-function Area({ name, label, value, rows }: { name: string; label: string; value?: string; rows: number }) {
+function Area(props: { name: string; label: string; value?: string; rows: number; refused?: FormState }) {
+  const { name, refused } = props;
+  const id = `wallet-${name}`;
   return (
     <>
-      <label for={`wallet-${name}`}>{label}</label>
-      <textarea id={`wallet-${name}`} name={name} rows={rows} spellcheck={false}>
-        {value ?? ''}
+      <label for={id}>{props.label}</label>
+      <textarea id={id} name={name} rows={props.rows} spellcheck={false} {...invalidAttrs(refused, name, id)}>
+        {props.value ?? ''}
       </textarea>
+      <FieldError refused={refused} name={name} id={id} />
     </>
   );
 }
 
 /** The create-or-replace form; after a refusal, the values as sent and the service's message. */
 export function WalletForm({ v }: { v: IntegrationsView }) {
-  const values = v.walletForm?.values ?? valuesOf(v.wallet ?? null);
+  const r = v.walletForm;
+  const values = r?.values ?? valuesOf(v.wallet ?? null);
   return (
     <form method="post" action={`/console/${v.orgId}/integrations/wallet`}>
       <Csrf token={v.csrfToken} />
@@ -75,31 +80,40 @@ export function WalletForm({ v }: { v: IntegrationsView }) {
       </select>
       <Area
         name="trustedissuers"
+        refused={r}
         rows={6}
         value={values.trustedissuers}
         label="Trusted issuer certificates (PEM CA certificates, 1 to 20, one after another)"
       />
       <Area
         name="dcqlquery"
+        refused={r}
         rows={8}
         value={values.dcqlquery}
         label="DCQL query (JSON; the accepted credential types are each credential's meta.vct_values)"
       />
       <Area
         name="claimmapping"
+        refused={r}
         rows={4}
         value={values.claimmapping}
         label="Claim mapping (JSON: ID-token claim → path)"
       />
-      <label for="wallet-stableclaim">Stable claim (identifies the individual)</label>
-      <input id="wallet-stableclaim" name="stableclaim" type="text" maxLength={64} value={values.stableclaim ?? ''} />
-      <label for="wallet-deeplinkscheme">Deep-link scheme</label>
-      <input
+      <TextField
+        id="wallet-stableclaim"
+        name="stableclaim"
+        label="Stable claim (identifies the individual)"
+        maxLength={64}
+        value={values.stableclaim ?? ''}
+        refused={r}
+      />
+      <TextField
         id="wallet-deeplinkscheme"
         name="deeplinkscheme"
-        type="text"
+        label="Deep-link scheme"
         maxLength={40}
         value={values.deeplinkscheme ?? ''}
+        refused={r}
       />
       <Checkbox
         name="samedeviceonly"
@@ -119,6 +133,7 @@ export function WalletForm({ v }: { v: IntegrationsView }) {
       />
       <Area
         name="verifierchain"
+        refused={r}
         rows={6}
         value={values.verifierchain}
         label="Verifier certificate chain (PEM, leaf first)"
@@ -127,7 +142,15 @@ export function WalletForm({ v }: { v: IntegrationsView }) {
         Verifier private key (PEM, P-256; write-only: leave empty to keep the stored key)
       </label>
       {/* Threat: the stored key read off the page (screen, cache, extensions): the field never carries it. */}
-      <textarea id="wallet-verifierkey" name="verifierkey" rows={4} spellcheck={false} autoComplete="off" />
+      <textarea
+        id="wallet-verifierkey"
+        name="verifierkey"
+        rows={4}
+        spellcheck={false}
+        autoComplete="off"
+        {...invalidAttrs(r, 'verifierkey', 'wallet-verifierkey')}
+      />
+      <FieldError refused={r} name="verifierkey" id="wallet-verifierkey" />
       <p>
         <button type="submit">Save wallet settings</button>
       </p>

@@ -12,7 +12,8 @@ import { type Static, Type } from 'typebox';
 import { BadRequest } from '../../http/errors.js';
 import { MAX_ANCHORS, type WalletSettingsInput } from '../../wallet/settings-rules.js';
 import { principalOf } from '../dashboard/views.js';
-import { back, type IntegrationsDeps, orFormError, shownAgain } from './integrations-data.js';
+import { fieldNamedIn } from '../form-state.js';
+import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
 /** The API's limit of one PEM field (characters, `Pem` in src/wallet/settings-routes.ts). */
@@ -38,6 +39,18 @@ const WalletForm = Type.Object({
 });
 type WalletForm = Static<typeof WalletForm>;
 
+/** The form's fields by the API's names for them, as the settings' messages name them. */
+const WALLET_NAMES: Record<string, string> = {
+  trustedissuers: 'trustedIssuerCertificates',
+  dcqlquery: 'dcqlQuery',
+  claimmapping: 'claimMapping',
+  stableclaim: 'stableClaim',
+  deeplinkscheme: 'deepLinkScheme',
+  verifierchain: 'verifierCertificateChain',
+  verifierkey: 'verifierPrivateKey',
+};
+/** The field a wallet settings refusal names first, if any. */
+const walletField = (message: string) => fieldNamedIn(message, Object.keys(WALLET_NAMES), WALLET_NAMES);
 const invalid = (problem: string) => new BadRequest(`Invalid wallet settings: ${problem}`);
 const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g;
 const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -92,14 +105,27 @@ function inputOf(f: WalletForm): WalletSettingsInput {
 /** @param opts - the services. */
 export const consoleWalletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = async (app, deps) => {
   app.post('/console/:organizationID/integrations/wallet', {
-    config: { operation: 'web.console.wallet.update', ...signedIn, api: 'wallet.settings.put' },
+    config: {
+      operation: 'web.console.wallet.update',
+      ...signedIn,
+      api: 'wallet.settings.put',
+      refused: integrationsRefused(deps, 'wallet', ['verifierkey'], walletField),
+    },
     schema: { params: Org, body: WalletForm },
     handler: async (req, reply) =>
-      orFormError(deps, req, reply, 'wallet', shownAgain(req.body, 'verifierkey'), async () => {
-        const orgId = req.params.organizationID;
-        await deps.walletSettings.put(principalOf(session(req)), orgId, inputOf(req.body));
-        return back(reply, orgId, 'wallet');
-      }),
+      orFormError(
+        deps,
+        req,
+        reply,
+        'wallet',
+        shownAgain(req.body, 'verifierkey'),
+        async () => {
+          const orgId = req.params.organizationID;
+          await deps.walletSettings.put(principalOf(session(req)), orgId, inputOf(req.body));
+          return back(reply, orgId, 'wallet');
+        },
+        walletField,
+      ),
   });
 
   app.post('/console/:organizationID/integrations/wallet/delete', {

@@ -7,6 +7,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { parseCertificates } from '../../wallet/pem.js';
 import type { WalletSettingsView } from '../../wallet/settings.js';
+import { FormError, shown, TextArea, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import type { IntegrationsView } from './integrations.js';
 import { allows } from './shell.js';
@@ -85,18 +86,41 @@ export function WalletSection({ v }: { v: IntegrationsView }) {
 }
 
 function RegisterForm({ v }: { v: IntegrationsView }) {
+  const r = v.clientForm;
   return (
     <form method="post" action={`/console/${v.orgId}/integrations/relying-parties`}>
       <Csrf token={v.csrfToken} />
       <h3 id="register-rp">Register a relying party</h3>
-      <label for="rp-name">Name (shown on the sign-in page)</label>
-      <input id="rp-name" name="name" type="text" required maxLength={200} />
-      <label for="rp-clientid">Client ID (optional; generated when empty)</label>
-      <input id="rp-clientid" name="clientid" type="text" maxLength={100} />
-      <label for="rp-uris">Redirect URIs (one per line)</label>
-      <textarea id="rp-uris" name="redirecturis" rows={3} required />
+      <FormError refused={r} />
+      <TextField
+        id="rp-name"
+        name="name"
+        label="Name (shown on the sign-in page)"
+        required
+        maxLength={200}
+        value={shown(r, 'name', '')}
+        refused={r}
+      />
+      <TextField
+        id="rp-clientid"
+        name="clientid"
+        label="Client ID (optional; generated when empty)"
+        maxLength={100}
+        value={shown(r, 'clientid', '')}
+        refused={r}
+      />
+      <TextArea
+        id="rp-uris"
+        name="redirecturis"
+        label="Redirect URIs (one per line)"
+        rows={3}
+        required
+        value={shown(r, 'redirecturis', '')}
+        refused={r}
+      />
       <label>
-        <input type="checkbox" name="public" value="on" /> Public client (no secret; PKCE S256 required)
+        <input type="checkbox" name="public" value="on" checked={r?.values.public === 'on'} /> Public client (no secret;
+        PKCE S256 required)
       </label>
       <p>
         <button type="submit">Register</button>

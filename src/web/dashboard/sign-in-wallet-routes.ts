@@ -58,7 +58,8 @@ export const walletSignInRoutes: FastifyPluginAsyncTypebox<WalletSignInDeps> = a
     handler: async (req, reply) => {
       const next = safeNext(req.query.next, BASE);
       const organisation = req.query.organisation;
-      // Every load is a new transaction: an earlier QR code of this browser stops working (WALLET.md §4.8).
+      // Every load is a new transaction: an earlier QR code of this browser stops working (docs/web.md
+      // "Sign-in").
       const started = await walletSignIn.start(organisation, next, req.ip).catch((err) => {
         if (err instanceof WalletNotConfiguredError)
           throw new NotFound('This organisation has not set up wallet sign-in.');

@@ -1,10 +1,10 @@
 /**
  * The browser's side of a wallet sign-in, in one place for every wallet test (SPEC 4.1;
- * docs/wallet.md "The sign-in page"; ../shared/WALLET.md §4.2, §5.1): a cookie-keeping user agent
- * opens the relying party's `/auth`, follows the 303 to the wallet page and reads its
- * `data-deeplink` (for the test wallet) and `data-status-url`; it then polls the status, completes
- * (cross-device) or follows the wallet's `redirect_uri` (same-device), and stops where it would
- * leave for the relying party.
+ * docs/wallet.md "The sign-in page", "Development and tests"): a cookie-keeping user agent opens
+ * the relying party's `/auth`, follows the 303 to the wallet page and reads its `data-deeplink`
+ * (for the test wallet) and `data-status-url`; it then polls the status, completes (cross-device)
+ * or follows the wallet's `redirect_uri` (same-device), and stops where it would leave for the
+ * relying party.
  */
 import * as oidc from 'openid-client';
 import { Browser } from '../oidc.js';

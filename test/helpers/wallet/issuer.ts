@@ -1,7 +1,7 @@
 /**
- * The test issuer of `dc+sd-jwt` credentials (../shared/WALLET.md §5.1): `@sd-jwt/sd-jwt-vc`
- * 0.19 with an ES256 signer, header `x5c`, payload `iss`, `vct`, `iat`, `exp`, `cnf.jwk`, an
- * optional status list reference, and the claims disclosable one by one.
+ * The test issuer of `dc+sd-jwt` credentials (docs/wallet.md "Development and tests"):
+ * `@sd-jwt/sd-jwt-vc` 0.19 with an ES256 signer, header `x5c`, payload `iss`, `vct`, `iat`, `exp`,
+ * `cnf.jwk`, an optional status list reference, and the claims disclosable one by one.
  */
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';

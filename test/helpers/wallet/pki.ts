@@ -1,7 +1,8 @@
 /**
- * The wallet tests' PKI (../shared/WALLET.md §5.1), made fresh for each run with @peculiar/x509:
- * nothing is committed. A root CA with an issuer leaf and a status-list signer; a rogue CA with its
- * own issuer leaf; a self-signed and an expired issuer leaf; a verifier CA with a verifier leaf.
+ * The wallet tests' PKI (docs/wallet.md "Development and tests"), made fresh for each run with
+ * `@peculiar/x509`: nothing is committed. A root CA with an issuer leaf and a status-list signer; a
+ * rogue CA with its own issuer leaf; a self-signed and an expired issuer leaf; a verifier CA with a
+ * verifier leaf.
  */
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';

@@ -1,9 +1,9 @@
 /**
- * Shared set-up of the wallet verifier tests (WALLET.md §5.1): a test server allowed to fetch
- * status lists from 127.0.0.1, the PKI, the status-list server, the organisation's wallet settings
- * and a relying party `web-shop` registered through the admin API; each transaction begins as a
- * relying party's sign-in does, `/auth` in a cookie-keeping user agent up to the wallet page
- * (test/helpers/wallet/flow.ts).
+ * Shared set-up of the wallet verifier tests (docs/wallet.md "Development and tests"): a test
+ * server allowed to fetch status lists from 127.0.0.1, the PKI, the status-list server, the
+ * organisation's wallet settings and a relying party `web-shop` registered through the admin API;
+ * each transaction begins as a relying party's sign-in does, `/auth` in a cookie-keeping user agent
+ * up to the wallet page (test/helpers/wallet/flow.ts).
  */
 import { decodeJwt } from 'jose';
 import { call, login, startAssent, type TestAssent } from '../assent.js';

@@ -1,7 +1,8 @@
 /**
- * A status-list server on 127.0.0.1 (../shared/WALLET.md §5.1; draft-ietf-oauth-status-list):
- * serves `statuslist+jwt` tokens built with `@sd-jwt/jwt-status-list` 0.19, signed ES256 with an
- * `x5c`; tests flip bits, change the signer or the `sub`, or stop the server.
+ * A status-list server on 127.0.0.1 (docs/wallet.md "Development and tests";
+ * draft-ietf-oauth-status-list): serves `statuslist+jwt` tokens built with
+ * `@sd-jwt/jwt-status-list` 0.19, signed ES256 with an `x5c`; tests flip bits, change the signer or
+ * the `sub`, or stop the server.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

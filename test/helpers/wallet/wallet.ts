@@ -1,9 +1,9 @@
 /**
- * The test wallet (../shared/WALLET.md §5.1): it parses the deep link and resolves the request with
- * `@openid4vc/openid4vp`'s holder functions (fetching the request_uri, checking the request
- * object's x5c chain, signature and `x509_hash`), then presents a credential with key binding and
- * posts the response (`direct_post`, or `direct_post.jwt` encrypted with jose). Knobs corrupt every
- * field the negative cases N1–N17 need.
+ * The test wallet (docs/wallet.md "Development and tests"): it parses the deep link and resolves
+ * the request with `@openid4vc/openid4vp`'s holder functions (fetching the request_uri, checking
+ * the request object's x5c chain, signature and `x509_hash`), then presents a credential with key
+ * binding and posts the response (`direct_post`, or `direct_post.jwt` encrypted with jose). Knobs
+ * corrupt every field the negative cases of test/wallet-negative.test.ts need.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { type CallbackContext, HashAlgorithm } from '@openid4vc/oauth2';
