@@ -4,7 +4,9 @@
  *   assent serve          serve HTTP (PORT, HOST, ASSENT_PUBLIC_URL, DATABASE_URL or ASSENT_DATA_DIR, ASSENT_SECRET)
  *   assent migrate        apply database migrations
  *   assent import FILE    create or update organisations, clients and users from FILE; prints key → ID JSON
- *   assent keys rotate    start signing with a new key; old keys stay in the JWKS until their tokens expire
+ *   assent keys rotate    start signing with a new key; old keys stay in the JWKS until their tokens expire;
+ *                         stage the next SAML SP keys (published in the SP metadata, not used yet)
+ *   assent keys activate-saml  sign SAML requests with the staged SP keys (docs/operations.md "Key rotation")
  *   assent user delete ID delete an account (GDPR Art. 17); its consent history stays under the ID as a pseudonym
  *
  * Exit codes: 0 success, 1 failure, 2 usage or configuration error.
@@ -21,7 +23,9 @@ const USAGE = `usage: assent <command>
   serve          serve the HTTP API
   migrate        apply database migrations
   import FILE    create or update what FILE declares; prints the IDs as JSON
-  keys rotate    sign new tokens with a fresh key
+  keys rotate    sign new tokens with a fresh key; stage the next SAML SP keys (published, not used yet)
+  keys activate-saml
+                 switch SAML signing and encryption to the staged SP keys
   user delete ID delete a user's account (personal data, image, credentials); the consent history stays, pseudonymised
 `;
 
@@ -90,8 +94,9 @@ export async function main(args: string[]): Promise<void> {
       case 'import':
         return await runAdmin(config, 'import', readJsonFile(rest[0]));
       case 'keys':
-        if (rest[0] !== 'rotate') throw new UsageError('keys takes one subcommand: rotate');
-        return await runAdmin(config, 'keys/rotate', null);
+        if ((rest[0] !== 'rotate' && rest[0] !== 'activate-saml') || rest.length > 1)
+          throw new UsageError('keys takes one subcommand: rotate or activate-saml');
+        return await runAdmin(config, `keys/${rest[0]}`, null);
       case 'user':
         if (rest[0] !== 'delete' || !rest[1] || rest.length > 2) throw new UsageError('usage: assent user delete ID');
         return await runAdmin(config, 'user/delete', { id: rest[1] });

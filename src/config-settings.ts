@@ -207,6 +207,14 @@ export const SETTINGS: readonly Setting[] = [
       'e.g. `127.0.0.1`); every other IdP URL must be `https` to a public address',
   },
   {
+    env: 'ASSENT_SAML_CLOCK_SKEW_SECONDS',
+    default: '60',
+    unit: 'seconds',
+    meaning:
+      "largest difference between Assent's clock and a SAML IdP's accepted on an assertion's `NotBefore` and " +
+      '`NotOnOrAfter` (0 to 600; ADFS deployments often need more than the default)',
+  },
+  {
     env: 'ASSENT_CORS_ORIGINS',
     default: 'unset',
     unit: 'origin list',

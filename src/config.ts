@@ -123,6 +123,8 @@ export interface Config {
    * and at private or loopback addresses (development, tests).
    */
   federationAllowHttpHosts: string[];
+  /** Largest clock difference accepted on a SAML assertion's NotBefore and NotOnOrAfter (seconds, 0..600). */
+  samlClockSkewSeconds: number;
   /**
    * Hosts whose credential status lists may be fetched over plain http and at private or
    * loopback addresses (development, tests).
@@ -248,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: mailbox(env.ASSENT_MAIL_FROM, `Assent <no-reply@${new URL(publicUrl).hostname}>`),
     webhookAllowHttpHosts: hostList('ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS', env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
     federationAllowHttpHosts: hostList('ASSENT_FEDERATION_ALLOW_HTTP_HOSTS', env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
+    samlClockSkewSeconds: int(env, 'ASSENT_SAML_CLOCK_SKEW_SECONDS', 60, 0, 600),
     walletAllowHttpHosts: hostList('ASSENT_WALLET_ALLOW_HTTP_HOSTS', env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
     corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
     dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),

@@ -221,11 +221,11 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     logout: new FederatedLogout(store.db, master, configs, identity),
   };
   const samlConfigs = new SamlConfigService(store.db, config);
-  const spKeys = new SpKeys(store.db, master, keys, new URL(config.publicUrl).hostname);
+  const spKeys = new SpKeys(store.db, master, new URL(config.publicUrl).hostname);
   const saml: SamlServices = {
     configs: samlConfigs,
     metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
-    broker: new SamlBroker(store.db, master, samlConfigs, spKeys),
+    broker: new SamlBroker(store.db, master, samlConfigs, spKeys, config.samlClockSkewSeconds * 1000),
     logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity),
   };
   const webOrigins = new WebOrigins(store.db);

@@ -51,6 +51,7 @@ const BAD: Record<string, { value: string; says?: RegExp }> = {
   ASSENT_WALLET_PER_IP: { value: '0' },
   ASSENT_WALLET_ALLOW_HTTP_HOSTS: { value: '127.0.0.1:8080', says: /port/ },
   ASSENT_FEDERATION_ALLOW_HTTP_HOSTS: { value: '::1', says: /brackets/ },
+  ASSENT_SAML_CLOCK_SKEW_SECONDS: { value: '601', says: /from 0 to 600/ },
   ASSENT_CORS_ORIGINS: { value: '*', says: /any page/ },
   ASSENT_DNS_SERVERS: { value: 'dns.example.org', says: /IP\[:PORT\]/ },
   ASSENT_NOTIFY_BATCH_SIZE: { value: '0' },

@@ -8,17 +8,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import {
-  assertion,
-  type Claims,
-  encode,
-  requestIdOf,
-  response,
-  samlId,
-  sign,
-  wrappingVariants,
-} from './helpers/saml-forge.js';
+import { assertion, type Claims, encode, response, samlId, sign, wrappingVariants } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
+import { pendingSignIn } from './helpers/saml-served.js';
 
 const APP = 'https://app.example/cb';
 let t: TestAssent;
@@ -29,14 +21,7 @@ let otherKey: TestKeyPair;
 const saml = () => `${t.base}/organizations/${orgId}/idp/saml`;
 
 /** Starts a sign-in: its RelayState and the AuthnRequest's ID. */
-async function pending() {
-  const res = await fetch(`${saml()}/authorize?redirect_uri=${encodeURIComponent(APP)}&state=app`, {
-    redirect: 'manual',
-  });
-  expect(res.status).toBe(302);
-  const location = res.headers.get('location')!;
-  return { relayState: new URL(location).searchParams.get('RelayState')!, requestId: requestIdOf(location) };
-}
+const pending = () => pendingSignIn(saml());
 
 function claims(requestId: string | null, over: Partial<Claims> = {}): Claims {
   return {

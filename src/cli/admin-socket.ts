@@ -58,7 +58,7 @@ export async function serveAdminSocket(dataDir: string, handler: AdminHandler): 
 /**
  * Sends a command to a running server's admin socket.
  * @param dataDir - the data directory (absolute path).
- * @param command - `import`, `keys/rotate` or `migrate`.
+ * @param command - `import`, `keys/rotate`, `keys/activate-saml` or `migrate`.
  * @param payload - JSON payload.
  * @throws when no server answers on the socket.
  */

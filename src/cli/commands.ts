@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { loadMasterKey } from '../crypto/master-key.js';
 import type { Store } from '../db/open.js';
 import { redirectUriImport } from '../federation/redirect-uris.js';
+import { activateSpKeys, stageSpKeys } from '../federation/saml/sp-keys.js';
 import { NotFound } from '../http/errors.js';
 import { maxTokenTtl, rotateSigningKey } from '../identity/keys.js';
 import { oidcClientImport } from '../oidc/import.js';
@@ -20,7 +21,7 @@ import type { AdminHandler } from './admin-socket.js';
  * @param config - the configuration.
  * @param store - an open, migrated store.
  * @param context - the process's context (`createContext` over `store`): asked for only by a command
- *   that needs a service (`user/delete`), so that `import`, `migrate` and `keys/rotate` start no
+ *   that needs a service (`user/delete`), so that `import`, `migrate`, `keys/rotate` and `keys/activate-saml` start no
  *   more than they did; the serving process answers its own, the CLI builds one then.
  */
 export function adminCommands(config: Config, store: Store, context: () => Promise<Context>): AdminHandler {
@@ -45,8 +46,17 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
           throw err;
         }
       case 'keys/rotate': {
-        const kid = await rotateSigningKey(store.db, loadMasterKey(config.secret, config.dataDir), maxTokenTtl(config));
-        return { ok: true, result: { kid } };
+        const master = loadMasterKey(config.secret, config.dataDir);
+        const kid = await rotateSigningKey(store.db, master, maxTokenTtl(config));
+        // SAML SP keys are only staged: published beside the active ones until `keys/activate-saml`.
+        const samlStaged = await stageSpKeys(store.db, master, new URL(config.publicUrl).hostname);
+        return { ok: true, result: { kid, samlStaged } };
+      }
+      case 'keys/activate-saml': {
+        const activated = await activateSpKeys(store.db);
+        if (activated.length === 0)
+          return { ok: false, message: 'no SAML SP key is staged: run `assent keys rotate` first', exitCode: 1 };
+        return { ok: true, result: { samlActivated: activated } };
       }
       case 'user/delete':
         try {

@@ -3,7 +3,8 @@
  * docs/decisions/0022-saml-federation.md). Sign-ins reuse the broker's tables of
  * `schema-federation.ts` (pending states, codes, links, sessions); these hold what SAML adds.
  */
-import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tz } from './columns.js';
 import { organisations } from './schema.js';
 
@@ -31,16 +32,33 @@ export const samlConfigs = pgTable('saml_configs', {
 });
 
 /**
- * Assent's SP key pairs (RSA 2048, self-signed certificate), one per signing key of the ring
- * (`signing_keys.kid`), so that rotating the signing keys rotates these too; the private key is
- * sealed under the master key (purpose `saml-sp-key`).
+ * Assent's SP key pairs (RSA 2048, self-signed certificate; docs/federation.md "SAML 2.0", "SP keys"),
+ * one ring per use: `signing` (AuthnRequests, LogoutRequests) and `encryption` (assertions encrypted
+ * to Assent). A key is staged (`activated_at` null: published in the SP metadata, not used to sign),
+ * then active (at most one per use), then retired (`retired_at`: still published, and still
+ * accepted for decryption, for an overlap). The private key is sealed under the master key (purpose
+ * `saml-sp-key`).
  */
-export const samlSpKeys = pgTable('saml_sp_keys', {
-  signingKid: text('signing_kid').primaryKey(),
-  certificate: text('certificate').notNull(),
-  privateKeySealed: text('private_key_sealed').notNull(),
-  createdAt: tz('created_at').notNull().defaultNow(),
-});
+export const samlSpKeyPairs = pgTable(
+  'saml_sp_key_pairs',
+  {
+    id: uuid('id').primaryKey(),
+    /** `signing` or `encryption` (the KeyDescriptor's `use`, SAML 2.0 Metadata §2.4.1.1). */
+    use: text('use').$type<'signing' | 'encryption'>().notNull(),
+    certificate: text('certificate').notNull(),
+    privateKeySealed: text('private_key_sealed').notNull(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    /** When it started signing (or became the first encryption key); null while staged. */
+    activatedAt: tz('activated_at'),
+    /** When a newer key took over; null while staged or active. */
+    retiredAt: tz('retired_at'),
+  },
+  (t) => [
+    // Replicas that make the first key, or stage one, at once: one wins, the others read it.
+    uniqueIndex('saml_sp_key_pairs_staged').on(t.use).where(sql`activated_at IS NULL`),
+    uniqueIndex('saml_sp_key_pairs_active').on(t.use).where(sql`activated_at IS NOT NULL AND retired_at IS NULL`),
+  ],
+);
 
 /**
  * The IDs of AuthnRequests and LogoutRequests Assent sent (shared by every replica), with their kind

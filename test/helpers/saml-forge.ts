@@ -4,7 +4,7 @@
  * the eight XML signature wrapping variants of Somorovsky et al., "On Breaking SAML: Be Whoever You
  * Want to Be" (USENIX Security 2012), XSW1–XSW8 as named by SAML Raider.
  */
-import { randomBytes } from 'node:crypto';
+import { constants, createCipheriv, publicEncrypt, randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
 import type { TestKeyPair } from './saml-keys.js';
@@ -87,6 +87,45 @@ export function sign(xml: string, local: 'Assertion' | 'Response', key: TestKeyP
   sig.computeSignature(xml, { location: { reference: `${at}/*[local-name(.)='Issuer']`, action: 'after' } });
   return sig.getSignedXml();
 }
+
+/**
+ * An EncryptedAssertion holding `assertionXml` (XML Encryption 1.0: AES-256-CBC content, the key
+ * transported by RSA-OAEP-MGF1P to `certificate`), as ADFS, Entra ID and Okta send it.
+ * @param certificate - PEM certificate of the key the assertion is encrypted to.
+ * @param keyTransport - `rsa-1_5` for the PKCS #1 v1.5 key transport an SP must refuse.
+ */
+export function encryptAssertion(
+  assertionXml: string,
+  certificate: string,
+  keyTransport: 'rsa-oaep-mgf1p' | 'rsa-1_5' = 'rsa-oaep-mgf1p',
+): string {
+  const key = randomBytes(32);
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-256-cbc', key, iv);
+  const content = Buffer.concat([iv, cipher.update(assertionXml, 'utf8'), cipher.final()]).toString('base64');
+  const wrapped = publicEncrypt(
+    {
+      key: certificate,
+      padding: keyTransport === 'rsa-1_5' ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_OAEP_PADDING,
+      oaepHash: 'sha1',
+    },
+    key,
+  ).toString('base64');
+  const xenc = 'http://www.w3.org/2001/04/xmlenc#';
+  return (
+    `<saml:EncryptedAssertion><xenc:EncryptedData xmlns:xenc="${xenc}" Type="${xenc}Element">` +
+    `<xenc:EncryptionMethod Algorithm="${xenc}aes256-cbc"/>` +
+    `<ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><xenc:EncryptedKey>` +
+    `<xenc:EncryptionMethod Algorithm="${xenc}${keyTransport}"/>` +
+    `<xenc:CipherData><xenc:CipherValue>${wrapped}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedKey></ds:KeyInfo>` +
+    `<xenc:CipherData><xenc:CipherValue>${content}</xenc:CipherValue></xenc:CipherData></xenc:EncryptedData>` +
+    `</saml:EncryptedAssertion>`
+  );
+}
+
+/** A Response's top-level StatusCode set to `status` (a SAML 2.0 Core §3.2.2.2 URI) instead of Success. */
+export const withStatus = (xml: string, status: string) =>
+  xml.replace('urn:oasis:names:tc:SAML:2.0:status:Success', status);
 
 /** The base64 of `xml`, as the HTTP-POST binding carries it. */
 export const encode = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');

@@ -1,7 +1,7 @@
 /**
  * A real SAML 2.0 IdP for tests: Debian's SimpleSAMLphp, configured in a temporary directory with a
- * fresh key pair and started on 127.0.0.1 with PHP's built-in server (the recipe of
- * shared/SAML-IDP.md). It knows one SP (Assent's entity ID, ACS, SLO and signing certificate),
+ * fresh key pair and started on 127.0.0.1 with PHP's built-in server. It knows one SP (Assent's
+ * entity ID, ACS, SLO, signing certificate, and the encryption certificate when it encrypts assertions),
  * requires signed AuthnRequests and LogoutRequests, signs its logout messages, and gives the SP a
  * persistent NameID made from `uid`. Tests that need it fail when ASSENT_REQUIRE_SAML_IDP=1 (as in
  * CI) and it is not installed, and are skipped otherwise.
@@ -38,8 +38,10 @@ export interface SpDescription {
   entityId: string;
   acsUrl: string;
   sloUrl: string;
-  /** PEM certificate Assent signs its requests with. */
+  /** PEM certificate Assent signs its requests with (the one the IdP pins). */
   certificate: string;
+  /** PEM certificate to encrypt assertions to (`assertion.encryption`); unencrypted when absent. */
+  encryptionCertificate?: string;
   /** The binding the IdP sends its logout messages to the SP on (default HTTP-Redirect). */
   sloBinding?: 'HTTP-Redirect' | 'HTTP-POST';
 }
@@ -56,6 +58,10 @@ export interface TestSamlIdp {
 }
 
 const php = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** One entry of a remote SP's `keys` (SimpleSAMLphp metadata), a PEM certificate for one use. */
+const keyEntry = (pem: string, use: 'signing' | 'encryption') =>
+  `['type' => 'X509Certificate', 'signing' => ${use === 'signing'}, 'encryption' => ${use === 'encryption'}, ` +
+  `'X509Certificate' => ${php(pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''))}]`;
 
 /**
  * Starts SimpleSAMLphp for `sp`, with the users alice (alicepass) and bob (bobpass).
@@ -104,7 +110,7 @@ $metadata[${php(sp.entityId)}] = [
   'SingleLogoutService' => [['Binding' => ${php(`urn:oasis:names:tc:SAML:2.0:bindings:${sp.sloBinding ?? 'HTTP-Redirect'}`)}, 'Location' => ${php(sp.sloUrl)}]],
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'simplesaml.nameidattribute' => 'uid',
-  'certificate' => 'sp.crt',
+  ${sp.encryptionCertificate ? `'keys' => [${keyEntry(sp.certificate, 'signing')}, ${keyEntry(sp.encryptionCertificate, 'encryption')}], 'assertion.encryption' => true,` : `'certificate' => 'sp.crt',`}
   'validate.authnrequest' => true, 'validate.logout' => true, 'sign.logout' => true,
 ];
 `,

@@ -19,7 +19,8 @@ import * as fedStore from '../store.js';
 import { linkUser } from '../users.js';
 import { SamlCheckError } from './checks.js';
 import type { SamlSettings } from './config.js';
-import { type SamlSignIn, validateResponse } from './response.js';
+import { decodeResponse, type SamlSignIn, validateResponse } from './response.js';
+import { ENCRYPTED_REFUSED, inspectResponse } from './response-inspect.js';
 import type { SamlConfigService } from './service.js';
 import { DbRequestCache, REQUEST_TTL_MS, serviceProvider } from './sp.js';
 import type { SpKeys } from './sp-keys.js';
@@ -40,6 +41,9 @@ const random = (): string => randomBytes(32).toString('base64url');
  */
 const stateKey = (relayState: string) => sha256(`saml:${relayState}`);
 
+/** Where a refused Response is reported to the operator (the request's logger). */
+export type RefusalLog = { warn(obj: object, msg: string): void };
+
 /** Runs the authorize and ACS steps. */
 export class SamlBroker {
   private readonly cache: DbRequestCache;
@@ -49,6 +53,7 @@ export class SamlBroker {
     private readonly master: MasterKey,
     private readonly configs: SamlConfigService,
     private readonly keys: SpKeys,
+    private readonly clockSkewMs: number,
   ) {
     this.cache = new DbRequestCache(db);
   }
@@ -96,11 +101,18 @@ export class SamlBroker {
    * Finishes a sign-in at the ACS. Before the sign-in is known (RelayState) there is no app URI
    * to go back to, so that is a 400; after it, every failure goes back to the app as `error`
    * (`access_denied`), `error_description` (naming the check) and its `state`.
+   * Each refusal after that is logged at `warn` ("SAML response refused") with the check and its
+   * real cause, never the assertion's content.
    * @param form - the HTTP-POST binding's `SAMLResponse` and `RelayState`.
+   * @param log - the request's logger.
    * @throws {BadRequest} when the RelayState names no pending sign-in (and is not, for an
    *   organisation that accepts IdP-initiated sign-ins, a registered app URI).
    */
-  async acs(orgId: string, form: { SAMLResponse: string; RelayState?: string }): Promise<{ location: string }> {
+  async acs(
+    orgId: string,
+    form: { SAMLResponse: string; RelayState?: string },
+    log: RefusalLog,
+  ): Promise<{ location: string }> {
     const unknown = () => new BadRequest('Unknown or expired sign-in (RelayState)', 'invalid_request');
     if (!isId(orgId)) throw unknown();
     const relayState = form.RelayState ?? '';
@@ -123,23 +135,37 @@ export class SamlBroker {
       if (target.appState !== null) url.searchParams.set('state', target.appState);
       return { location: url.href };
     };
-    if (!settings)
+    if (!settings) {
+      log.warn({ orgId, check: 'no SAML IdP is configured any more' }, 'SAML response refused');
       return back({ error: 'server_error', error_description: 'The identity provider is no longer configured' });
+    }
     let signIn: SamlSignIn;
+    let encrypted = false;
     try {
+      const xml = decodeResponse(form.SAMLResponse);
+      const shape = await inspectResponse(xml, () => this.keys.decryptionKeys());
+      encrypted = shape.decryptionKey !== undefined;
       const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
         sign: false,
         unsolicited: target.requestId === null,
+        clockSkewMs: this.clockSkewMs,
+        signed: { response: shape.responseSigned, assertion: shape.assertionSigned },
+        ...(shape.decryptionKey ? { decryptionKey: shape.decryptionKey } : {}),
       });
-      signIn = await validateResponse(this.db, sp, form.SAMLResponse, {
+      signIn = await validateResponse(this.db, sp, form.SAMLResponse, xml, {
         orgId,
         settings,
         acsUrl: this.configs.endpoints(orgId).acsUrl,
         requestId: target.requestId,
+        clockSkewMs: this.clockSkewMs,
       });
     } catch (err) {
       if (!(err instanceof SamlCheckError)) throw err;
-      return back({ error: 'access_denied', error_description: `Sign-in refused: ${err.message}` });
+      // For the operator: the check and its real cause; never the assertion's content (NameID, attributes).
+      log.warn({ orgId, idp: settings.entityId, check: err.message, cause: err.detail }, 'SAML response refused');
+      // Threat: a decryption oracle (ENCRYPTED_REFUSED); the log alone tells which check failed.
+      const check = encrypted ? ENCRYPTED_REFUSED : err.message;
+      return back({ error: 'access_denied', error_description: `Sign-in refused: ${check}` });
     }
     const userId = await linkUser(this.db, orgId, signIn.result);
     const code = CODE_PREFIX + random();

@@ -11,9 +11,24 @@ import { REQUEST_TTL_MS } from './sp.js';
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 
-/** A SAML response refused, with a message safe to show (it names the check, never the IdP's text). */
+/**
+ * A SAML response refused: `message` is safe to show the app (it names the check, never the IdP's
+ * text); `detail` is the real cause for the operator's log (a library's message, status codes),
+ * never the assertion's content (no NameID, no attribute value).
+ */
 export class SamlCheckError extends Error {
   override name = 'SamlCheckError';
+  /** The cause for the log, at most 300 characters on one line. */
+  readonly detail: string;
+
+  /**
+   * @param message - the check, for the app.
+   * @param detail - the cause, for the operator; `message` when omitted.
+   */
+  constructor(message: string, detail?: string) {
+    super(message);
+    this.detail = (detail ?? message).replace(/\s+/g, ' ').slice(0, 300);
+  }
 }
 
 /** What the verified assertion tells beyond node-saml's profile. */
@@ -33,9 +48,15 @@ function parse(xml: string): Document {
  * @param responseXml - the whole Response (its Destination; signed or not, the Recipient below is signed).
  * @param assertionXml - the Assertion node-saml verified the signature of.
  * @param acsUrl - Assent's ACS URL of the organisation.
+ * @param clockSkewMs - the accepted clock skew (milliseconds), added to how long the ID is kept.
  * @throws {SamlCheckError} when Destination or Recipient differ, or the assertion has no ID.
  */
-export function assertionFacts(responseXml: string, assertionXml: string, acsUrl: string): AssertionFacts {
+export function assertionFacts(
+  responseXml: string,
+  assertionXml: string,
+  acsUrl: string,
+  clockSkewMs: number,
+): AssertionFacts {
   const destination = parse(responseXml).documentElement?.getAttribute('Destination');
   if (destination && destination !== acsUrl)
     throw new SamlCheckError('the response was sent to another service (Destination)');
@@ -54,8 +75,19 @@ export function assertionFacts(responseXml: string, assertionXml: string, acsUrl
   ]
     .map((t) => (t ? Date.parse(t) : Number.NaN))
     .filter((t) => Number.isFinite(t));
-  const expiresAt = new Date(times.length > 0 ? Math.max(...times) + 60_000 : Date.now() + REQUEST_TTL_MS);
+  const expiresAt = new Date(times.length > 0 ? Math.max(...times) + clockSkewMs : Date.now() + REQUEST_TTL_MS);
   return { assertionId, expiresAt };
+}
+
+/**
+ * A node-saml failure as a refusal: words from its fixed messages for the app, and its message as
+ * the operator's cause (for a status error only the status codes, never the IdP's status text).
+ * @param err - what node-saml threw.
+ */
+export function nodeSamlFailure(err: unknown): SamlCheckError {
+  const text = err instanceof Error ? err.message : String(err);
+  const status = err instanceof Error && err.name === 'SamlStatusError';
+  return new SamlCheckError(describeFailure(err), status ? text.replace(/ error: .*/, ' error') : `node-saml: ${text}`);
 }
 
 /**

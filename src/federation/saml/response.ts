@@ -7,7 +7,7 @@
 import type { SAML } from '@node-saml/node-saml';
 import type { Executor } from '../../db/open.js';
 import type { SignInResult } from '../client.js';
-import { assertionFacts, describeFailure, SamlCheckError } from './checks.js';
+import { assertionFacts, nodeSamlFailure, SamlCheckError } from './checks.js';
 import { type SamlSettings, UNSPECIFIED } from './config.js';
 import * as store from './store.js';
 
@@ -34,6 +34,8 @@ export interface ResponseContext {
   acsUrl: string;
   /** The ID of the AuthnRequest of the pending sign-in, or null for an IdP-initiated one. */
   requestId: string | null;
+  /** The accepted clock skew (milliseconds; `ASSENT_SAML_CLOCK_SKEW_SECONDS`). */
+  clockSkewMs: number;
 }
 
 const first = (value: unknown): string => {
@@ -42,17 +44,12 @@ const first = (value: unknown): string => {
 };
 
 /**
- * Validates a Response.
- * @param sp - the organisation's node-saml instance.
+ * Checks a Response's text before it is parsed: no DTD, no comment.
  * @param encoded - the `SAMLResponse` form field (base64).
+ * @returns the decoded XML.
  * @throws {SamlCheckError} naming the failed check.
  */
-export async function validateResponse(
-  db: Executor,
-  sp: SAML,
-  encoded: string,
-  ctx: ResponseContext,
-): Promise<SamlSignIn> {
+export function decodeResponse(encoded: string): string {
   const xml = Buffer.from(encoded, 'base64').toString('utf8');
   // Threat: XXE and entity expansion; SAML never needs a DTD (OWASP XML Security Cheat Sheet).
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlCheckError('a document type declaration is not accepted');
@@ -60,11 +57,29 @@ export async function validateResponse(
   // comments, so the signature still verifies while a parser may read only the first text node.
   // node-saml reads the canonical text, but no IdP needs comments: refused outright.
   if (xml.includes('<!--')) throw new SamlCheckError('the response contains an XML comment');
+  return xml;
+}
+
+/**
+ * Validates a Response.
+ * @param sp - makes the organisation's node-saml instance for what the Response carries
+ *   (`response-inspect.ts`: the signatures present, the decryption key).
+ * @param encoded - the `SAMLResponse` form field (base64).
+ * @param xml - the same, decoded and checked by `decodeResponse`.
+ * @throws {SamlCheckError} naming the failed check.
+ */
+export async function validateResponse(
+  db: Executor,
+  sp: SAML,
+  encoded: string,
+  xml: string,
+  ctx: ResponseContext,
+): Promise<SamlSignIn> {
   let profile: Awaited<ReturnType<SAML['validatePostResponseAsync']>>['profile'];
   try {
     ({ profile } = await sp.validatePostResponseAsync({ SAMLResponse: encoded }));
   } catch (err) {
-    throw new SamlCheckError(describeFailure(err));
+    throw nodeSamlFailure(err);
   }
   if (!profile?.getAssertionXml) throw new SamlCheckError('the response carries no assertion');
   const assertionXml = profile.getAssertionXml();
@@ -76,7 +91,7 @@ export async function validateResponse(
   const format = profile.nameIDFormat || UNSPECIFIED;
   if (!profile.nameID || format !== ctx.settings.nameIdFormat)
     throw new SamlCheckError(`the NameID is missing or not of the format ${ctx.settings.nameIdFormat}`);
-  const facts = assertionFacts(xml, assertionXml, ctx.acsUrl);
+  const facts = assertionFacts(xml, assertionXml, ctx.acsUrl, ctx.clockSkewMs);
   // Threat: an assertion captured once (a log, a shared computer) presented again.
   if (!(await store.recordAssertion(db, ctx.orgId, facts.assertionId, facts.expiresAt)))
     throw new SamlCheckError('the assertion was used before (replay)');

@@ -137,7 +137,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       response: { 303: Type.Null(), ...errors(400) },
     },
     handler: async (req, reply) =>
-      reply.redirect((await broker.acs(req.params.organizationID, req.body)).location, 303),
+      reply.redirect((await broker.acs(req.params.organizationID, req.body, req.log)).location, 303),
   });
   app.post(`${path}/logout`, {
     config: { operation: 'federation.saml.logout' },

@@ -10,7 +10,7 @@ import type { SamlSettings, SpEndpoints } from './config.js';
 import type { SpKey } from './sp-keys.js';
 import * as store from './store.js';
 
-/** Largest clock difference accepted on NotBefore and NotOnOrAfter (milliseconds). */
+/** Largest clock difference accepted on NotBefore and NotOnOrAfter (milliseconds), unless `SpOptions.clockSkewMs` says otherwise. */
 export const CLOCK_SKEW_MS = 60_000;
 /** How long a sent request's ID is accepted in a response (milliseconds): the user's time at the IdP. */
 export const REQUEST_TTL_MS = 600_000;
@@ -53,14 +53,21 @@ export interface SpOptions {
   requestId?: string;
   /** Accept a response without `InResponseTo` (IdP-initiated, when the organisation allows it). */
   unsolicited?: boolean;
+  /** Largest clock difference accepted (milliseconds; `ASSENT_SAML_CLOCK_SKEW_SECONDS`); `CLOCK_SKEW_MS` when absent. */
+  clockSkewMs?: number;
+  /** The signatures the Response carries (`response-inspect.ts`): each present one must verify. */
+  signed?: { response: boolean; assertion: boolean };
+  /** The private key (PEM) that decrypts the Response's EncryptedAssertion. */
+  decryptionKey?: string;
 }
 
 /**
  * A node-saml instance for one organisation.
  * Checks it makes (SAML 2.0 Core §2.5, §3.2.2; Profiles §4.1.4.3): a signature by a configured
- * certificate on the Response or on the Assertion (either suffices; none is refused), the
+ * certificate on the Response or on the Assertion (either suffices; none is refused; each one
+ * present, per `options.signed`, must verify), the
  * Response's and the Assertion's Issuer equal to the IdP's entity ID, the Audience equal to
- * Assent's entity ID, NotBefore/NotOnOrAfter with `CLOCK_SKEW_MS`, `InResponseTo` a request
+ * Assent's entity ID, NotBefore/NotOnOrAfter with the clock skew, `InResponseTo` a request
  * Assent sent (always, unless `unsolicited`), and a single assertion.
  */
 export function serviceProvider(
@@ -83,9 +90,11 @@ export function serviceProvider(
     allowCreate: true,
     disableRequestedAuthnContext: true,
     // Threat: a forged or altered assertion; signed by the IdP's configured key, on the Response or the Assertion.
-    wantAssertionsSigned: false,
-    wantAuthnResponseSigned: false,
-    acceptedClockSkewMs: CLOCK_SKEW_MS,
+    // Threat: an invalid signature beside a valid one (node-saml accepts either): every signature present must verify.
+    wantAssertionsSigned: options.signed?.assertion ?? false,
+    wantAuthnResponseSigned: options.signed?.response ?? false,
+    acceptedClockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_MS,
+    ...(options.decryptionKey ? { decryptionPvk: options.decryptionKey } : {}),
     // Threat: unsolicited or cross-session responses (login CSRF); InResponseTo must name a request Assent sent.
     validateInResponseTo: options.unsolicited ? ValidateInResponseTo.ifPresent : ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: REQUEST_TTL_MS,

@@ -1,7 +1,7 @@
-/** SQL of SAML federation: IdP configurations, SP key pairs, sent request IDs, accepted assertion IDs. */
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+/** SQL of SAML federation: IdP configurations, SP key pairs (staged, active, retired), sent request IDs, accepted assertion IDs. */
+import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/open.js';
-import { samlAssertions, samlConfigs, samlRequests, samlSpKeys } from '../../db/schema-saml.js';
+import { samlAssertions, samlConfigs, samlRequests, samlSpKeyPairs } from '../../db/schema-saml.js';
 
 /** A stored configuration row. */
 export type SamlRow = typeof samlConfigs.$inferSelect;
@@ -34,15 +34,71 @@ export async function deleteConfig(db: Executor, orgId: string): Promise<boolean
   return gone.length > 0;
 }
 
-/** The SP key pairs made for the given signing keys. */
-export async function spKeys(db: Executor, kids: string[]) {
-  if (kids.length === 0) return [];
-  return db.select().from(samlSpKeys).where(inArray(samlSpKeys.signingKid, kids));
+/** A stored SP key pair. */
+export type SpKeyRow = typeof samlSpKeyPairs.$inferSelect;
+/** What an SP key pair is for. */
+export type SpKeyUse = SpKeyRow['use'];
+
+/**
+ * The published SP key pairs of `use`: staged, active, and retired less than `overlapSeconds` ago;
+ * the active one first, then the staged one, then the retired ones, newest first.
+ */
+export async function publishedSpKeys(db: Executor, use: SpKeyUse, overlapSeconds: number): Promise<SpKeyRow[]> {
+  const rows = await db
+    .select()
+    .from(samlSpKeyPairs)
+    .where(
+      and(
+        eq(samlSpKeyPairs.use, use),
+        or(
+          isNull(samlSpKeyPairs.retiredAt),
+          gt(samlSpKeyPairs.retiredAt, sql`now() - make_interval(secs => ${overlapSeconds})`),
+        ),
+      ),
+    );
+  const rank = (r: SpKeyRow) => (r.retiredAt ? 2 : r.activatedAt ? 0 : 1);
+  return rows.sort((a, b) => rank(a) - rank(b) || (b.retiredAt?.getTime() ?? 0) - (a.retiredAt?.getTime() ?? 0));
 }
 
-/** Stores an SP key pair unless another process stored one for the same signing key first. */
-export async function insertSpKey(db: Executor, row: typeof samlSpKeys.$inferInsert): Promise<void> {
-  await db.insert(samlSpKeys).values(row).onConflictDoNothing();
+/**
+ * Stores a key pair as the active one of its use (`activated` true) or as the staged one, unless
+ * another process stored one in that state first (the unique indexes decide).
+ */
+export async function insertSpKey(
+  db: Executor,
+  row: { id: string; use: SpKeyUse; certificate: string; privateKeySealed: string },
+  activated: boolean,
+): Promise<void> {
+  await db
+    .insert(samlSpKeyPairs)
+    .values({ ...row, activatedAt: activated ? sql`now()` : null })
+    .onConflictDoNothing();
+}
+
+/** Whether a staged key pair of `use` exists. */
+export async function hasStagedSpKey(db: Executor, use: SpKeyUse): Promise<boolean> {
+  const [row] = await db
+    .select({ id: samlSpKeyPairs.id })
+    .from(samlSpKeyPairs)
+    .where(and(eq(samlSpKeyPairs.use, use), isNull(samlSpKeyPairs.activatedAt)));
+  return row !== undefined;
+}
+
+/**
+ * Retires the active key pair of `use` and activates the staged one, in the caller's transaction.
+ * @returns false when none is staged (nothing changes).
+ */
+export async function activateStagedSpKey(db: Executor, use: SpKeyUse): Promise<boolean> {
+  if (!(await hasStagedSpKey(db, use))) return false;
+  await db
+    .update(samlSpKeyPairs)
+    .set({ retiredAt: sql`now()` })
+    .where(and(eq(samlSpKeyPairs.use, use), isNotNull(samlSpKeyPairs.activatedAt), isNull(samlSpKeyPairs.retiredAt)));
+  await db
+    .update(samlSpKeyPairs)
+    .set({ activatedAt: sql`now()` })
+    .where(and(eq(samlSpKeyPairs.use, use), isNull(samlSpKeyPairs.activatedAt)));
+  return true;
 }
 
 /** What a sent request asked for: a sign-in (AuthnRequest) or a logout (LogoutRequest). */
