@@ -212,7 +212,8 @@ export const SETTINGS: readonly Setting[] = [
     unit: 'seconds',
     meaning:
       "largest difference between Assent's clock and a SAML IdP's accepted on an assertion's `NotBefore` and " +
-      '`NotOnOrAfter` (0 to 600; ADFS deployments often need more than the default)',
+      "`NotOnOrAfter` and on a LogoutRequest's `IssueInstant` and `NotOnOrAfter` (0 to 600; ADFS deployments " +
+      'often need more than the default)',
   },
   {
     env: 'ASSENT_CORS_ORIGINS',

@@ -226,7 +226,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     configs: samlConfigs,
     metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
     broker: new SamlBroker(store.db, master, samlConfigs, spKeys, config.samlClockSkewSeconds * 1000),
-    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity),
+    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity, config.samlClockSkewSeconds * 1000),
   };
   const webOrigins = new WebOrigins(store.db);
   const guard: GuardServices = {

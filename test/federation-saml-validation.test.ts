@@ -3,7 +3,7 @@
  * responses crafted and signed by a test IdP key (test/helpers/saml-forge.ts): a top-level status
  * other than Success, every signature present verifying (Response and Assertion), encrypted
  * assertions (to Assent's encryption certificate, or to another key), the clock skew setting
- * (`ASSENT_SAML_CLOCK_SKEW_SECONDS`, 120 here), `AuthnRequestsSigned` in the SP metadata, and the
+ * (`ASSENT_SAML_CLOCK_SKEW_SECONDS`, 120 here, on assertions and IdP-initiated LogoutRequests), `AuthnRequestsSigned` in the SP metadata, and the
  * operator's log line for each refusal (its real cause, never a NameID or an attribute value).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { call } from './helpers/assent.js';
 import { jsonLogLines } from './helpers/cli.js';
 import { assertion, type Claims, encode, encryptAssertion, response, sign, withStatus } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
+import { logoutRequest, postForm, signRoot } from './helpers/saml-logout.js';
 import { APP, metadataCertificates, pendingSignIn, type ServedOrg, serveOrg } from './helpers/saml-served.js';
 
 let s: ServedOrg;
@@ -189,6 +190,27 @@ describe('clock skew (ASSENT_SAML_CLOCK_SKEW_SECONDS=120)', () => {
     );
     expect(back.get('code')).toBeNull();
     expect(back.get('error_description')).toMatch(/expired or not yet valid/);
+  });
+
+  it('an IdP-initiated LogoutRequest issued 90 s ahead is taken within the setting, 200 s ahead is refused', async () => {
+    const slo = `${saml()}/logout/callback`;
+    const send = (issuedAt: number) =>
+      fetch(slo, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: postForm(
+          'SAMLRequest',
+          signRoot(logoutRequest({ issuer: 'urn:forge:idp', destination: slo, nameId: 'skew-0003', issuedAt }), idpKey),
+        ),
+      });
+    // Within the skew it is answered (nobody of that NameID is signed in: no session ended, no refusal).
+    const within = await send(90);
+    expect(within.status, await within.clone().text()).toBe(200);
+    expect(await within.json()).toEqual({ LoggedOut: false });
+    const beyond = await send(200);
+    expect(beyond.status).toBe(400);
+    expect(JSON.stringify(await beyond.json())).toMatch(/not yet valid/);
   });
 
   it('the setting is validated: 0 to 600 seconds', () => {

@@ -42,27 +42,33 @@ export interface LogoutRequestFacts {
 
 /**
  * Reads and checks a verified LogoutRequest: envelope (`checkEnvelope`), IssueInstant within
- * `REQUEST_TTL_MS` in the past and `CLOCK_SKEW_MS` in the future, NotOnOrAfter (when present) not
- * passed, with `CLOCK_SKEW_MS` (Core §3.7.1).
+ * `REQUEST_TTL_MS` in the past and `skewMs` in the future, NotOnOrAfter (when present) not
+ * passed, with `skewMs` (Core §3.7.1).
  * @param now - milliseconds since the epoch.
+ * @param skewMs - the largest clock difference accepted (milliseconds; `ASSENT_SAML_CLOCK_SKEW_SECONDS`,
+ *   docs/configuration.md).
  * @throws {LogoutRefusal} naming the failed check.
  */
-export function readLogoutRequest(root: Element, expected: Expected, now: number): LogoutRequestFacts {
+export function readLogoutRequest(
+  root: Element,
+  expected: Expected,
+  now: number,
+  skewMs = CLOCK_SKEW_MS,
+): LogoutRequestFacts {
   const id = checkEnvelope(root, expected);
   const issued = instantOf(root, 'IssueInstant');
   if (issued === null) throw new LogoutRefusal('the LogoutRequest has no IssueInstant');
-  if (issued > now + CLOCK_SKEW_MS) throw new LogoutRefusal('the LogoutRequest is not yet valid (IssueInstant)');
-  if (issued < now - REQUEST_TTL_MS - CLOCK_SKEW_MS)
-    throw new LogoutRefusal('the LogoutRequest is too old (IssueInstant)');
+  if (issued > now + skewMs) throw new LogoutRefusal('the LogoutRequest is not yet valid (IssueInstant)');
+  if (issued < now - REQUEST_TTL_MS - skewMs) throw new LogoutRefusal('the LogoutRequest is too old (IssueInstant)');
   const notOnOrAfter = instantOf(root, 'NotOnOrAfter');
-  if (notOnOrAfter !== null && now >= notOnOrAfter + CLOCK_SKEW_MS)
+  if (notOnOrAfter !== null && now >= notOnOrAfter + skewMs)
     throw new LogoutRefusal('the LogoutRequest has expired (NotOnOrAfter)');
   const nameId = child(root, ASSERTION, 'NameID');
   const sessionIndexes = Array.from(root.childNodes)
     .filter((n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === PROTOCOL)
     .filter((e) => e.localName === 'SessionIndex')
     .map((e) => textOf(e));
-  const keepUntil = Math.max(notOnOrAfter ?? 0, issued + REQUEST_TTL_MS) + CLOCK_SKEW_MS;
+  const keepUntil = Math.max(notOnOrAfter ?? 0, issued + REQUEST_TTL_MS) + skewMs;
   return {
     id,
     nameID: nameId && textOf(nameId) ? textOf(nameId) : null,
@@ -91,6 +97,7 @@ export class IdpLogout {
     private readonly db: Db,
     private readonly master: MasterKey,
     private readonly identity: IdentityService,
+    private readonly clockSkewMs = CLOCK_SKEW_MS,
   ) {}
 
   /** Ends the sessions the request names; returns how many. */
@@ -129,7 +136,8 @@ export class IdpLogout {
     message: { root: Element; relayState: string | undefined },
     log: FastifyBaseLogger,
   ): Promise<IdpLogoutOutcome> {
-    const facts = readLogoutRequest(message.root, { issuer: settings.entityId, destination: sp.spSloUrl }, Date.now());
+    const expected = { issuer: settings.entityId, destination: sp.spSloUrl };
+    const facts = readLogoutRequest(message.root, expected, Date.now(), this.clockSkewMs);
     // Threat: a captured LogoutRequest replayed to end the user's later sessions.
     if (!(await store.recordAssertion(this.db, orgId, facts.id, facts.expiresAt)))
       throw new LogoutRefusal('the LogoutRequest was received before (replay)');

@@ -55,10 +55,11 @@ export class SamlLogout {
     private readonly configs: SamlConfigService,
     private readonly keys: SpKeys,
     private readonly identity: IdentityService,
+    clockSkewMs?: number,
   ) {
     // The LogoutRequests' IDs are stored as kind `logout`: only a LogoutResponse can answer them.
     this.cache = new DbRequestCache(db, 'logout');
-    this.idp = new IdpLogout(db, master, identity);
+    this.idp = new IdpLogout(db, master, identity, clockSkewMs);
   }
 
   /**
