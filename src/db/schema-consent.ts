@@ -16,7 +16,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { dataAttributes, organisations, purposes, users } from './schema.js';
+import { dataAttributes, organisations, purposes, users } from './schema-core.js';
 
 /**
  * One consent record per (organisation, individual), created at the first subscription and kept

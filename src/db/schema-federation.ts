@@ -5,7 +5,7 @@
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { organisations, tokenFamilies, users } from './schema.js';
+import { organisations, tokenFamilies, users } from './schema-core.js';
 
 /** An organisation's one IdP configuration; the client secret is sealed (purpose `idp-client-secret`). */
 export const idpConfigs = pgTable('idp_configs', {

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
  */
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { tz } from './columns.js';
-import { organisations, purposes } from './schema.js';
+import { organisations, purposes } from './schema-core.js';
 
 /**
  * An organisation's notification transports. The webhook secret is sealed under the master key

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { organisations } from './schema.js';
+import { organisations } from './schema-core.js';
 
 /**
  * A relying party registered at an organisation's OpenID provider, keyed by (organisation,

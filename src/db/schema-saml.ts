@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tz } from './columns.js';
-import { organisations } from './schema.js';
+import { organisations } from './schema-core.js';
 
 /** An organisation's one SAML IdP: no secret (the IdP's certificates are public). */
 export const samlConfigs = pgTable('saml_configs', {

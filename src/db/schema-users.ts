@@ -4,7 +4,7 @@
  */
 import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { organisations, users } from './schema.js';
+import { organisations, users } from './schema-core.js';
 
 /**
  * A user's profile image, re-encoded as JPEG with all metadata stripped. The current one is

@@ -6,7 +6,7 @@
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { organisations, users } from './schema.js';
+import { organisations, users } from './schema-core.js';
 
 /** An organisation's verifier settings (docs/wallet.md "Wallet settings"). */
 export const walletSettings = pgTable('wallet_settings', {

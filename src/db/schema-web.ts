@@ -5,7 +5,7 @@
  */
 import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
-import { tokenFamilies, users } from './schema.js';
+import { tokenFamilies, users } from './schema-core.js';
 
 /**
  * One signed-in browser. `idHash` is the SHA-256 of the cookie's value, so that a reader of the
