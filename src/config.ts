@@ -94,7 +94,7 @@ export interface Config {
   /** Brute-force policy per client IP address. */
   throttleIp: ThrottlePolicy;
   /**
-   * Forgotten-password requests allowed per normalised username and window (SPEC 4.4; ASVS 5.0 V2.4.1: mail bombing).
+   * Forgotten-password requests allowed per normalised username and window (docs/api.md "User management"; ASVS 5.0 V2.4.1: mail bombing).
    */
   forgotPerUsername: RateLimit;
   /** Forgotten-password requests allowed per client IP and window (ASVS 5.0 V2.4.1, V6.3.8: enumeration at scale). */
@@ -142,7 +142,7 @@ export interface Config {
   jobLeaseSeconds: number;
   /** Individuals claimed per batch of a special consent request (count). */
   notifyBatchSize: number;
-  /** Anonymous users an organisation may create per window (SPEC 4.4; ASVS 5.0 V2.4.1). */
+  /** Anonymous users an organisation may create per window (docs/api.md "User management"; ASVS 5.0 V2.4.1). */
   anonymousLimit: { max: number; windowSeconds: number };
   /** Retries of a failed webhook delivery after its first attempt (count). */
   webhookRetries: number;

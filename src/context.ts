@@ -76,9 +76,9 @@ export interface Context {
   mailer: Mailer;
   keys: KeyRing;
   tokens: Tokens;
-  /** The delivery of special consent requests (SPEC 4.3); its queue runs once `startWorkers` has run. */
+  /** The delivery of special consent requests (docs/api.md "Permissions and consents"); its queue runs once `startWorkers` has run. */
   notifications: NotificationService;
-  /** Starts special consent requests (SPEC 4.3) and answers their jobs; `notifications` delivers them. */
+  /** Starts special consent requests (docs/api.md "Permissions and consents") and answers their jobs; `notifications` delivers them. */
   consentRequests: ConsentRequestService;
   /**
    * Starts the background workers (sweeps, purge, sealer, job queue and its workers): `assent
@@ -135,7 +135,7 @@ export interface Context {
   /** SAML 2.0 federation with organisations' IdPs (docs/decisions/0022-saml-federation.md). */
   saml: SamlServices;
   /**
-   * The OpenID provider's relying parties (SPEC 4.1; docs/wallet.md): `clients` registers them (admin
+   * The OpenID provider's relying parties (docs/api.md "Authorization endpoint"; docs/wallet.md): `clients` registers them (admin
    * API), `relyingParties` is what the provider reads.
    */
   oidc: {
@@ -147,7 +147,7 @@ export interface Context {
     interactions: WalletInteractions;
   };
   /**
-   * The wallet verifier behind the provider's sign-in page (SPEC 4.1; docs/wallet.md): the provider
+   * The wallet verifier behind the provider's sign-in page (docs/api.md "Authorization endpoint"; docs/wallet.md): the provider
    * uses it as `WalletSignIn`; the wallet's endpoints call its `requestObject` and `receive`.
    */
   wallet: WalletSignIn & WalletFlow;

@@ -1,6 +1,7 @@
 /**
  * Builds the Fastify application: schemas, OpenAPI, errors, the auth guard and every domain's
- * routes. Every SPEC endpoint lives under `{base}` = `/v1`; operational endpoints at the root.
+ * routes. Every endpoint of the interface lives under `{base}` = `/v1` (docs/api.md "Versioning": the v1.1 login
+ * and the authorization endpoint aside); operational endpoints at the root.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -90,7 +91,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         title: 'Assent',
         version: '2.1.6',
         description:
-          'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the SPEC are under /v1.',
+          'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the interface (docs/api.md "The interface") are under /v1.',
       },
       servers: [{ url: ctx.config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
@@ -123,7 +124,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
   await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
-  // SPEC 4.1: each organisation's OpenID provider and its wallet sign-in page, at the root.
+  // docs/api.md "Authorization endpoint": each organisation's OpenID provider and its wallet sign-in page, at the root.
   await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
   // The web front ends (docs/web.md): /dashboard, /console and /web/assets/, at the root.
   await app.register(webRoutes, {

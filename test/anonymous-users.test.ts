@@ -1,5 +1,5 @@
 /**
- * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Responses"): created by staff,
+ * Anonymous users (docs/api.md "User management" "Add anonymous user"; docs/api.md "Responses"): created by staff,
  * subscribed with a consent record the organisation's API key can manage, rate-limited per
  * organisation, and upgradable to a full account without losing their consent history.
  */
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-describe('adding an anonymous user (SPEC 4.4)', () => {
+describe('adding an anonymous user (docs/api.md "User management")', () => {
   it('answers 201 with a bare User: no e-mail, no password, subscribed to the organisation', async () => {
     const res = await create(org.tokens.owner);
     expect(res.status).toBe(201);

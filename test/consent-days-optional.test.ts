@@ -1,5 +1,5 @@
 /**
- * `days` is optional on the single-attribute PATCH (SPEC 4.3; docs/api.md "Requests": "`days` is
+ * `days` is optional on the single-attribute PATCH (docs/api.md "Permissions and consents"; docs/api.md "Requests": "`days` is
  * optional"): every body shape the deployed SDKs send is stored as meant, and what is read back
  * afterwards is what the SDK's UI then shows.
  */

@@ -1,5 +1,5 @@
 /**
- * The special consent request to individuals' devices (SPEC 4.3: "sends a notification to users'
+ * The special consent request to individuals' devices (docs/api.md "Permissions and consents": "sends a notification to users'
  * mobile devices"; docs/notifications.md "Mobile push"), against loopback stand-ins that check what
  * FCM and APNs check (test/helpers/push.ts): credentials sealed and never shown; an iOS device
  * reached through APNs, an Android one through FCM, anyone else through the webhook; a token the

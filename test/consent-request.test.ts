@@ -1,5 +1,5 @@
 /**
- * The special consent request (SPEC 4.3, the 202 operation) through the webhook transport: who is
+ * The special consent request (docs/api.md "Permissions and consents", the 202 operation) through the webhook transport: who is
  * notified, once each, signed; the job resource; retries and the delivery log; who may call it;
  * bad input that changes nothing; SSRF refusal.
  */
@@ -115,7 +115,7 @@ describe('notification transports', () => {
   });
 });
 
-describe('special consent request (SPEC 4.3)', () => {
+describe('special consent request (docs/api.md "Permissions and consents")', () => {
   it('answers 202 with a Location naming the job, and notifies every individual who disallows an attribute, once, signed', async () => {
     hook.received.length = 0;
     const res = await call(requestUrl(org.marketing.id), { method: 'POST', body: {}, token: org.tokens.owner });
@@ -219,7 +219,7 @@ describe('special consent request (SPEC 4.3)', () => {
     expect(await jobCount()).toBe(before);
   });
 
-  it('without any transport the request still answers 202 (SPEC 4.3); the job counts everyone as skipped and says why', async () => {
+  it('without any transport the request still answers 202 (docs/api.md "Permissions and consents"); the job counts everyone as skipped and says why', async () => {
     await transports({ webhook: null });
     hook.received.length = 0;
     const res = await call(requestUrl(org.marketing.id), { method: 'POST', body: {}, token: org.tokens.owner });

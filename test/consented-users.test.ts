@@ -49,7 +49,7 @@ afterAll(() => t?.stop());
 
 const byId = (...who: string[]) => who.sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
 
-describe('consented users (SPEC 4.3)', () => {
+describe('consented users (docs/api.md "Permissions and consents")', () => {
   it('of an attribute: Allow and unexpired AskMe count; Disallow, a lapsed AskMe and the unsubscribed do not', async () => {
     const res = await call(attributeUsers(org.marketing.id, org.marketing.email), { token: org.tokens.developer });
     expect(res.status).toBe(200);

@@ -16,7 +16,7 @@ afterAll(() => t?.stop());
 const purposeUrl = (user: string, record: string, purpose: string) =>
   `${consentsUrl(t, org, user)}/${record}/purposes/${purpose}`;
 
-describe('reading a consent record (SPEC 4.3)', () => {
+describe('reading a consent record (docs/api.md "Permissions and consents")', () => {
   it('lists every purpose with attributes, with defaults from the lawful basis, counts and DataRetention', async () => {
     const res = await call(consentsUrl(t, org, 'dave'), { token: org.tokens.dave });
     expect(res.status).toBe(200);
@@ -59,7 +59,7 @@ describe('reading a consent record (SPEC 4.3)', () => {
   });
 });
 
-describe('changing consents (SPEC 4.3)', () => {
+describe('changing consents (docs/api.md "Permissions and consents")', () => {
   it('PATCH on one attribute answers exactly {Msg, Status: 200} and stores the normalised value', async () => {
     const res = await call(`${purposeUrl('carol', carolRecord, org.marketing.id)}/attributes/${org.marketing.email}`, {
       method: 'PATCH',

@@ -1,5 +1,5 @@
 /**
- * The IdP configuration (SPEC 4.2 add, update, get, delete; docs/federation.md): statuses, validation,
+ * The IdP configuration (docs/api.md "Identity management" add, update, get, delete; docs/federation.md): statuses, validation,
  * the write-only client secret sealed under the master key, who may call, the app redirect URIs
  * (admin API and import file), and the audit log.
  */

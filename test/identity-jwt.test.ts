@@ -21,7 +21,7 @@ async function expectRefused(token: string, scheme = 'Bearer') {
   expect(res.body).toMatchObject({ Code: 401 });
 }
 
-describe('SPEC 5 bearer tokens: hostile JWTs are refused', () => {
+describe('docs/api.md "Authentication" bearer tokens: hostile JWTs are refused', () => {
   it('control: a token built by the test helper with the server key and correct claims is accepted', async () => {
     const token = await mintLike(t, alice.Token.access_token);
     const res = await me(t, token);
@@ -100,7 +100,7 @@ describe('SPEC 5 bearer tokens: hostile JWTs are refused', () => {
   });
 });
 
-describe('SPEC 5 Authorization header schemes', () => {
+describe('docs/api.md "Authentication" Authorization header schemes', () => {
   it('the API key is accepted as "Bearer <APIKey>" and as "ApiKey <APIKey>"', async () => {
     for (const scheme of ['Bearer', 'ApiKey', 'apikey', 'bearer']) {
       const res = await me(t, alice.User.APIKey, scheme);

@@ -7,8 +7,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-describe('SPEC 4.2 logins', () => {
-  it('v1.1 login answers User and Token with the SPEC 2 shapes', async () => {
+describe('docs/api.md "Identity management" logins', () => {
+  it('v1.1 login answers User and Token with the shapes of docs/api.md "Resources"', async () => {
     const res = await call(`${t.base}/v1.1/users/login`, {
       body: { username: 'alice@acme.example', password: 'alice-passphrase' },
     });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-describe('SPEC 4.2 logout user', () => {
+describe('docs/api.md "Identity management" logout user', () => {
   it('logout answers 204 with an empty body and ends that session: its access token is 401, its refresh token 400', async () => {
     const { Token } = await signIn(t, ALICE);
     expect(await meStatus(t, Token.access_token)).toBe(200);

@@ -31,8 +31,8 @@ function expectTokenShape(body: TokenBody) {
   expect(typeof body.refresh_token).toBe('string');
 }
 
-describe('SPEC 4.2 refresh access token', () => {
-  it('rotation answers a new SPEC 2 Token whose access token works on GET /user', async () => {
+describe('docs/api.md "Identity management" refresh access token', () => {
+  it('rotation answers a new Token (docs/api.md "Resources") whose access token works on GET /user', async () => {
     const { User, Token } = await signIn(t, ALICE);
     const res = await refresh(t, { refreshtoken: Token.refresh_token, clientid: DEFAULT_CLIENT });
     expect(res.status).toBe(200);

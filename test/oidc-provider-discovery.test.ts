@@ -1,5 +1,5 @@
 /**
- * The per-organisation OpenID provider's discovery, JWKS and authorization-request rules (SPEC 4.1;
+ * The per-organisation OpenID provider's discovery, JWKS and authorization-request rules (docs/api.md "Authorization endpoint";
  * docs/wallet.md "The OpenID provider", "The authorization request").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('discovery and JWKS per organisation', () => {
     expect(w.acme.issuer).not.toBe(w.beta.issuer);
   });
 
-  it('offers only the endpoints SPEC 4.1 needs: no pushed authorization requests, introspection or revocation', async () => {
+  it('offers only the endpoints docs/api.md "Authorization endpoint" needs: no pushed authorization requests, introspection or revocation', async () => {
     // Attack surface: every endpoint a relying party never uses is one more to get wrong.
     const res = await call(`${w.acme.issuer}/.well-known/openid-configuration`);
     const endpoints = Object.keys(res.body).filter((key) => key.endsWith('_endpoint'));

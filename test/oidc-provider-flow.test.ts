@@ -1,6 +1,6 @@
 /**
  * The whole authorization code flow at an organisation's OpenID provider with a stock
- * `openid-client` relying party (SPEC 4.1; docs/wallet.md "The OpenID provider", "The sign-in
+ * `openid-client` relying party (docs/api.md "Authorization endpoint"; docs/wallet.md "The OpenID provider", "The sign-in
  * page"; RFC 6749 §4.1.2 for single-use codes): a confidential client (client_secret_basic,
  * client_secret_post) and a public one with PKCE S256, the ID token checked against the provider's
  * JWKS, userinfo, single-use codes, and RP-initiated logout. The test wallet (test/helpers/wallet/)

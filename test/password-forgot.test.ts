@@ -1,5 +1,5 @@
 /**
- * The forgotten-password flow (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md), end to end: a real SMTP
+ * The forgotten-password flow (docs/api.md "User management"; docs/decisions/0011-passwords-and-reset.md), end to end: a real SMTP
  * server on loopback receives the mail, the test follows its link with a real HTTP client, checks
  * the page, and completes the reset as the page's script does.
  */

@@ -1,5 +1,5 @@
 /**
- * Password reset with the current session (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md):
+ * Password reset with the current session (docs/api.md "User management"; docs/decisions/0011-passwords-and-reset.md):
  * `POST` and `PUT {base}/user/password/reset`, with a bearer access token only; the policy; other
  * sessions ended; a notice by mail (a real SMTP server on loopback).
  */
@@ -135,7 +135,7 @@ describe('password reset with the current session', () => {
     ).toBe(200);
   });
 
-  it('without currentpassword the access token alone suffices (SPEC: the field is optional)', async () => {
+  it('without currentpassword the access token alone suffices (docs/api.md "User management": the body is the password alone)', async () => {
     const user = await newUser(t, 'ugo');
     const { Token } = await login(t, user.username, user.password);
     expect((await resetPassword(t, Token.access_token, { password: 'ugo-second-passphrase' })).status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * Profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md),
+ * Profile images (docs/api.md "User management" "Get user image", "Update user image"; docs/decisions/0010-profile-images.md),
  * through the HTTP API. Every image is generated here with sharp.
  */
 import { sql } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
  * Wallet sign-in in a real browser (Debian's Chromium through playwright-core; docs/wallet.md "The
- * sign-in page", "Headers"; SPEC 4.1): a stock `openid-client` relying party sends Chromium to the
+ * sign-in page", "Headers"; docs/api.md "Authorization endpoint"): a stock `openid-client` relying party sends Chromium to the
  * provider's `/auth`; the wallet page's QR code, read from a screenshot, is its "Open in wallet"
  * deep link; the test wallet answers that link from another device (cross-device), with a
  * credential that names a status list; the page's own script polls and lands on the relying party's

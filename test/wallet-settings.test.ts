@@ -1,5 +1,5 @@
 /**
- * An organisation's wallet settings (docs/wallet.md "Wallet settings"; SPEC 4.1) through the admin
+ * An organisation's wallet settings (docs/wallet.md "Wallet settings"; docs/api.md "Authorization endpoint") through the admin
  * API `{base}/organizations/{organizationID}/wallet` and `assent import`: who may call; every bad
  * field is a 400 naming it and changes nothing; the verifier's private key is write-only, stored
  * sealed and never answered or audited; a generated key is pinned by x509_hash; deleting the

@@ -1,5 +1,5 @@
 /**
- * Wallet sign-in end to end (SPEC 4.1; docs/wallet.md "Development and tests"; the "Done when" of
+ * Wallet sign-in end to end (docs/api.md "Authorization endpoint"; docs/wallet.md "Development and tests"; the "Done when" of
  * the wallet sign-in issue): a stock `openid-client` relying party discovers an organisation's
  * provider, sends the user agent to `/auth` with PKCE, `state` and `nonce`; the user agent follows
  * to the wallet page; the test wallet takes the page's deep link, fetches the signed request and

@@ -1,6 +1,6 @@
 /**
  * The verifier's status lists, completion rules and the lifecycle of its transactions and accounts
- * (SPEC 4.1; docs/wallet.md "The verifier", "Verification steps", "The sign-in page";
+ * (docs/api.md "Authorization endpoint"; docs/wallet.md "The verifier", "Verification steps", "The sign-in page";
  * HAIP 1.0 §5.1; docs/decisions/0018-wallet-verifier.md), driven over HTTP: a relying party's
  * `/auth` in a cookie-keeping user agent, the wallet page's deep link handed to the test wallet,
  * the page's status endpoint and its completion.

@@ -1,5 +1,5 @@
 /**
- * The OpenID4VP verifier behind wallet sign-in (SPEC 4.1; docs/wallet.md "Wallet settings", "The
+ * The OpenID4VP verifier behind wallet sign-in (docs/api.md "Authorization endpoint"; docs/wallet.md "Wallet settings", "The
  * verifier", "Verification steps"): the positive scenarios, driven over HTTP: a relying party's
  * `/auth` in a cookie-keeping user agent, the wallet page's deep link handed to the test wallet
  * (request_uri, response_uri), the page's status endpoint, its completion, and the code redeemed

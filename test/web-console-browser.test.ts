@@ -1,7 +1,7 @@
 /**
  * The admin console in a real browser (Debian's Chromium through playwright-core; docs/web.md
  * "Console"): the Owner of Acme sets a webhook on loopback as the organisation's transport, adds a
- * purpose and a data attribute, starts a special consent request (SPEC 4.3) and follows its job live
+ * purpose and a data attribute, starts a special consent request (docs/api.md "Permissions and consents") and follows its job live
  * to the end, each step checked through the JSON API; a DPO reads every page and finds no control;
  * an individual's session gets the 403 page; no other origin can frame the console (clickjacking,
  * ASVS 5.0 V3.4.6). Accessibility and layout of the pages are in web-console-pages.test.ts.

@@ -1,6 +1,6 @@
 /**
  * The console's Consent requests pages over HTTP (docs/web.md "Console"): an Owner starts a special
- * consent request (SPEC 4.3) and follows its job's progress fragment until it ends, with the counts
+ * consent request (docs/api.md "Permissions and consents") and follows its job's progress fragment until it ends, with the counts
  * of the API's job read; who may start and who may only read follows the API's access-policy rows;
  * bad input is a 400 page and starts nothing; stored names show as text.
  */

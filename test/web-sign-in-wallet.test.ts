@@ -1,5 +1,5 @@
 /**
- * The privacy dashboard's wallet sign-in (docs/web.md "Sign-in"; SPEC 4.1), over HTTP with the test
+ * The privacy dashboard's wallet sign-in (docs/web.md "Sign-in"; docs/api.md "Authorization endpoint"), over HTTP with the test
  * wallet and the real verifier: the organisation's sign-in page offers it; the page shows the QR
  * code and the deep link, its status area polls; cross-device (poll → complete) and same-device
  * (the wallet's redirect with `response_code` back to the dashboard) both end signed in; only the

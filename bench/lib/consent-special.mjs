@@ -1,6 +1,6 @@
 /**
  * ====================================================================================================
- * MEASURE (f): the special consent request (SPEC 4.3, the 202 operation) to about 10 % of the
+ * MEASURE (f): the special consent request (docs/api.md "Permissions and consents", the 202 operation) to about 10 % of the
  * individuals (100,000 of 1,000,000) through the webhook transport to a local receiver.
  * Goal: >= 2000 notifications/s. Where the feature's endpoints do not exist (a 404), this measure
  * prints "SKIPPED (endpoint not present)" and the run goes on.

@@ -1,6 +1,6 @@
 /**
  * The HTTP flows of the wallet benchmark, as a browser, a wallet and a relying party do them
- * (docs/wallet.md; SPEC 4.1): set-up (the relying party `bench-rp` and the wallet settings through
+ * (docs/wallet.md; docs/api.md "Authorization endpoint"): set-up (the relying party `bench-rp` and the wallet settings through
  * the admin API), a transaction started through the real `/auth` → page flow with the request
  * object fetched, and a whole sign-in (auth → page → wallet → status → complete → code → token).
  * 127.0.0.1 only; every unexpected answer throws with its status.

@@ -73,7 +73,7 @@ export function writeImportFile() {
 
 /**
  * Logs the individual in, reads their record and gives some consent-based attributes decided values
- * through the attribute PATCH (SPEC 4.3), as the individual.
+ * through the attribute PATCH (docs/api.md "Permissions and consents"), as the individual.
  * @returns `{access, userId, orgId, consentsPath, decided, attributes, consentBased}`.
  */
 export async function decide(base, imported) {

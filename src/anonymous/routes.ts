@@ -1,6 +1,6 @@
 /**
  * Routes of anonymous users, under `{base}`:
- * - `POST /organizations/{organizationID}/users/anonymous` (SPEC 4.4): 201 with a bare User;
+ * - `POST /organizations/{organizationID}/users/anonymous` (docs/api.md "User management"): 201 with a bare User;
  * - `POST /organizations/{organizationID}/users/{userID}/upgrade`: the anonymous user becomes a full account.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -44,7 +44,7 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
       body: Type.Object({}),
       response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 404, 429) },
     },
-    // SPEC 4.4: no body; the SDK may also send `{}`.
+    // docs/api.md "User management": no body; the SDK may also send `{}`.
     preValidation: absentBodyAsEmpty,
     handler: async (req, reply) => reply.code(201).send(await anonymous.create(req.params.organizationID)),
   });

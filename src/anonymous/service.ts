@@ -1,5 +1,5 @@
 /**
- * Anonymous users (SPEC 4.4 "Add anonymous user"; docs/api.md "Anonymous user";
+ * Anonymous users (docs/api.md "User management" "Add anonymous user"; docs/api.md "Anonymous user";
  * docs/decisions/0012-account-deletion.md): an app records consents before the person has an
  * account. The user is subscribed to the organisation with a consent record at once; the
  * organisation's API key acts for it (see `consent/access.ts`). Later it can be upgraded in place
@@ -41,7 +41,7 @@ export class AnonymousService {
 
   /**
    * Creates an anonymous user subscribed to `orgId`, with its consent record.
-   * @returns the bare SPEC 2 User.
+   * @returns the bare User (docs/api.md "Resources").
    * @throws {TooManyRequests} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
    */
   async create(orgId: string): Promise<UserBody> {

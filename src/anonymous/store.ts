@@ -1,4 +1,4 @@
-/** SQL of anonymous users (SPEC 4.4 "Add anonymous user"; docs/decisions/0012-account-deletion.md). */
+/** SQL of anonymous users (docs/api.md "User management" "Add anonymous user"; docs/decisions/0012-account-deletion.md). */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/open.js';
 import { subscriptions, users } from '../db/schema.js';

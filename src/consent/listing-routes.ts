@@ -1,5 +1,5 @@
 /**
- * Routes of the consented-user pages (SPEC 4.3), under `{base}`:
+ * Routes of the consented-user pages (docs/api.md "Permissions and consents"), under `{base}`:
  * - `GET /organizations/{organizationID}/purposes/{purposeID}/attributes/{attributeID}/consented/users`
  * - `GET /organizations/{organizationID}/purposes/{purposeID}/consented/users`
  */

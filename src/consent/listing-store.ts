@@ -1,5 +1,5 @@
 /**
- * SQL of the consented-user pages (SPEC 4.3; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is
+ * SQL of the consented-user pages (docs/api.md "Permissions and consents"; docs/decisions/0008-consent-records-and-catalogue.md "Listings"). Each is
  * a keyset in user-ID order over an index, so a page costs O(limit) at any depth: never an offset, never a query per
  * user. Only users subscribed now are listed.
  */

@@ -1,5 +1,5 @@
 /**
- * The consented-user pages of SPEC 4.3: of one attribute of a purpose, or of a purpose
+ * The consented-user pages of docs/api.md "Permissions and consents": of one attribute of a purpose, or of a purpose
  * (docs/decisions/0008-consent-records-and-catalogue.md "Listings"; docs/api.md "Consented-users
  * pages"); and the organisation's consent overview and trend that summarise them for the console
  * (docs/consents.md "Overview and trend").

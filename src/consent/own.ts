@@ -1,7 +1,7 @@
 /**
  * An individual's own consent records, all at once (the privacy dashboard's "My consents", docs/web.md "Privacy
  * dashboard"): the records of every organisation they are subscribed to, each as `GET …/users/{userID}/consents`
- * reads it for them (SPEC 4.3), in one round trip shared under load (`RecordViews.readOwn`).
+ * reads it for them (docs/api.md "Permissions and consents"), in one round trip shared under load (`RecordViews.readOwn`).
  */
 import type { Principal } from '../http/auth.js';
 import { NotFound } from '../http/errors.js';

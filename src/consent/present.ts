@@ -1,4 +1,4 @@
-/** Builds the consent bodies of SPEC 2 from stored rows (docs/api.md "Responses"). */
+/** Builds the consent bodies (docs/api.md "Resources") from stored rows (docs/api.md "Responses"). */
 import type { RetentionRow } from '../retention/service.js';
 import type { ConsentsAndPurposeBody } from './schemas.js';
 import type { ConsentRow } from './store.js';
@@ -65,7 +65,7 @@ export function retentionExpiry(state: PurposeState, retention: RetentionRow | n
 }
 
 /**
- * One ConsentsAndPurpose of SPEC 2.
+ * One ConsentsAndPurpose (docs/api.md "Resources").
  * @param retention - include `DataRetention` computed from this setting; undefined leaves it out.
  */
 export function presentPurpose(
@@ -103,7 +103,7 @@ export function presentPurpose(
 }
 
 /**
- * The purpose status of SPEC 4.3: Allow when at least one attribute counts as consented now.
+ * The purpose status of docs/api.md "Permissions and consents": Allow when at least one attribute counts as consented now.
  * @param state - the purpose.
  * @param now - the instant of reading.
  */

@@ -1,5 +1,5 @@
 /**
- * Routes of the special consent request (SPEC 4.3, the 202 operation) and its job, under `{base}`:
+ * Routes of the special consent request (docs/api.md "Permissions and consents", the 202 operation) and its job, under `{base}`:
  * - `POST /organizations/{organizationID}/purposes/{purposeID}/attributes/consent`: 202 + Location
  * - `GET /organizations/{organizationID}/jobs/{jobID}`: the job's state and counts
  * The notifications they cause are sent by notifications/ (docs/notifications.md).
@@ -14,7 +14,7 @@ import type { ConsentRequestService } from './request.js';
 const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 
-/** The body of a special consent request (SPEC 4.3): absent `attributeids` means every attribute of the purpose. */
+/** The body of a special consent request (docs/api.md "Permissions and consents"): absent `attributeids` means every attribute of the purpose. */
 export const ConsentRequestInput = Type.Object({
   attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })),
 });
@@ -68,7 +68,7 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
       body: ConsentRequestInput,
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
     },
-    // SPEC 4.3: the body is optional; a request without one asks about every attribute.
+    // docs/api.md "Permissions and consents": the body is optional; a request without one asks about every attribute.
     preValidation: absentBodyAsEmpty,
     handler: async (req, reply) => {
       const { organizationID, purposeID } = req.params;

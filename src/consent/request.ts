@@ -1,5 +1,5 @@
 /**
- * The rule of starting a special consent request (SPEC 4.3, the 202 operation): which of a
+ * The rule of starting a special consent request (docs/api.md "Permissions and consents", the 202 operation): which of a
  * purpose's data attributes the organisation asks its individuals about. Who may start one is the
  * access policy's `consent.request.create` row (docs/access-policy.md). The delivery (queue,
  * transports, retries, the webhook log) is the notifications domain's (docs/notifications.md).
@@ -23,7 +23,7 @@ export class ConsentRequestService {
    * Starts a special consent request about some or all attributes of a purpose.
    * @param principal - who asks; recorded on the job.
    * @param attributeIds - the purpose's attributes to ask about (repeats count once); undefined
-   *   means all of them (SPEC 4.3: the body is optional).
+   *   means all of them (docs/api.md "Permissions and consents": the body is optional).
    * @returns the job's ID.
    * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
    * @throws {BadRequest} when the purpose has no attributes to ask about.

@@ -1,5 +1,5 @@
 /**
- * Routes of an individual's consent record (SPEC 4.3), under `{base}`:
+ * Routes of an individual's consent record (docs/api.md "Permissions and consents"), under `{base}`:
  * - `GET /organizations/{organizationID}/users/{userID}/consents`
  * - `GET .../consents/{consentID}`
  * - `GET|PATCH .../consents/{consentID}/purposes/{purposeID}`

@@ -1,4 +1,4 @@
-/** TypeBox schemas of the consent resources (SPEC 2; docs/api.md "Responses"). */
+/** TypeBox schemas of the consent resources (docs/api.md "Resources"; docs/api.md "Responses"). */
 import { type Static, Type } from 'typebox';
 
 const Status = Type.Object({
@@ -9,7 +9,7 @@ const Status = Type.Object({
   Remaining: Type.Integer({ description: 'days left: Days minus whole days elapsed, never below 0' }),
 });
 
-/** SPEC 2 AttributeConsent. */
+/** The AttributeConsent of docs/api.md "Resources". */
 export const AttributeConsent = Type.Object({
   ID: Type.String({ description: 'the data attribute (template) ID' }),
   Description: Type.String({ description: 'the attribute name' }),
@@ -31,7 +31,7 @@ const DataRetention = Type.Object({
   }),
 });
 
-/** SPEC 2 ConsentsAndPurpose; `DataRetention` is left out of the get-by-ID answer. */
+/** The ConsentsAndPurpose of docs/api.md "Resources"; `DataRetention` is left out of the get-by-ID answer. */
 export const ConsentsAndPurpose = Type.Object({
   Purpose: PurposeRef,
   Count: Type.Object({ Total: Type.Integer(), Consented: Type.Integer() }),
@@ -41,7 +41,7 @@ export const ConsentsAndPurpose = Type.Object({
 /** One purpose of a consent record. */
 export type ConsentsAndPurposeBody = Static<typeof ConsentsAndPurpose>;
 
-/** SPEC 2 User consents record. */
+/** The user consents record of docs/api.md "Resources". */
 export const ConsentRecordBody = Type.Object({
   ID: Type.String({ description: 'the consent record ID (consentID)' }),
   OrgID: Type.String(),
@@ -51,7 +51,7 @@ export const ConsentRecordBody = Type.Object({
 /** A consent record body. */
 export type ConsentRecordBody = Static<typeof ConsentRecordBody>;
 
-/** SPEC 2 Purpose consents record; `ID` is the purpose's ID (docs/api.md). */
+/** The purpose consents record of docs/api.md "Resources"; `ID` is the purpose's ID (docs/api.md). */
 export const PurposeConsentsBody = Type.Object({
   ID: Type.String({ description: 'the purpose ID' }),
   ConsentID: Type.String(),
@@ -61,7 +61,7 @@ export const PurposeConsentsBody = Type.Object({
   Consents: ConsentsAndPurpose,
 });
 
-/** SPEC 2 Attribute-consent update result. */
+/** The attribute-consent update result of docs/api.md "Resources". */
 export const UpdateResultBody = Type.Object({
   ID: Type.String({ description: 'the consent record ID' }),
   OrgID: Type.String(),

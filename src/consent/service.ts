@@ -1,5 +1,5 @@
 /**
- * The rules of consent records (SPEC 4.3, the seven operations on an individual's record;
+ * The rules of consent records (docs/api.md "Permissions and consents", the seven operations on an individual's record;
  * docs/decisions/0008-consent-records-and-catalogue.md). Every change is applied under the record's
  * row lock and appends its evidence in the same transaction (see `evidence.ts`).
  */
@@ -128,7 +128,7 @@ export class ConsentService {
   }
 
   /**
-   * The whole record (SPEC 2). Purposes without attributes are left out (docs/api.md).
+   * The whole record (docs/api.md "Resources"). Purposes without attributes are left out (docs/api.md).
    * @param read - from `read`, without a purpose.
    * @param withRetention - include `DataRetention` per purpose (left out of get-by-ID).
    */
@@ -141,7 +141,7 @@ export class ConsentService {
   }
 
   /**
-   * The purpose consents record (SPEC 2; `ID` is the purpose's, docs/api.md).
+   * The purpose consents record (docs/api.md "Resources"; `ID` is the purpose's, docs/api.md).
    * @param read - from `read`, with a purpose.
    */
   purposeBody({ record, states, retention }: RecordRead) {
@@ -166,7 +166,7 @@ export class ConsentService {
   }
 
   /**
-   * Changes attributes of one purpose of a record (SPEC 4.3 PATCH of a purpose or an attribute, POST of a
+   * Changes attributes of one purpose of a record (docs/api.md "Permissions and consents" PATCH of a purpose or an attribute, POST of a
    * purpose status): reads and authorises as `read` does, then stores the new values together with one event per
    * attribute (old and new value and days, actor, channel) in one statement that writes only if the record's
    * version is still the one read (`store.writeChangeIfUnchanged`): two round trips. That write goes through the
@@ -230,7 +230,7 @@ export class ConsentService {
   }
 
   /**
-   * The attribute-consent update result of SPEC 2 for one purpose.
+   * The attribute-consent update result of docs/api.md "Resources" for one purpose.
    * @param read - from `change`, of that purpose.
    */
   updateResult({ record, states }: RecordRead, purposeId: string): UpdateResultBody {

@@ -44,7 +44,7 @@ export function choiceOf(value: ConsentValue, days: number): AttributeChoice {
 }
 
 /**
- * The choice of a single-attribute PATCH body (SPEC 4.3; docs/api.md "`days` is optional"): `days`
+ * The choice of a single-attribute PATCH body (docs/api.md "Permissions and consents"; docs/api.md "`days` is optional"): `days`
  * defaults to 0; `{"days": N}` without `consented` is AskMe for N days (N ≥ 1), the iOS SDK's
  * slider; a value sent with days is stored as `choiceOf` says.
  * @param consented - the value as sent, or undefined.

@@ -1,6 +1,6 @@
 /**
  * SQL of the read side of a consent record: one prepared statement answers everything the four read operations
- * of SPEC 4.3 need (the caller's roles, the record, the subscription, the retention setting, the record's
+ * of docs/api.md "Permissions and consents" need (the caller's roles, the record, the subscription, the retention setting, the record's
  * stored consents and the organisation's `catalogue_version`), so that a read costs one round trip
  * (docs/decisions/0007-consent-read-and-write-path.md "Benchmark"). The purposes and data attributes
  * themselves come from the per-process `CatalogueCache`, checked against that version: a stale copy is

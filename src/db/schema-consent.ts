@@ -1,5 +1,5 @@
 /**
- * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; SPEC 2
+ * Consent records, attribute consents and their evidence (docs/decisions/0008-consent-records-and-catalogue.md; docs/api.md "Resources"
  * "User consents record"; GDPR Art. 7(1); ISO/IEC TS 27560 "consent record").
  */
 import { sql } from 'drizzle-orm';

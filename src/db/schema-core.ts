@@ -29,7 +29,7 @@ export const clients = pgTable('clients', {
   createdAt: createdAt(),
 });
 
-/** Organisation types (`Orgs[].Type` / `TypeID` of SPEC 2 User). */
+/** Organisation types (`Orgs[].Type` / `TypeID` of the User of docs/api.md "Resources"). */
 export const organisationTypes = pgTable('organisation_types', {
   id: uuid('id').primaryKey(),
   name: text('name').notNull().unique(),
@@ -131,7 +131,7 @@ export const users = pgTable('users', {
   clientToken: text('client_token').notNull().default(''),
   clientType: integer('client_type').notNull().default(0),
   imageId: text('image_id').notNull().default(''),
-  /** An anonymous user (SPEC 4.4): no password, no e-mail, until upgraded to a full account. */
+  /** An anonymous user (docs/api.md "User management"): no password, no e-mail, until upgraded to a full account. */
   anonymous: boolean('anonymous').notNull().default(false),
   /**
    * When the account was deleted (GDPR Art. 17): the row stays as a tombstone without personal

@@ -1,6 +1,6 @@
 /**
- * Federation with each organisation's external OpenID Connect provider (SPEC 2 "External identity provider
- * configuration", SPEC 4.2 IdP operations; docs/decisions/0013-federation-broker.md), and the organisation audit
+ * Federation with each organisation's external OpenID Connect provider (the External IdP configuration of docs/api.md "Resources"
+ * and the IdP operations of docs/api.md "Identity management"; docs/decisions/0013-federation-broker.md), and the organisation audit
  * log. Secrets are sealed under the master key; codes and states are stored only as SHA-256 hashes.
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';

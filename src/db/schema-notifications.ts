@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 /**
- * Notifications of the special consent request (SPEC 4.3, the 202 operation): each
+ * Notifications of the special consent request (docs/api.md "Permissions and consents", the 202 operation): each
  * organisation's transports, the request jobs, one delivery row per (job, individual), which is
  * the idempotency key that keeps an individual from being notified twice, and the webhook log.
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenID provider of each organisation (SPEC 4.1; docs/wallet.md): its registered relying
+ * The OpenID provider of each organisation (docs/api.md "Authorization endpoint"; docs/wallet.md): its registered relying
  * parties (OIDC clients). A confidential client's secret is stored only as its SHA-256 hash
  * (docs/decisions/0016-oidc-relying-parties.md).
  */

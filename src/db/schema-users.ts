@@ -1,5 +1,5 @@
 /**
- * User management (SPEC 4.4; docs/identity.md): profile images, password-reset tokens, invitations to an
+ * User management (docs/api.md "User management"; docs/identity.md): profile images, password-reset tokens, invitations to an
  * organisation, and the generic fixed-window rate limits of unauthenticated or bulk operations.
  */
 import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';

@@ -1,5 +1,5 @@
 /**
- * Wallet sign-in (SPEC 4.1; docs/wallet.md "Wallet settings", "The verifier", "Verification
+ * Wallet sign-in (docs/api.md "Authorization endpoint"; docs/wallet.md "Wallet settings", "The verifier", "Verification
  * steps"): each organisation's verifier settings, the OpenID4VP transactions (a TTL table) and the
  * individuals linked to a credential. Private keys are kept sealed under the master key (ASVS 5.0
  * V11.2, V13.3).

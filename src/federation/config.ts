@@ -1,5 +1,5 @@
 /**
- * The IdP configuration of SPEC 2 ("External identity provider configuration"): its HTTP shape
+ * The External IdP configuration of docs/api.md "Resources": its HTTP shape
  * and its validation. The eleven fields are the configuration keys Keycloak uses for an OIDC
  * identity provider. Saving a configuration never contacts the provider.
  */
@@ -63,7 +63,7 @@ export interface IdpSettings {
   defaultScope: string;
 }
 
-/** Every field of `IdpSettings`, in the order SPEC 4.2's IdP body lists them. */
+/** Every field of `IdpSettings`, in the order the External IdP configuration of docs/api.md "Resources" lists them. */
 export const IDP_FIELDS = [
   'authorizationUrl',
   'tokenUrl',

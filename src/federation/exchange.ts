@@ -1,5 +1,5 @@
 /**
- * The code exchange (SPEC 4.2 "Exchange auth code"; docs/decisions/0013-federation-broker.md): redeems a single-use
+ * The code exchange (docs/api.md "Identity management" "Exchange auth code"; docs/decisions/0013-federation-broker.md): redeems a single-use
  * Assent code (the `redirect_uri` must match the sign-in's; ≤ 60 s), or a code the app obtained straight from the
  * provider with its own registered `redirect_uri` (Assent then runs the same validation). It needs no bearer token
  * and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
@@ -50,7 +50,7 @@ export class Exchange {
   constructor(private readonly deps: ExchangeDeps) {}
 
   /**
-   * Redeems a code for the login response `{User, Token}` of SPEC 2.
+   * Redeems a code for the login response `{User, Token}` of docs/api.md "Resources".
    * @param orgId - the path's organisation.
    * @param redirectUri - the app URI the code was sent to.
    * @param code - an Assent code (`asc_…`) or a provider's code.

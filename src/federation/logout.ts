@@ -1,5 +1,5 @@
 /**
- * Logout of a federated session (SPEC 4.2 "Logout OpenID client"; docs/decisions/0013-federation-broker.md): revokes
+ * Logout of a federated session (docs/api.md "Identity management" "Logout OpenID client"; docs/decisions/0013-federation-broker.md): revokes
  * the caller's Assent token family at once, then asks the provider to end its session by an RP-initiated logout
  * request (OpenID Connect RP-Initiated Logout 1.0 §2) sent from the server with `id_token_hint`. A provider failure
  * is logged and never keeps the local logout from completing.

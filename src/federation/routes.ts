@@ -1,6 +1,6 @@
 /**
  * Routes of federation with an organisation's external OpenID Connect provider, under `{base}`
- * (SPEC 4.2, the seven IdP operations; docs/decisions/0013-federation-broker.md):
+ * (docs/api.md "Identity management", the seven IdP operations; docs/decisions/0013-federation-broker.md):
  * - `POST|PUT|GET|DELETE /organizations/{organizationID}/idp/open-id`: the configuration
  * - `GET /organizations/{organizationID}/idp/open-id/redirect-uri`: the callback to register at the provider
  * - `GET|PUT /organizations/{organizationID}/idp/open-id/app-redirect-uris`: where sign-ins may return
@@ -27,7 +27,7 @@ export const RedirectUris = Type.Object({
 
 /** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
 export interface FederationServices {
-  /** The IdP configuration and the app redirect URIs (SPEC 4.2). */
+  /** The IdP configuration and the app redirect URIs (docs/api.md "Identity management"). */
   configs: FederationConfigService;
   /** The authorize and callback steps. */
   broker: Broker;
@@ -53,7 +53,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       ...configBody,
       response: { 201: IdpBody, ...errors(400, 401, 403, 404, 409) },
     },
-    preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
+    preValidation: absentBodyAsEmpty, // docs/api.md "Identity management": the body is optional (an empty one fails validation on POST)
     handler: async (req, reply) =>
       reply.code(201).send(await configs.create(req.principal as Principal, req.params.organizationID, req.body ?? {})),
   });
@@ -66,7 +66,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       ...configBody,
       response: { 200: IdpBody, ...errors(400, 401, 403, 404) },
     },
-    preValidation: absentBodyAsEmpty, // SPEC 4.2: the body is optional (an empty one fails validation on POST)
+    preValidation: absentBodyAsEmpty, // docs/api.md "Identity management": the body is optional (an empty one fails validation on POST)
     handler: async (req) => configs.update(req.principal as Principal, req.params.organizationID, req.body ?? {}),
   });
   app.get('/organizations/:organizationID/idp/open-id', {

@@ -1,5 +1,5 @@
 /**
- * The rules of an organisation's IdP configuration (SPEC 4.2 add, update, get, delete;
+ * The rules of an organisation's IdP configuration (docs/api.md "Identity management" add, update, get, delete;
  * docs/decisions/0013-federation-broker.md): one configuration per organisation, the client secret
  * sealed and write-only, the registered app redirect URIs, and an audit entry for every change
  * (actor and time, never the secret).
@@ -58,7 +58,7 @@ export class FederationConfigService {
   }
 
   /**
-   * Adds the configuration (SPEC 4.2 "Add external IDP"): 201.
+   * Adds the configuration (docs/api.md "Identity management" "Add external IDP"): 201.
    * @throws {BadRequest} invalid fields. @throws {Conflict} when one exists already.
    */
   async create(actor: Principal, orgId: string, input: IdpInput) {
@@ -72,7 +72,7 @@ export class FederationConfigService {
   }
 
   /**
-   * Updates it (SPEC 4.2 "Update external IDP"): absent fields keep their value, so a body
+   * Updates it (docs/api.md "Identity management" "Update external IDP"): absent fields keep their value, so a body
    * without `clientSecret` keeps the stored secret.
    * @throws {NotFound} when none exists. @throws {BadRequest} invalid fields.
    */
@@ -96,7 +96,7 @@ export class FederationConfigService {
     return presentSettings(settings);
   }
 
-  /** Deletes it (SPEC 4.2 "Delete external IDP"): 204. @throws {NotFound} when none exists. */
+  /** Deletes it (docs/api.md "Identity management" "Delete external IDP"): 204. @throws {NotFound} when none exists. */
   async remove(actor: Principal, orgId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       if (!(await store.deleteConfig(tx, orgId)))

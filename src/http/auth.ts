@@ -2,7 +2,7 @@
  * The auth guard: resolves the caller from the Authorization header and enforces the access
  * policy of `policy.ts` before any handler runs. What a credential is and which roles a user
  * holds are the identity and orgs domains' rules: the guard gets them injected (`GuardServices`).
- * Accepted headers (SPEC 5; docs/api.md "Authorization header"): `Bearer <access token>`,
+ * Accepted headers (docs/api.md "Authentication"; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -32,7 +32,7 @@ declare module 'fastify' {
 /** What the auth guard asks of the domains. */
 export interface GuardServices {
   /**
-   * Resolves the caller from the Authorization header (SPEC 5).
+   * Resolves the caller from the Authorization header (docs/api.md "Authentication").
    * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
    */
   authenticate(authorization: string | undefined): Promise<Principal>;

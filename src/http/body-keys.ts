@@ -76,7 +76,7 @@ export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
 }
 
 /**
- * A route `preValidation` hook for operations whose body is optional (SPEC 4.2 IdP configuration,
+ * A route `preValidation` hook for operations whose body is optional (docs/api.md "Identity management" IdP configuration,
  * 4.3 special consent request, 4.4 anonymous user): an absent body is validated as `{}`.
  * @param req - the request.
  */

@@ -14,7 +14,7 @@ import { ACCESS_POLICY, type OperationConfig } from './policy.js';
 
 /**
  * Operations whose body may be form-encoded: the logins and the
- * token endpoints (SPEC 4.2; RFC 6749 §4.3.2, §6, RFC 7009 §2.1), and the wallet's response
+ * token endpoints (docs/api.md "Identity management"; RFC 6749 §4.3.2, §6, RFC 7009 §2.1), and the wallet's response
  * (OpenID4VP 1.0 §8.2 `direct_post`), and the SAML ACS and SingleLogoutService (SAML 2.0 Bindings §3.5, HTTP-POST).
  */
 export const FORM_OPERATIONS: ReadonlySet<string> = new Set([

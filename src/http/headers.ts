@@ -10,7 +10,7 @@ import type { Operation, OperationConfig } from './policy.js';
 
 /**
  * Operations whose answers carry an access or refresh token or an API key: the logins, refresh,
- * the federation code exchange, and the User record with its `APIKey` (SPEC 2).
+ * the federation code exchange, and the User record with its `APIKey` (docs/api.md "Resources").
  */
 export const TOKEN_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'users.login',

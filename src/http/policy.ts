@@ -4,7 +4,7 @@
  *
  * Credential kinds:
  * - `none`: no credential (logins, refresh, health, JWKS, the API description);
- * - `any`: a live access token or API key of any user (SPEC 5; docs/api.md "Authorization header");
+ * - `any`: a live access token or API key of any user (docs/api.md "Authentication"; docs/api.md "Authorization header");
  * - `session`: a live access token only; an API key is refused (operations that end a session or
  *   change a password);
  * - `web`: the pages of the web front ends (docs/web.md); the API's guard lets them through and the
@@ -142,7 +142,7 @@ export const ACCESS_POLICY = {
   // Counts only, naming nobody: the staff who may list the consented users themselves (the rows above) may read them.
   'consents.overview': {
     credential: 'any',
-    who: 'Owner, Admin, Dpo or Developer of the organisation: counts of what the consented-user pages list (SPEC 4.3)',
+    who: 'Owner, Admin, Dpo or Developer of the organisation: counts of what the consented-user pages list (docs/api.md "Permissions and consents")',
     orgRoles: ORG_STAFF,
   },
   'consents.trend': {
@@ -270,7 +270,7 @@ export const ACCESS_POLICY = {
   'wallet.oid4vp.response': { credential: 'none', who: "a wallet answering a live transaction's request" },
   'oidc.provider': {
     credential: 'none',
-    who: 'anyone: the OpenID provider (SPEC 4.1) authenticates relying parties and individuals itself',
+    who: 'anyone: the OpenID provider (docs/api.md "Authorization endpoint") authenticates relying parties and individuals itself',
   },
   'oidc.wallet.page': { credential: 'none', who: 'the browser holding the interaction cookie' },
   'oidc.wallet.status': { credential: 'none', who: 'the browser holding the interaction cookie' },

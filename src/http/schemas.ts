@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the resources shared by several endpoints (SPEC 2). Responses are
+ * TypeBox schemas of the resources shared by several endpoints (docs/api.md "Resources"). Responses are
  * serialised through them, so a field not declared here never leaves the server.
  */
 import { type Static, Type } from 'typebox';
@@ -15,7 +15,7 @@ export const ErrorBody = Type.Object(
   { $id: 'Error' },
 );
 
-/** SPEC 2 Token. */
+/** The Token of docs/api.md "Resources". */
 export const TokenBody = Type.Object(
   {
     access_token: Type.String({ description: 'JWT (RFC 9068), ES256' }),
@@ -29,7 +29,7 @@ export const TokenBody = Type.Object(
 /** A Token body. */
 export type TokenBody = Static<typeof TokenBody>;
 
-/** SPEC 2 User; every field optional in responses. */
+/** The User of docs/api.md "Resources"; every field optional in responses. */
 export const UserBody = Type.Object(
   {
     ID: Type.Optional(Type.String()),
@@ -61,7 +61,7 @@ export const UserBody = Type.Object(
 /** A User body. */
 export type UserBody = Static<typeof UserBody>;
 
-/** SPEC 2 login response. */
+/** The login response of docs/api.md "Resources". */
 export const LoginResponse = Type.Object(
   { User: Type.Ref('User'), Token: Type.Ref('Token') },
   { $id: 'LoginResponse' },

@@ -1,5 +1,5 @@
 /**
- * The long-lived API key of SPEC 2's User record (`APIKey`): a JWT (RFC 7519) of type `api-key`,
+ * The long-lived API key of the User record (`APIKey`, docs/api.md "Resources"): a JWT (RFC 7519) of type `api-key`,
  * stored sealed under the master key so that the same key is answered on every login until it
  * expires or is revoked (docs/identity.md "Identity", API keys).
  */

@@ -2,7 +2,7 @@
  * The credentials the auth guard (src/http/auth.ts) accepts: resolves the caller from the
  * Authorization header.
  *
- * Accepted headers (SPEC 5; docs/api.md "Authorization header"): `Bearer <access token>`,
+ * Accepted headers (docs/api.md "Authentication"; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { Principal } from '../http/auth.js';

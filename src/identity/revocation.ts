@@ -1,7 +1,7 @@
 /**
  * Ending every session of an individual at once, for the domains whose rules call for it: a
  * changed or reset password signs out whoever knew the old one (ASVS 5.0 V7.4.3). Identity owns
- * the sessions (token families, SPEC 4.2); other domains end them through this function, inside
+ * the sessions (token families, docs/api.md "Identity management"); other domains end them through this function, inside
  * their own transaction, and then tell the `LivenessCache` (`forgetUser`) once it has committed.
  */
 import type { Executor } from '../db/open.js';

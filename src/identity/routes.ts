@@ -1,5 +1,5 @@
 /**
- * Routes of SPEC 4.2 logins, token refresh and logout. Paths, under `{base}` = `/v1`:
+ * Routes of docs/api.md "Identity management" logins, token refresh and logout. Paths, under `{base}` = `/v1`:
  * - `POST /v1.1/users/login` (also at the host root), `POST /users/login` (old), `POST /users/admin/login`;
  * - `POST /users/token` (alias `POST /user/token`, docs/api.md);
  * - `POST /users/logout`.

@@ -1,5 +1,5 @@
 /**
- * The rules of signing in (SPEC 4.2 logins, token refresh, logout; SPEC 5).
+ * The rules of signing in (docs/api.md "Identity management" logins, token refresh, logout; docs/api.md "Authentication").
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
@@ -191,7 +191,7 @@ export class IdentityService {
   }
 
   /**
-   * The User record of SPEC 2, with `APIKey` when asked (one round trip, plus one write when a
+   * The User record of docs/api.md "Resources", with `APIKey` when asked (one round trip, plus one write when a
    * new API key must be minted).
    * @throws {Unauthorized} when the user no longer exists.
    */
@@ -207,7 +207,7 @@ export class IdentityService {
   }
 
   /**
-   * Logs in (SPEC 4.2 "Login as user" v1.1 and "Login as organisation admin").
+   * Logs in (docs/api.md "Identity management" "Login as user" v1.1 and "Login as organisation admin").
    * @param admin - true for the admin login: a user without any admin role gets a 403.
    * @throws {Unauthorized} | {TooManyRequests} | {BadRequest} | {Forbidden}
    */
@@ -227,7 +227,7 @@ export class IdentityService {
   }
 
   /**
-   * Rotates a refresh token (SPEC 4.2 "Refresh access token"; RFC 6749 §6; RFC 9700 §4.14.2).
+   * Rotates a refresh token (docs/api.md "Identity management" "Refresh access token"; RFC 6749 §6; RFC 9700 §4.14.2).
    * The answer is built before the rotation so that the same statement keeps it sealed for the
    * reuse grace period (`successor.ts`). A consumed token presented again within that period,
    * while its successor is unused, answers the same tokens; any other reuse revokes the family.
@@ -264,7 +264,7 @@ export class IdentityService {
   }
 
   /**
-   * Ends the session of a refresh token (SPEC 4.2 "Logout user"). The token must belong to the caller.
+   * Ends the session of a refresh token (docs/api.md "Identity management" "Logout user"). The token must belong to the caller.
    * @throws {BadRequest} `invalid_grant` / `invalid_client`.
    */
   async logout(principal: Principal, input: { refreshtoken: string; clientid: string }): Promise<void> {

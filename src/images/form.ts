@@ -1,6 +1,6 @@
 /**
  * Reads the upload form of `POST {base}/users/{userID}/image`: `multipart/form-data` with one
- * file in the field `userimage` (SPEC 4.4 "Update user image"). The limits are enforced by busboy
+ * file in the field `userimage` (docs/api.md "User management" "Update user image"). The limits are enforced by busboy
  * while the body streams in, so an oversized file is cut off at 5 MiB, never buffered whole.
  */
 import type { FastifyRequest } from 'fastify';
@@ -8,7 +8,7 @@ import { BadRequest, HttpError } from '../http/errors.js';
 import { MAX_IMAGE_BYTES } from './decode.js';
 import { boundaryOf, watchMultipart } from './form-guard.js';
 
-/** The form field carrying the image (SPEC 4.4). */
+/** The form field carrying the image (docs/api.md "User management"). */
 export const IMAGE_FIELD = 'userimage';
 
 /**

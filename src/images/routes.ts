@@ -1,5 +1,5 @@
 /**
- * Routes of profile images, under `{base}` (SPEC 4.4; docs/decisions/0010-profile-images.md "Profile images"):
+ * Routes of profile images, under `{base}` (docs/api.md "User management"; docs/decisions/0010-profile-images.md "Profile images"):
  * - `POST /users/{userID}/image` and its alias `POST /user/image` (docs/api.md "Path aliases"):
  *   multipart field `userimage`; answers 200 `{"User": {...}}`
  * - `GET /users/{userID}/image/{imageID}`: the JPEG, with a strong ETag and 304 on `If-None-Match`

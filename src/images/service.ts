@@ -1,5 +1,5 @@
 /**
- * Rules of profile images (SPEC 4.4 "Get user image", "Update user image"; docs/decisions/0010-profile-images.md
+ * Rules of profile images (docs/api.md "User management" "Get user image", "Update user image"; docs/decisions/0010-profile-images.md
  * "Profile images"; docs/api.md "Image upload" and "Identifiers").
  *
  * - Upload and removal: the user themself only. A caller who may see the user's image (Owner,
@@ -63,7 +63,7 @@ export class ImageService {
    * Validates, re-encodes and stores `bytes` as the user's image; the previous image is deleted.
    * @param userId - the caller's own ID, as `assertMayChange` returned it.
    * @param bytes - the uploaded file (at most 5 MiB, enforced while it was streamed).
-   * @returns the user's SPEC 2 User record, with `ImageID` and the absolute `ImageURL`.
+   * @returns the user's User record (docs/api.md "Resources"), with `ImageID` and the absolute `ImageURL`.
    * @throws {UnsupportedImage} | {BadRequest} see `reencodeImage`.
    * @throws {Unauthorized} when the user no longer exists.
    */

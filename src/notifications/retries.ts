@@ -1,5 +1,5 @@
 /**
- * Retries of failed deliveries of the special consent request (SPEC 4.3; docs/notifications.md "Special consent
+ * Retries of failed deliveries of the special consent request (docs/api.md "Permissions and consents"; docs/notifications.md "Special consent
  * request", Webhook). Attempt n + 1 of a delivery that failed at attempt n is a job of the retry
  * queue due ASSENT_WEBHOOK_RETRY_DELAY_SECONDS × 2^(n−1) seconds later; after attempt
  * 1 + ASSENT_WEBHOOK_RETRIES the delivery is `failed`.

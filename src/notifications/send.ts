@@ -1,5 +1,5 @@
 /**
- * The send pipeline of the special consent request (SPEC 4.3), the same for first attempts and
+ * The send pipeline of the special consent request (docs/api.md "Permissions and consents"), the same for first attempts and
  * retries: deliveries go out SEND_CONCURRENCY at a time; each chunk of SETTLE_EVERY webhook
  * attempts is recorded in the delivery log before any of its requests is sent (the next chunk is
  * recorded while this one sends), and outcomes are settled behind the sends, SETTLE_EVERY at a time.

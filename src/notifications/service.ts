@@ -1,5 +1,5 @@
 /**
- * The delivery side of the special consent request (SPEC 4.3, the 202 operation): its job, queued
+ * The delivery side of the special consent request (docs/api.md "Permissions and consents", the 202 operation): its job, queued
  * once consent/request.ts has checked what it asks about; and the organisation's notification
  * transports.
  */
@@ -128,7 +128,7 @@ export class NotificationService {
    * same transaction as its row.
    * @param wanted - the purpose's attributes to ask about: distinct, at least one.
    * @returns the job's ID.
-   * An organisation without any transport still gets its job (SPEC 4.3 answers 202): the job counts
+   * An organisation without any transport still gets its job (docs/api.md "Permissions and consents": the request answers 202): the job counts
    * everyone as `Skipped` and says why in `SkippedReason`.
    */
   async enqueue(principal: Principal, orgId: string, purposeId: string, wanted: string[]): Promise<string> {

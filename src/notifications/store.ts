@@ -1,5 +1,5 @@
 /**
- * SQL of the special consent request (SPEC 4.3): jobs and delivery rows (the organisations'
+ * SQL of the special consent request (docs/api.md "Permissions and consents"): jobs and delivery rows (the organisations'
  * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';

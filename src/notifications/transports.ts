@@ -1,5 +1,5 @@
 /**
- * Notification transports of the special consent request (SPEC 4.3). A transport delivers one
+ * Notification transports of the special consent request (docs/api.md "Permissions and consents"). A transport delivers one
  * notification of one individual; the worker picks it per individual with `chooseTransport`.
  *
  * - `webhook`: an HTTPS POST of a JSON event to the organisation's endpoint, signed with

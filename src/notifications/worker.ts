@@ -1,5 +1,5 @@
 /**
- * The worker of the special consent request (SPEC 4.3, the 202 operation), on the pg-boss queues of
+ * The worker of the special consent request (docs/api.md "Permissions and consents", the 202 operation), on the pg-boss queues of
  * `jobs/queue.ts`. A request is processed in batches:
  * 1. claim: under the job's row lock, find the next individuals to notify (a keyset after the
  *    job's cursor), insert one delivery row each, keyed (job, individual), move the cursor, and

@@ -1,5 +1,5 @@
 /**
- * What the OpenID provider of an organisation (SPEC 4.1; docs/wallet.md) asks of its registered
+ * What the OpenID provider of an organisation (docs/api.md "Authorization endpoint"; docs/wallet.md) asks of its registered
  * relying parties: a client by `client_id`, and whether a presented client secret is its secret
  * (client_secret_basic / client_secret_post, RFC 6749 §2.3.1; OpenID Connect Core §9). Read-only:
  * registration goes through `OidcClientService`.

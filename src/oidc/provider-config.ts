@@ -1,5 +1,5 @@
 /**
- * The configuration of one organisation's oidc-provider (SPEC 4.1; docs/wallet.md "The OpenID
+ * The configuration of one organisation's oidc-provider (docs/api.md "Authorization endpoint"; docs/wallet.md "The OpenID
  * provider", "The authorization request", "State and keys";
  * docs/decisions/0017-wallet-sign-in-provider.md): the authorization code flow only, `state` and
  * `nonce` required, PKCE S256 required for public clients, ID tokens signed with Assent's ES256
@@ -69,7 +69,7 @@ const required = (name: string) => async (_ctx: KoaContextWithOIDC, value: strin
   if (!value) throw new errors.InvalidRequest(`missing required parameter '${name}'`);
 };
 
-/** `scope` must contain `openid` (SPEC 4.1; OpenID Connect Core §3.1.2.1). */
+/** `scope` must contain `openid` (docs/api.md "Authorization endpoint"; OpenID Connect Core §3.1.2.1). */
 const openidScope = async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
   if (!value?.split(' ').includes('openid')) throw new errors.InvalidRequest("scope must contain 'openid'");
 };
@@ -218,7 +218,7 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     features: {
       devInteractions: { enabled: false },
       requestObjects: { request: false, requestUri: false },
-      // On by default in oidc-provider 8 and no part of SPEC 4.1. Threat: an endpoint that no
+      // On by default in oidc-provider 8 and no part of docs/api.md "Authorization endpoint". Threat: an endpoint that no
       // relying party needs is attack surface that no test of ours covers.
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
@@ -240,7 +240,7 @@ export function providerConfiguration(inputs: ProviderInputs): Configuration {
     // A browser app may call /token and /userinfo only from the origin of one of its redirect URIs.
     clientBasedCORS: (_ctx, origin, client) =>
       client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false,
-    // SPEC 4.1: `redirect_uri` is required and matched exactly, even for a client with one.
+    // docs/api.md "Authorization endpoint": `redirect_uri` is required and matched exactly, even for a client with one.
     allowOmittingSingleRegisteredRedirectUri: false,
     ttl: TTL,
     async findAccount(_ctx, sub) {

@@ -1,6 +1,6 @@
 /**
- * Routes of the organisations' OpenID providers (SPEC 4.1; docs/wallet.md "The OpenID provider"),
- * at the root (the SPEC gives the path with its own version prefix):
+ * Routes of the organisations' OpenID providers (docs/api.md "Authorization endpoint"; docs/wallet.md "The OpenID provider"),
+ * at the root (docs/api.md "Authorization endpoint": the path has its own version prefix):
  * - `GET /v3/service/extension/oidc/{organisationId}/interaction/{uid}`: the wallet page (HTML)
  * - `GET …/interaction/{uid}/status`: `{status, next?}` for the page's poll (JSON)
  * - `POST …/interaction/{uid}/refresh`: a new code (303 to the page)
@@ -161,7 +161,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<ProviderRouteOptions> = a
     // their routes did not match (e.g. a parameter over the router's 100 characters) is the API's
     // JSON 404, which a wallet can read, not the provider's HTML page.
     if (request.raw.url!.startsWith(`${prefix}/oid4vp/`)) throw new NotFound();
-    // No provider is ever built for an organisation that does not exist (SPEC 4.1; N20), and the
+    // No provider is ever built for an organisation that does not exist (docs/api.md "Authorization endpoint"; N20), and the
     // path must spell the organisation as its issuer does, or the mount path below would be wrong.
     if (!request.raw.url!.startsWith(`${prefix}/`) || (await providers.organisationName(org)) === null)
       return html(reply, 404, errorPage('Unknown organisation', 'There is no such organisation.'));

@@ -1,5 +1,5 @@
 /**
- * The OpenID providers of the organisations (SPEC 4.1; docs/decisions/0017-wallet-sign-in-provider.md):
+ * The OpenID providers of the organisations (docs/api.md "Authorization endpoint"; docs/decisions/0017-wallet-sign-in-provider.md):
  * one oidc-provider `Provider` per organisation, created on first use, kept in a bounded cache,
  * and rebuilt when Assent's signing-key ring changes (`assent keys rotate`), so that new ID tokens
  * carry the new key and cookies are signed with the new cookie key while the old ones still verify.
@@ -30,7 +30,7 @@ import { errorPage, htmlHeaders } from './provider-html.js';
 /** Marks a provider answer whose request met a database outage (see `securityHeaders`). */
 const OUTAGE = Symbol('database unavailable');
 
-/** The path under which organisation `orgId`'s provider lives (SPEC 4.1). */
+/** The path under which organisation `orgId`'s provider lives (docs/api.md "Authorization endpoint"). */
 export const providerPrefix = (orgId: string) => `/v3/service/extension/oidc/${orgId}`;
 
 /** How many organisations' providers are kept at once; the least recently used is dropped. */
@@ -68,7 +68,7 @@ export class OrgProviders {
     this.log = log;
   }
 
-  /** The issuer of organisation `orgId` (SPEC 4.1): `{ASSENT_PUBLIC_URL}/v3/service/extension/oidc/{orgId}`. */
+  /** The issuer of organisation `orgId` (docs/api.md "Authorization endpoint"): `{ASSENT_PUBLIC_URL}/v3/service/extension/oidc/{orgId}`. */
   issuer(orgId: string): string {
     return `${this.deps.publicUrl.replace(/\/+$/, '')}${providerPrefix(orgId)}`;
   }

@@ -1,6 +1,6 @@
 /**
  * Routes of relying-party registration at an organisation's OpenID provider, under `{base}`
- * (SPEC 4.1; docs/wallet.md "Relying parties"; docs/decisions/0016-oidc-relying-parties.md):
+ * (docs/api.md "Authorization endpoint"; docs/wallet.md "Relying parties"; docs/decisions/0016-oidc-relying-parties.md):
  * - `POST|GET /organizations/{organizationID}/oidc-clients`: register, list
  * - `GET|PUT|DELETE /organizations/{organizationID}/oidc-clients/{clientID}`: read, update, delete
  * - `POST /organizations/{organizationID}/oidc-clients/{clientID}/secret`: rotate the secret

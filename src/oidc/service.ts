@@ -1,5 +1,5 @@
 /**
- * The rules of relying-party registration at an organisation's OpenID provider (SPEC 4.1;
+ * The rules of relying-party registration at an organisation's OpenID provider (docs/api.md "Authorization endpoint";
  * docs/wallet.md "Relying parties"; docs/decisions/0016-oidc-relying-parties.md): create, list,
  * read, update, rotate the secret, delete; each change with an entry in the organisation audit
  * log (actor, time, the changed fields; never the secret).

@@ -1,7 +1,7 @@
 /**
  * What the orgs domain tells the others about an organisation itself: whether it exists and its
  * name (the OpenID provider's sign-in page shows it, and an unknown organisation gets no provider:
- * SPEC 4.1; docs/wallet.md). Other domains use this module, never `orgs/store.ts`.
+ * docs/api.md "Authorization endpoint"; docs/wallet.md). Other domains use this module, never `orgs/store.ts`.
  */
 import type { Executor } from '../db/open.js';
 import { isId } from '../util/ids.js';

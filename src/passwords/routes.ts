@@ -1,5 +1,5 @@
 /**
- * Routes of password changes (SPEC 4.4; docs/api.md "Path aliases"):
+ * Routes of password changes (docs/api.md "User management"; docs/api.md "Path aliases"):
  * - `POST {base}/user/password/reset` (alias `PUT`): the signed-in user sets a new password;
  * - `PUT {base}/user/password/forgot`: asks for a reset link by e-mail (always 200 `{"msg": …}`, docs/api.md);
  * - `POST {base}/user/password/forgot/complete`: sets the password with the link's token;
@@ -48,7 +48,7 @@ const CompleteBody = Type.Object({
   password: NewPassword,
 });
 
-/** SPEC 4.4: "200, no body". `undefined` skips serialisation, so the body is empty rather than `null`. */
+/** docs/api.md "User management": "200, no body". `undefined` skips serialisation, so the body is empty rather than `null`. */
 const noBody = (reply: FastifyReply) => reply.code(200).send(undefined as never);
 
 /** The routes under `{base}`. */

@@ -1,5 +1,5 @@
 /**
- * The rules of setting a password (SPEC 4.4; docs/decisions/0011-passwords-and-reset.md "Password reset with the
+ * The rules of setting a password (docs/api.md "User management"; docs/decisions/0011-passwords-and-reset.md "Password reset with the
  * current session" and "Forgotten password"): a change from a signed-in session, and the forgotten-password flow
  * (request, mailed single-use link, completion). Every new password passes `policy.ts`.
  */
@@ -72,13 +72,13 @@ export class PasswordService {
   }
 
   /**
-   * Changes the signed-in user's password (SPEC 4.4 "Reset user password using the current
+   * Changes the signed-in user's password (docs/api.md "User management" "Reset user password using the current
    * password"): checks `currentpassword` when sent, applies the policy, stores the new argon2id
    * hash, ends every other session of the user (ASVS 5.0 V7.4.3) and mails a notice (V6.3.6).
    *
    * @param principal - the caller; an access token (the policy row is `session`).
    * @param input.password - the new password, as typed.
-   * @param input.currentpassword - the current password; optional (SPEC), verified when sent.
+   * @param input.currentpassword - the current password; optional (docs/api.md "User management": the body is `password` alone), verified when sent.
    * @param ip - client address, for the brute-force throttle of `currentpassword`.
    * @throws {TooManyRequests} (429) while the account or IP is blocked by failed attempts (ASVS 5.0 V6.3.1).
    * @throws {BadRequest} (400) when `currentpassword` is wrong; {PasswordPolicyError} (400) naming the broken rule.
@@ -123,7 +123,7 @@ export class PasswordService {
   }
 
   /**
-   * Asks for a reset link (SPEC 4.4 "Forgot password"). Counts the request against the per-IP
+   * Asks for a reset link (docs/api.md "User management" "Forgot password"). Counts the request against the per-IP
    * and per-username limits, then answers; the lookup, the token and the mail happen after the
    * answer (`sendResetLink`), so an existing and an unknown username cost the same on the request
    * path and get the same answer (ASVS 5.0 V6.3.8).

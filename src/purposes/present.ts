@@ -2,7 +2,7 @@
 import { type Static, Type } from 'typebox';
 import type { findOrganisation, PurposeRow } from './store.js';
 
-/** A purpose (SPEC 2 Purpose: ID, Name, Description, LawfulUsage, PolicyURL). */
+/** A purpose (the Purpose of docs/api.md "Resources": ID, Name, Description, LawfulUsage, PolicyURL). */
 export const PurposeBody = Type.Object({
   ID: Type.String(),
   Name: Type.String(),

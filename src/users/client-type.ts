@@ -1,5 +1,5 @@
 /**
- * The device kinds of `User.Client.Type` (SPEC 2 User: `Client` is `{Token, Type}`, Type an
+ * The device kinds of `User.Client.Type` (the User of docs/api.md "Resources": `Client` is `{Token, Type}`, Type an
  * integer). The values are those of the iGrant.io API that the deployed SDKs were written against:
  * 1 is an iOS device, 2 an Android device; 0 (the default) is no device. `PATCH {base}/user` also
  * takes the kind by name, without regard to case (`ios`/`apns`/`iphone`/`ipad` → 1,

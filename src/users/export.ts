@@ -1,6 +1,6 @@
 /**
  * What users contributes to the data export (GDPR Art. 15 and 20; docs/identity.md "Data export (GDPR Art. 15 and
- * 20)"): the profile, as the SPEC 2 User record of `GET {base}/user` shows it but without the API key, with when the
+ * 20)"): the profile, as the User record (docs/api.md "Resources") of `GET {base}/user` shows it but without the API key, with when the
  * account was created and whether it is anonymous. Never the password hash, which `presentUser` does not read.
  */
 import { type Static, Type } from 'typebox';
@@ -11,11 +11,13 @@ import { userProfile } from './store.js';
 
 const { APIKey: _apiKey, ...userFields } = UserBody.properties;
 
-/** The profile in the export: the SPEC 2 User fields but `APIKey`, and `Created`, `Anonymous`. */
+/** The profile in the export: the User fields (docs/api.md "Resources") but `APIKey`, and `Created`, `Anonymous`. */
 export const ExportedProfile = Type.Object({
   ...userFields,
   Created: Type.String({ description: 'RFC 3339: when the account was created' }),
-  Anonymous: Type.Boolean({ description: 'an anonymous user (SPEC 4.4) without username, password or e-mail' }),
+  Anonymous: Type.Boolean({
+    description: 'an anonymous user (docs/api.md "User management") without username, password or e-mail',
+  }),
 });
 /** The profile of the export. */
 export type ExportedProfileBody = Static<typeof ExportedProfile>;

@@ -1,4 +1,4 @@
-/** Builds the SPEC 2 User body from stored rows. */
+/** Builds the User body (docs/api.md "Resources") from stored rows. */
 import type { UserBody } from '../http/schemas.js';
 import type { UserRow } from './store.js';
 
@@ -13,7 +13,7 @@ export interface SubscribedOrg {
 }
 
 /**
- * The User of SPEC 2. `IamID` is the user's identity-store ID (the `sub` of their tokens);
+ * The User of docs/api.md "Resources". `IamID` is the user's identity-store ID (the `sub` of their tokens);
  * `ImageURL` is absolute (docs/api.md "Image upload") or empty when there is no image;
  * `LastVisit` is RFC 3339 and absent before the first login.
  *

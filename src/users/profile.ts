@@ -1,5 +1,5 @@
 /**
- * What the users domain offers the others about a user's record: the profile that the SPEC 2 User
+ * What the users domain offers the others about a user's record: the profile that the User of docs/api.md "Resources"
  * body shows, read whole or embedded in another statement, and the password hash column. Other
  * domains use this module, never `users/store.ts` (docs/development.md, code layout).
  */
@@ -29,7 +29,7 @@ export {
   /** Builds a `UserProfile` from a row selected with `profileColumns`. */
   toProfile,
   /**
-   * A user with everything the SPEC 2 User record shows: row, subscribed organisations, roles, live API key (sealed).
+   * A user with everything the User record of docs/api.md "Resources" shows: row, subscribed organisations, roles, live API key (sealed).
    */
   type UserProfile,
   /** A stored user (the `users` row). */

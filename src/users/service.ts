@@ -12,7 +12,7 @@ export class UserService {
     private readonly identity: IdentityService,
   ) {}
 
-  /** The caller's User record, API key included (SPEC 2 User). */
+  /** The caller's User record, API key included (the User of docs/api.md "Resources"). */
   me(userId: string): Promise<UserBody> {
     return this.identity.userRecord(userId, true);
   }

@@ -25,7 +25,7 @@ export async function updateProfile(
   return row ?? null;
 }
 
-/** A user with everything the SPEC 2 User record shows, read in one round trip. */
+/** A user with everything the User record of docs/api.md "Resources" shows, read in one round trip. */
 export interface UserProfile {
   row: UserRow;
   orgs: Array<{ orgId: string; name: string; location: string; type: string; typeId: string; eulaAccepted: boolean }>;

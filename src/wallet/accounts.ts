@@ -1,5 +1,5 @@
 /**
- * The individual a verified presentation signs in (SPEC 4.1; docs/wallet.md "Verification steps",
+ * The individual a verified presentation signs in (docs/api.md "Authorization endpoint"; docs/wallet.md "Verification steps",
  * step 8; OpenID4VP 1.0 §14.4): found by (organisation, credential issuer, `vct`, the stable
  * claim), never by a mapped claim alone, created and subscribed on first use as the federation flow
  * does (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.

@@ -1,5 +1,5 @@
 /**
- * Wallet sign-in to the privacy dashboard (SPEC 4.1; docs/web.md "Sign-in"; docs/wallet.md): the
+ * Wallet sign-in to the privacy dashboard (docs/api.md "Authorization endpoint"; docs/web.md "Sign-in"; docs/wallet.md): the
  * verifier's `WalletSignIn` (sign-in.ts) with the dashboard as its own front end instead of an
  * OpenID provider interaction. A transaction is bound to the browser that started it: the browser
  * keeps a random value in an HttpOnly cookie, and the transaction's interaction handle is that

@@ -1,5 +1,5 @@
 /**
- * The verifier behind wallet sign-in (SPEC 4.1; docs/wallet.md "The verifier"): the
+ * The verifier behind wallet sign-in (docs/api.md "Authorization endpoint"; docs/wallet.md "The verifier"): the
  * `WalletSignIn` the OpenID provider uses (`sign-in.ts`), plus what the wallet's endpoints call
  * (`routes.ts`): the request object, served once, and the response (`receive.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * The wallet's endpoints of an organisation's OpenID provider (SPEC 4.1; docs/wallet.md "The
+ * The wallet's endpoints of an organisation's OpenID provider (docs/api.md "Authorization endpoint"; docs/wallet.md "The
  * verifier"; OpenID4VP 1.0 §5.10, §8.2), declared as static paths so that they win over the
  * provider's `/v3/service/extension/oidc/:organisationId/*` in Fastify's router:
  * - `GET  …/oid4vp/request/{requestId}`: the signed request object, once;

@@ -1,5 +1,5 @@
 /**
- * Routes of an organisation's wallet settings, under `{base}` (SPEC 4.1; docs/wallet.md "Wallet
+ * Routes of an organisation's wallet settings, under `{base}` (docs/api.md "Authorization endpoint"; docs/wallet.md "Wallet
  * settings"): `GET|PUT|DELETE /organizations/{organizationID}/wallet`, for its Owner or Admin.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

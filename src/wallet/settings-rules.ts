@@ -1,5 +1,5 @@
 /**
- * The rules of an organisation's wallet settings (docs/wallet.md "Wallet settings"; SPEC 4.1;
+ * The rules of an organisation's wallet settings (docs/wallet.md "Wallet settings"; docs/api.md "Authorization endpoint";
  * OpenID4VP 1.0 §5.9.3, §6, §14.4; HAIP 1.0): the fields, their defaults and what makes each
  * invalid. Both the admin API and `assent import` apply them, so a file cannot store what the API
  * refuses.

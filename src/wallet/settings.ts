@@ -1,6 +1,6 @@
 /**
  * The admin API's rules for an organisation's wallet settings (docs/wallet.md "Wallet settings";
- * SPEC 4.1): read, replace, delete, each change audited with the names of the changed fields
+ * docs/api.md "Authorization endpoint"): read, replace, delete, each change audited with the names of the changed fields
  * (never a key or certificate, ASVS 5.0 V16.2.1). The verifier's private key is write-only.
  */
 import type { MasterKey } from '../crypto/master-key.js';

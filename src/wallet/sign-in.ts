@@ -1,6 +1,6 @@
 /**
  * What the OpenID provider's sign-in page (src/oidc/) asks of the wallet verifier (src/wallet/):
- * the contract between the two halves of SPEC 4.1 (docs/wallet.md "The verifier", "The sign-in
+ * the contract between the two halves of wallet sign-in (docs/api.md "Authorization endpoint") (docs/wallet.md "The verifier", "The sign-in
  * page"). The provider owns the OpenID Connect side (the interaction, its cookie, codes and
  * tokens); the verifier owns the OpenID4VP transaction, its verification and the individual it
  * signs in.

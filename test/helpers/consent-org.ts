@@ -174,7 +174,7 @@ export function consoleSuite(env: Record<string, string> = {}): ConsoleSuite {
 }
 
 /**
- * Sends the special consent request (SPEC 4.3) on `purposeId` as the owner, expects its 202, and
+ * Sends the special consent request (docs/api.md "Permissions and consents") on `purposeId` as the owner, expects its 202, and
  * waits for the job to end.
  * @returns the job's last body (`State` `completed` or `failed`, or still running after `timeoutMs`).
  */

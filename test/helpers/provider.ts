@@ -1,5 +1,5 @@
 /**
- * Helpers of the OpenID provider tests (SPEC 4.1; docs/wallet.md): two organisations with relying
+ * Helpers of the OpenID provider tests (docs/api.md "Authorization endpoint"; docs/wallet.md): two organisations with relying
  * parties and wallet settings registered through the import (each trusting its own test issuer CA,
  * with a generated verifier key), the test wallet (test/helpers/wallet/wallet.ts) holding a
  * credential of each issuer, and a cookie-keeping user agent that follows `/auth` to the wallet

@@ -10,7 +10,7 @@ export const DEFAULT_CLIENT = 'igrant-ios-app';
 /** Another registered client of the demo import. */
 export const OTHER_CLIENT = 'privacy-dashboard';
 
-/** The Token body of SPEC 2. */
+/** The Token body of docs/api.md "Resources". */
 export interface TokenBody {
   access_token: string;
   expires_in: number;

@@ -111,7 +111,7 @@ export async function submitSignIn(page: Page, user: { username: string; passwor
   await page.waitForLoadState();
 }
 
-/** The JSON API's view of a user's consent to one data attribute (SPEC 2 `Status`: Consent, Days, Remaining). */
+/** The JSON API's view of a user's consent to one data attribute (docs/api.md "Resources" `Status`: Consent, Days, Remaining). */
 export async function consentStatus(
   d: Dashboard,
   user: { username: string; password: string },
@@ -128,7 +128,7 @@ export async function consentStatus(
 }
 
 /**
- * Changes a user's consent to one data attribute through the JSON API (SPEC 2, PATCH of an attribute).
+ * Changes a user's consent to one data attribute through the JSON API (docs/api.md "Resources", PATCH of an attribute).
  * @param body - `{ consented, days? }`.
  * @returns the user's ID, access token and consent base URL.
  */

@@ -1,7 +1,7 @@
 /**
  * Routes of the console's Consent requests pages (docs/web.md "Console"), at `{PUBLIC_URL}/console`:
  * - `GET /console/{organizationID}/requests`: one start form per purpose (`jobs.read`)
- * - `POST /console/{organizationID}/requests`: starts a special consent request (SPEC 4.3, the API's
+ * - `POST /console/{organizationID}/requests`: starts a special consent request (docs/api.md "Permissions and consents", the API's
  *   `consent.request.create`), then 303 to its job's page
  * - `GET /console/{organizationID}/requests/{jobID}`: the job's page (`jobs.read`)
  * - `GET /console/{organizationID}/requests/{jobID}/progress`: its progress fragment, polled by htmx
@@ -71,7 +71,7 @@ export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDep
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
       const { purposeid, attributeids } = req.body;
-      // No attribute ticked is the API's absent `attributeids`: every attribute of the purpose (SPEC 4.3).
+      // No attribute ticked is the API's absent `attributeids`: every attribute of the purpose (docs/api.md "Permissions and consents").
       const wanted = attributeids && attributeids.length > 0 ? attributeids : undefined;
       const jobId = await deps.consentRequests.start(principalOf(session(req)), orgId, purposeid, wanted);
       return seeOther(reply, `/console/${orgId}/requests/${jobId}`, false);

@@ -1,6 +1,6 @@
 /**
  * The console's Consent requests pages (docs/web.md "Console"): start a special consent request
- * (SPEC 4.3, the 202 operation) for a purpose, about all or chosen data attributes, and follow its
+ * (docs/api.md "Permissions and consents", the 202 operation) for a purpose, about all or chosen data attributes, and follow its
  * job live: a `<progress>` with its text equivalent, polled by htmx every second until the job ends
  * (the fragment then carries no `hx-trigger`, so the polling stops). Without script the job page
  * shows the state at load and a link to reload it.

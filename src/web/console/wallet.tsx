@@ -1,7 +1,7 @@
 /**
  * The wallet sections of the console's Integrations page (docs/wallet.md "Wallet settings" and
  * "Relying parties"): the wallet settings (the verifier's private key is write-only and never
- * shown; the form is `wallet-form.tsx`), and the relying parties of the organisation's OpenID provider (SPEC 4.1), with a
+ * shown; the form is `wallet-form.tsx`), and the relying parties of the organisation's OpenID provider (docs/api.md "Authorization endpoint"), with a
  * registration form and deletion for the roles the API lets do them.
  */
 import type { X509Certificate } from 'node:crypto';

@@ -38,7 +38,7 @@ export async function subscribedOrgs(
   return (user.Orgs ?? []).map((o) => ({ id: o.OrgID, name: o.Name }));
 }
 
-/** Every subscribed organisation's consent record (SPEC 2 shape), in one read (`OwnRecords`). */
+/** Every subscribed organisation's consent record (docs/api.md "Resources" shape), in one read (`OwnRecords`). */
 export async function myConsents(reads: DashboardReads, session: WebSession): Promise<OrgConsents[]> {
   const own = await reads.ownRecords.read(principalOf(session));
   return own.map(({ orgName, read }) => ({ orgName, record: reads.consents.recordBody(read, true) }));

@@ -1,5 +1,5 @@
 /**
- * The browser's side of a wallet sign-in, in one place for every wallet test (SPEC 4.1;
+ * The browser's side of a wallet sign-in, in one place for every wallet test (docs/api.md "Authorization endpoint";
  * docs/wallet.md "The sign-in page", "Development and tests"): a cookie-keeping user agent opens
  * the relying party's `/auth`, follows the 303 to the wallet page and reads its `data-deeplink`
  * (for the test wallet) and `data-status-url`; it then polls the status, completes (cross-device)
@@ -11,7 +11,7 @@ import { Browser } from '../oidc.js';
 import { fetchWithJar, followAuthToPage, parsePage, RP_CALLBACK } from '../provider.js';
 
 /**
- * A stock openid-client relying party's authorization request (SPEC 4.1): `scope=openid`, a fresh
+ * A stock openid-client relying party's authorization request (docs/api.md "Authorization endpoint"): `scope=openid`, a fresh
  * `state` and `nonce`, and PKCE S256 (RFC 7636), which the relying party keeps for its callback.
  * @param config - the relying party's configuration from discovery.
  * @param redirectUri - its registered redirect URI (default `RP_CALLBACK`).
