@@ -1,6 +1,7 @@
 /**
- * The parsers of src/config.ts's settings (docs/configuration.md): each reads one variable's raw
- * text and returns its value, or throws `ConfigError` naming the variable and what it holds.
+ * The parsers of the settings (docs/configuration.md) that their declarations (src/config-declare.ts)
+ * use: each reads one variable's raw text and returns its value, or throws `ConfigError` naming the
+ * variable and what it holds.
  */
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -46,20 +47,6 @@ export function bool(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === undefined || raw === '') return false;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
-}
-
-/** pino's levels (pino documentation, "level"). */
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/**
- * `LOG_LEVEL`: one of pino's levels; `info` when unset or empty.
- * @throws {ConfigError} for any other word (pino would throw at start, unnamed).
- */
-export function logLevel(raw: string | undefined): string {
-  if (!raw) return 'info';
-  if (!LOG_LEVELS.includes(raw))
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`);
-  return raw;
 }
 
 /** A DNS host name (RFC 1123 §2.1 labels; `_` tolerated, as resolvers do), lower-cased by the caller. */
@@ -115,11 +102,11 @@ export function clientId(raw: string | undefined): string | undefined {
 
 /**
  * `ASSENT_MAIL_FROM`: one RFC 5322 §3.4 mailbox, `local@domain` or `Name <local@domain>`.
- * @param fallback - the default, `Assent <no-reply@PUBLIC_HOST>`.
+ * @returns it trimmed, or undefined when unset (the caller's default is `Assent <no-reply@PUBLIC_HOST>`).
  * @throws {ConfigError} for anything else; a line break would inject mail headers (RFC 5322 §2.2).
  */
-export function mailbox(raw: string | undefined, fallback: string): string {
-  if (!raw) return fallback;
+export function mailbox(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
   const m = /^\s*(?:[^<>\r\n]*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(raw);
   const address = m?.[1] ?? m?.[2];
   if (!address || !/^[^@\s]+@[^@\s.][^@\s]*$/.test(address))
@@ -144,15 +131,6 @@ export function dataDir(raw: string | undefined): string {
   }
   if (!isDir) throw new ConfigError(`ASSENT_DATA_DIR must be a directory, but ${dir} is a file`);
   return dir;
-}
-
-/**
- * `UV_THREADPOOL_SIZE`, which bin/assent.cjs hands to libuv: libuv takes 1 to 1024 threads and
- * silently uses its default of 4 for anything else (libuv documentation, "Thread pool work scheduling").
- * @throws {ConfigError} when it is set to anything else.
- */
-export function checkThreadPoolSize(env: NodeJS.ProcessEnv): void {
-  int(env, 'UV_THREADPOOL_SIZE', 4, 1, 1024);
 }
 
 /**

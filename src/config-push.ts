@@ -1,12 +1,12 @@
 /**
  * The push services' endpoints (docs/notifications.md "Mobile push"; docs/configuration.md):
  * operator settings that default to the real services, so that a deployment can use a relay and the
- * tests can point them at loopback stand-ins. Parsed apart from `config.ts` and listed in
- * `PUSH_SETTINGS` for the configuration table.
+ * tests can point them at loopback stand-ins. Declared once (src/config-declare.ts) in
+ * `PUSH_SETTINGS`, which `loadConfig` reads and the configuration table is written from.
  */
 import { readFileSync } from 'node:fs';
-import { httpUrl } from './config-parse.js';
-import type { Setting } from './config-settings.js';
+import { type Setting, type Settings, text } from './config-declare.js';
+import { ConfigError, httpUrl } from './config-parse.js';
 
 /** Where push notifications go. */
 export interface PushEndpoints {
@@ -22,75 +22,53 @@ export interface PushEndpoints {
   apnsCa: string | undefined;
 }
 
-/** The push settings of the configuration table (docs/configuration.md). */
-export const PUSH_SETTINGS: readonly Setting[] = [
-  {
-    env: 'ASSENT_FCM_URL',
-    default: 'https://fcm.googleapis.com',
-    unit: 'URL',
-    meaning: 'origin of the Firebase Cloud Messaging HTTP v1 API (a relay or a test stand-in)',
-  },
-  {
-    env: 'ASSENT_FCM_TOKEN_URL',
-    default: 'https://oauth2.googleapis.com/token',
-    unit: 'URL',
-    meaning:
-      'where the FCM service-account grant (RFC 7523 JWT bearer) is posted; the assertion’s `aud` stays ' +
+/** An http(s) URL setting without credentials, query or fragment (`httpUrl`), `fallback` when unset. */
+const url = (env: string, fallback: string, meaning: string): Setting<string> =>
+  text({ env, default: fallback, unit: 'URL', meaning, parse: (raw) => httpUrl(env, raw ?? fallback) });
+
+/** A `host[:port]` setting (port 1 to 65535), `fallback` when unset. */
+const host = (env: string, fallback: string, meaning: string): Setting<string> =>
+  text({
+    env,
+    default: fallback,
+    unit: 'host[:port]',
+    meaning,
+    parse: (value) => {
+      const raw = (value ?? fallback).trim();
+      const m = /^[A-Za-z0-9.-]+(?::(\d{1,5}))?$/.exec(raw);
+      if (!m || (m[1] !== undefined && (Number(m[1]) < 1 || Number(m[1]) > 65535)))
+        throw new ConfigError(`${env} must be host[:port] (port 1 to 65535), got ${JSON.stringify(raw)}`);
+      return raw;
+    },
+  });
+
+/** The push settings, in the configuration table's order; their values are the `PushEndpoints`. */
+export const PUSH_SETTINGS = {
+  fcmUrl: url(
+    'ASSENT_FCM_URL',
+    'https://fcm.googleapis.com',
+    'origin of the Firebase Cloud Messaging HTTP v1 API (a relay or a test stand-in)',
+  ),
+  fcmTokenUrl: url(
+    'ASSENT_FCM_TOKEN_URL',
+    'https://oauth2.googleapis.com/token',
+    'where the FCM service-account grant (RFC 7523 JWT bearer) is posted; the assertion’s `aud` stays ' +
       'Google’s token URL',
-  },
-  {
-    env: 'ASSENT_APNS_HOST',
-    default: 'api.push.apple.com',
-    unit: 'host[:port]',
-    meaning: 'APNs production server (HTTP/2 over TLS)',
-  },
-  {
-    env: 'ASSENT_APNS_SANDBOX_HOST',
-    default: 'api.sandbox.push.apple.com',
-    unit: 'host[:port]',
-    meaning: 'APNs development (sandbox) server',
-  },
-  {
+  ),
+  apnsHost: host('ASSENT_APNS_HOST', 'api.push.apple.com', 'APNs production server (HTTP/2 over TLS)'),
+  apnsSandboxHost: host('ASSENT_APNS_SANDBOX_HOST', 'api.sandbox.push.apple.com', 'APNs development (sandbox) server'),
+  apnsCa: text({
     env: 'ASSENT_APNS_CA_FILE',
     default: 'unset',
     unit: 'path',
     meaning: 'PEM file of the CAs that APNs connections trust instead of the system’s (a relay, tests)',
-  },
-];
-
-/**
- * Reads the push settings.
- * @param fail - builds the error thrown for a bad value (`ConfigError` in config.ts).
- * @throws what `fail` builds when a URL is not an http(s) URL without credentials, query or fragment, a host is not host[:port] or the CA file cannot be read.
- */
-export function pushEndpoints(env: NodeJS.ProcessEnv, fail: (message: string) => Error): PushEndpoints {
-  const url = (name: string, fallback: string) => {
-    try {
-      return httpUrl(name, env[name] || fallback);
-    } catch (err) {
-      throw fail((err as Error).message);
-    }
-  };
-  const host = (name: string, fallback: string) => {
-    const raw = (env[name] || fallback).trim();
-    const m = /^[A-Za-z0-9.-]+(?::(\d{1,5}))?$/.exec(raw);
-    if (!m || (m[1] !== undefined && (Number(m[1]) < 1 || Number(m[1]) > 65535)))
-      throw fail(`${name} must be host[:port] (port 1 to 65535), got ${JSON.stringify(raw)}`);
-    return raw;
-  };
-  let apnsCa: string | undefined;
-  if (env.ASSENT_APNS_CA_FILE) {
-    try {
-      apnsCa = readFileSync(env.ASSENT_APNS_CA_FILE, 'utf8');
-    } catch {
-      throw fail(`ASSENT_APNS_CA_FILE cannot be read: ${env.ASSENT_APNS_CA_FILE}`);
-    }
-  }
-  return {
-    fcmUrl: url('ASSENT_FCM_URL', 'https://fcm.googleapis.com'),
-    fcmTokenUrl: url('ASSENT_FCM_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
-    apnsHost: host('ASSENT_APNS_HOST', 'api.push.apple.com'),
-    apnsSandboxHost: host('ASSENT_APNS_SANDBOX_HOST', 'api.sandbox.push.apple.com'),
-    apnsCa,
-  };
-}
+    parse: (file) => {
+      if (file === undefined) return undefined;
+      try {
+        return readFileSync(file, 'utf8');
+      } catch {
+        throw new ConfigError(`ASSENT_APNS_CA_FILE cannot be read: ${file}`);
+      }
+    },
+  }),
+} satisfies Settings;

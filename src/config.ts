@@ -1,28 +1,15 @@
 /**
  * Runtime configuration, read once from the environment.
  *
- * Every setting is documented in docs/configuration.md, whose table is generated from the
- * settings list of src/config-settings.ts; test/docs.test.ts checks that list against the names and
- * defaults read here.
+ * Every setting is declared once, in the settings groups of src/config-settings.ts (type, default,
+ * bounds or allowed values, unit, meaning; docs/development.md "Generated documentation"):
+ * `loadConfig` reads the environment only through them, and docs/configuration.md's table is
+ * generated from them. `Config` is built from their parsed values, so tsc checks the two agree.
  */
-import {
-  bindHost,
-  bool,
-  ConfigError,
-  checkThreadPoolSize,
-  clientId,
-  corsOrigins,
-  dataDir,
-  dnsServers,
-  hostList,
-  httpUrl,
-  int,
-  logLevel,
-  MAX_TIMER_SECONDS,
-  mailbox,
-  smtpUrl,
-} from './config-parse.js';
-import { type PushEndpoints, pushEndpoints } from './config-push.js';
+import { readSettings } from './config-declare.js';
+import { ConfigError, httpUrl } from './config-parse.js';
+import type { PushEndpoints } from './config-push.js';
+import { SETTING_GROUPS } from './config-settings.js';
 import type { Argon2Params } from './identity/passwords.js';
 import type { RateLimit } from './ratelimit/limit.js';
 
@@ -168,7 +155,8 @@ export interface Config {
 }
 
 /**
- * Reads the configuration from environment variables.
+ * Reads the configuration from environment variables, each through its declaration in
+ * src/config-settings.ts, in the table's order (docs/configuration.md).
  *
  * @param env - the environment, `process.env` by default.
  * @returns the resolved configuration.
@@ -177,94 +165,68 @@ export interface Config {
  * operator-held master key).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, 'PORT', 8080, 0, 65535);
-  const host = bindHost(env.HOST);
-  const publicUrl = httpUrl(
-    'ASSENT_PUBLIC_URL',
-    env.ASSENT_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-  );
-  checkThreadPoolSize(env);
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
-  }
-  const secret = env.ASSENT_SECRET || undefined;
-  if (databaseUrl && !secret) {
+  const server = readSettings(SETTING_GROUPS.server, env);
+  if (server.databaseUrl && !server.secret) {
     throw new ConfigError(
       'ASSENT_SECRET is required with DATABASE_URL: ' +
         'the master key encrypts signing keys and must be held by the operator, not generated per machine',
     );
   }
-  if (secret !== undefined && secret.length < 32) {
-    throw new ConfigError('ASSENT_SECRET must be at least 32 characters (e.g. `openssl rand -base64 32`)');
-  }
-  const lockSeconds = int(env, 'ASSENT_LOCK_SECONDS', 900);
+  const id = readSettings(SETTING_GROUPS.identity, env);
+  const out = readSettings(SETTING_GROUPS.outbound, env);
+  const push: PushEndpoints = readSettings(SETTING_GROUPS.push, env);
+  const proc = readSettings(SETTING_GROUPS.process, env);
+  const { host, port } = server;
+  const publicUrl =
+    server.publicUrl ?? httpUrl('ASSENT_PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const throttle = (delayAfter: number, lockAfter: number): ThrottlePolicy => ({
+    delayAfter,
+    lockAfter,
+    lockSeconds: id.lockSeconds,
+    maxDelaySeconds: 60,
+    windowSeconds: id.lockSeconds,
+  });
   return {
     port,
     host,
     publicUrl,
-    databaseUrl,
-    dbPoolSize: int(env, 'ASSENT_DB_POOL_SIZE', 10),
-    dbReadSlots: int(env, 'ASSENT_DB_READ_SLOTS', 2),
-    dbWriteSlots: int(env, 'ASSENT_DB_WRITE_SLOTS', 2),
-    dataDir: dataDir(env.ASSENT_DATA_DIR),
-    secret,
-    accessTokenTtl: int(env, 'ASSENT_ACCESS_TOKEN_TTL', 900),
-    refreshTokenTtl: int(env, 'ASSENT_REFRESH_TOKEN_TTL', 36000),
-    refreshReuseGraceSeconds: int(env, 'ASSENT_REFRESH_REUSE_GRACE_SECONDS', 5, 0),
-    apiKeyTtl: int(env, 'ASSENT_API_KEY_TTL_DAYS', 360) * 86400,
-    defaultClientId: clientId(env.ASSENT_DEFAULT_CLIENT_ID),
-    argon2: {
-      memoryCost: int(env, 'ASSENT_ARGON2_MEMORY_KIB', 19456, 19456),
-      timeCost: int(env, 'ASSENT_ARGON2_ITERATIONS', 2, 2),
-      parallelism: int(env, 'ASSENT_ARGON2_PARALLELISM', 1, 1),
-    },
-    throttleAccount: {
-      delayAfter: int(env, 'ASSENT_ACCOUNT_DELAY_AFTER', 3),
-      lockAfter: int(env, 'ASSENT_ACCOUNT_LOCK_AFTER', 10),
-      lockSeconds,
-      maxDelaySeconds: 60,
-      windowSeconds: lockSeconds,
-    },
-    throttleIp: {
-      delayAfter: int(env, 'ASSENT_IP_DELAY_AFTER', 20),
-      lockAfter: int(env, 'ASSENT_IP_LOCK_AFTER', 100),
-      lockSeconds,
-      maxDelaySeconds: 60,
-      windowSeconds: lockSeconds,
-    },
-    forgotPerUsername: {
-      max: int(env, 'ASSENT_FORGOT_PER_USERNAME', 3),
-      windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
-    },
-    forgotPerIp: {
-      max: int(env, 'ASSENT_FORGOT_PER_IP', 30),
-      windowSeconds: int(env, 'ASSENT_FORGOT_WINDOW_SECONDS', 900),
-    },
-    walletPerIp: { max: int(env, 'ASSENT_WALLET_PER_IP', 3000), windowSeconds: 60 },
-    invitationTtlSeconds: int(env, 'ASSENT_INVITATION_TTL_SECONDS', 7 * 24 * 3600),
-    askMeSweepSeconds: int(env, 'ASSENT_ASKME_SWEEP_SECONDS', 60, 1, MAX_TIMER_SECONDS),
-    purgeSeconds: int(env, 'ASSENT_PURGE_SECONDS', 300, 1, MAX_TIMER_SECONDS),
-    trustProxy: bool(env, 'ASSENT_TRUST_PROXY'),
-    smtpUrl: smtpUrl(env.SMTP_URL),
-    mailFrom: mailbox(env.ASSENT_MAIL_FROM, `Assent <no-reply@${new URL(publicUrl).hostname}>`),
-    webhookAllowHttpHosts: hostList('ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS', env.ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS),
-    federationAllowHttpHosts: hostList('ASSENT_FEDERATION_ALLOW_HTTP_HOSTS', env.ASSENT_FEDERATION_ALLOW_HTTP_HOSTS),
-    samlClockSkewSeconds: int(env, 'ASSENT_SAML_CLOCK_SKEW_SECONDS', 60, 0, 600),
-    walletAllowHttpHosts: hostList('ASSENT_WALLET_ALLOW_HTTP_HOSTS', env.ASSENT_WALLET_ALLOW_HTTP_HOSTS),
-    corsOrigins: corsOrigins(env.ASSENT_CORS_ORIGINS),
-    dnsServers: dnsServers(env.ASSENT_DNS_SERVERS),
-    jobLeaseSeconds: int(env, 'ASSENT_JOB_LEASE_SECONDS', 60, 1, MAX_TIMER_SECONDS),
-    notifyBatchSize: int(env, 'ASSENT_NOTIFY_BATCH_SIZE', 500),
-    anonymousLimit: {
-      max: int(env, 'ASSENT_ANONYMOUS_LIMIT', 10000),
-      windowSeconds: int(env, 'ASSENT_ANONYMOUS_WINDOW_SECONDS', 3600),
-    },
-    webhookRetries: int(env, 'ASSENT_WEBHOOK_RETRIES', 5, 0),
-    webhookRetryDelaySeconds: int(env, 'ASSENT_WEBHOOK_RETRY_DELAY_SECONDS', 30, 1, MAX_TIMER_SECONDS),
-    push: pushEndpoints(env, (message) => new ConfigError(message)),
-    requestTimeoutSeconds: int(env, 'ASSENT_REQUEST_TIMEOUT_SECONDS', 60, 1, MAX_TIMER_SECONDS),
-    shutdownGraceSeconds: int(env, 'ASSENT_SHUTDOWN_GRACE_SECONDS', 10, 1, MAX_TIMER_SECONDS),
-    logLevel: logLevel(env.LOG_LEVEL),
+    databaseUrl: server.databaseUrl,
+    dbPoolSize: server.dbPoolSize,
+    dbReadSlots: server.dbReadSlots,
+    dbWriteSlots: server.dbWriteSlots,
+    dataDir: server.dataDir,
+    secret: server.secret,
+    accessTokenTtl: id.accessTokenTtl,
+    refreshTokenTtl: id.refreshTokenTtl,
+    refreshReuseGraceSeconds: id.refreshReuseGraceSeconds,
+    apiKeyTtl: id.apiKeyTtlDays * 86400,
+    defaultClientId: id.defaultClientId,
+    argon2: { memoryCost: id.argon2MemoryKib, timeCost: id.argon2Iterations, parallelism: id.argon2Parallelism },
+    throttleAccount: throttle(id.accountDelayAfter, id.accountLockAfter),
+    throttleIp: throttle(id.ipDelayAfter, id.ipLockAfter),
+    forgotPerUsername: { max: id.forgotPerUsername, windowSeconds: id.forgotWindowSeconds },
+    forgotPerIp: { max: id.forgotPerIp, windowSeconds: id.forgotWindowSeconds },
+    walletPerIp: { max: out.walletPerIp, windowSeconds: 60 },
+    invitationTtlSeconds: id.invitationTtlSeconds,
+    askMeSweepSeconds: out.askMeSweepSeconds,
+    purgeSeconds: out.purgeSeconds,
+    trustProxy: proc.trustProxy,
+    smtpUrl: out.smtpUrl,
+    mailFrom: out.mailFrom ?? `Assent <no-reply@${new URL(publicUrl).hostname}>`,
+    webhookAllowHttpHosts: out.webhookAllowHttpHosts,
+    federationAllowHttpHosts: out.federationAllowHttpHosts,
+    samlClockSkewSeconds: out.samlClockSkewSeconds,
+    walletAllowHttpHosts: out.walletAllowHttpHosts,
+    corsOrigins: out.corsOrigins,
+    dnsServers: out.dnsServers,
+    jobLeaseSeconds: proc.jobLeaseSeconds,
+    notifyBatchSize: out.notifyBatchSize,
+    anonymousLimit: { max: out.anonymousLimit, windowSeconds: out.anonymousWindowSeconds },
+    webhookRetries: out.webhookRetries,
+    webhookRetryDelaySeconds: out.webhookRetryDelaySeconds,
+    push,
+    requestTimeoutSeconds: proc.requestTimeoutSeconds,
+    shutdownGraceSeconds: proc.shutdownGraceSeconds,
+    logLevel: proc.logLevel,
   };
 }
