@@ -39,7 +39,12 @@ export interface AssertionFacts {
   expiresAt: Date;
 }
 
-function parse(xml: string): Document {
+/**
+ * Parses a SAML message's XML leniently (xmldom, its warnings dropped); the caller reads only what it
+ * checks. Screening (DTD, comments) is the caller's, before this.
+ * @returns the document; its `documentElement` is null when nothing could be read.
+ */
+export function parseXml(xml: string): Document {
   return new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
 }
 
@@ -57,10 +62,10 @@ export function assertionFacts(
   acsUrl: string,
   clockSkewMs: number,
 ): AssertionFacts {
-  const destination = parse(responseXml).documentElement?.getAttribute('Destination');
+  const destination = parseXml(responseXml).documentElement?.getAttribute('Destination');
   if (destination && destination !== acsUrl)
     throw new SamlCheckError('the response was sent to another service (Destination)');
-  const assertion = parse(assertionXml).documentElement;
+  const assertion = parseXml(assertionXml).documentElement;
   const assertionId = assertion?.getAttribute('ID');
   if (!assertion || !assertionId) throw new SamlCheckError('the assertion has no ID');
   const data = Array.from(assertion.getElementsByTagNameNS(SAML, 'SubjectConfirmation'))

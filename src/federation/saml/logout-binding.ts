@@ -9,7 +9,7 @@
 import { createSign, createVerify, randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { getVerifiedXml } from '@node-saml/node-saml/lib/xml.js';
-import { DOMParser } from '@xmldom/xmldom';
+import { parseXml } from './checks.js';
 
 /** SAML 2.0 protocol namespace (Core §3). */
 export const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
@@ -67,9 +67,6 @@ export interface VerifiedMessage {
   root: Element;
   relayState: string | undefined;
 }
-
-const parseXml = (xml: string): Document =>
-  new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
 
 /** Refuses what no logout message needs and parsers have been attacked through. */
 function screen(xml: string): string {
