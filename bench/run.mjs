@@ -99,7 +99,7 @@ async function main() {
       `Node ${machine.node}, load ${machine.loadAvgStart.join(' ')}`,
   );
   build();
-  const { loadConfig } = await import('../dist/config.js');
+  const { loadConfig } = await import('../dist/platform/config/load.js');
   const argon2 = loadConfig({}).argon2; // the production defaults, from the product's own config
   const verify = await benchVerify(argon2);
   const postgres = await postgresPhase(verify);

@@ -7,4 +7,4 @@
 const { threadPoolSize } = require('./thread-pool.cjs');
 
 process.env.UV_THREADPOOL_SIZE = threadPoolSize(process.env);
-import('../dist/cli.js').then((m) => m.main(process.argv.slice(2)));
+import('../dist/app/cli/main.js').then((m) => m.main(process.argv.slice(2)));

@@ -2,8 +2,8 @@
 // Writes the parts of docs/ that are generated from the code (`npm run docs`), or, with `--check`,
 // exits 1 naming every page that differs from what the code gives (test/docs.test.ts runs that):
 // - the configuration table of docs/configuration.md, from the setting declarations of SETTINGS
-//   (src/config-settings.ts), which `loadConfig` also reads the environment through;
-// - the access-policy table of docs/access-policy.md, from ACCESS_POLICY (src/http/policy.ts)
+//   (src/platform/config/settings.ts), which `loadConfig` also reads the environment through;
+// - the access-policy table of docs/access-policy.md, from ACCESS_POLICY (src/platform/http/policy.ts)
 //   and the routes the app registers for each operation;
 // - docs/openapi.json, the app's OpenAPI document with sorted keys and a fixed server URL.
 // It reads the compiled code in dist/: build first (`npx tsc -p .`; `npm run docs` does).
@@ -24,11 +24,11 @@ const PLACEHOLDER_SERVER = 'http://127.0.0.1:8080';
 const cell = (text) => String(text).replaceAll('|', '\\|');
 
 /**
- * The configuration table, one row per setting declaration of SETTINGS (src/config-settings.ts),
+ * The configuration table, one row per setting declaration of SETTINGS (src/platform/config/settings.ts),
  * the same declarations `loadConfig` reads the environment through.
  */
 async function configTable() {
-  const { SETTINGS } = await dist('config-settings.js');
+  const { SETTINGS } = await dist('platform/config/settings.js');
   const rows = SETTINGS.map(
     (s) => `| \`${s.env}\` | \`${cell(s.default)}\` | ${cell(s.allowed)} | ${cell(s.unit)} | ${cell(s.meaning)} |`,
   );
@@ -47,10 +47,10 @@ async function buildOnce() {
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'assent-docs-'));
   try {
-    const { loadConfig } = await dist('config.js');
-    const { openPglite } = await dist('db/open.js');
-    const { createContext } = await dist('context.js');
-    const { buildApp } = await dist('server.js');
+    const { loadConfig } = await dist('platform/config/load.js');
+    const { openPglite } = await dist('platform/db/open.js');
+    const { createContext } = await dist('app/context.js');
+    const { buildApp } = await dist('app/server.js');
     const config = loadConfig({ ASSENT_DATA_DIR: dir, LOG_LEVEL: 'silent' });
     const store = await openPglite(config.dataDir);
     try {
@@ -70,8 +70,8 @@ async function buildOnce() {
 
 /** The access-policy table: one row per operation of ACCESS_POLICY, with its methods and paths. */
 async function policyTable(routes) {
-  const { ACCESS_POLICY } = await dist('http/policy.js');
-  const { Role } = await dist('users/roles.js');
+  const { ACCESS_POLICY } = await dist('platform/http/policy.js');
+  const { Role } = await dist('identity/users/roles.js');
   const roleName = new Map(Object.entries(Role).map(([name, id]) => [id, name]));
   const shown = (url) => url.replace(/^\/v1(?=\/)/, '{base}').replace(/:([A-Za-z]+)/g, '{$1}');
   const rows = Object.entries(ACCESS_POLICY).map(([op, rule]) => {

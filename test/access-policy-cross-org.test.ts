@@ -8,8 +8,8 @@
  * in its own listings and its own record of her, and still nothing of A's.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
-import { runImport } from '../src/orgs/import.js';
 import { call, login } from './helpers/assent.js';
 import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 import { solid } from './helpers/images.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { runCli, type ServedAssent, serveFresh } from './helpers/cli.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';

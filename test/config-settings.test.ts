@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SETTINGS } from '../src/config-settings.js';
+import { SETTINGS } from '../src/platform/config/settings.js';
 import { runCli } from './helpers/cli.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'assent-config-'));

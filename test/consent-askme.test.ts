@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 
@@ -69,7 +69,7 @@ describe('AskMe with days', () => {
 });
 
 // PostgreSQL only: the record's lock is held from a second connection, which PGlite's single session cannot offer.
-describe.skipIf(!onPostgres)('AskMe sweep rounds (src/jobs/periodic.ts)', () => {
+describe.skipIf(!onPostgres)('AskMe sweep rounds (src/platform/jobs/periodic.ts)', () => {
   it('a round that outlasts its period is not joined by a second one: rounds piling up behind a lock would each hold a pool connection', async () => {
     const record = await consentIdOf(t, org, 'dave');
     const purpose = `${consentsUrl(t, org, 'dave')}/${record}/purposes/${org.marketing.id}`;

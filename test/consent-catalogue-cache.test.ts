@@ -1,6 +1,6 @@
 /**
  * Consent reads and consented-user pages take an organisation's purposes and data attributes from a
- * per-process cache (src/consent/catalogue.ts), checked against organisations.catalogue_version in
+ * per-process cache (src/consent/catalogue/cache.ts), checked against organisations.catalogue_version in
  * the same statement. These tests change the catalogue behind the server's back, with SQL as another
  * server process or the CLI import would, after warming the cache: only the version triggers
  * (migration 0009) can tell the server, and without them every assertion below reads a stale copy.

@@ -1,5 +1,5 @@
 /**
- * Group commit (src/consent/group-commit.ts): changes of different individuals that arrive
+ * Group commit (src/consent/records/group-commit.ts): changes of different individuals that arrive
  * together share one statement and one commit. What must hold whatever the grouping: every change
  * is written with its event or not at all, each answer comes after its own commit, and a change
  * that fails does not take the others of its statement down with it.

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.t?.stop());
 
-// Under load, consent record reads that wait for a statement share one (src/consent/views.ts). Each
+// Under load, consent record reads that wait for a statement share one (src/consent/records/reads.ts). Each
 // must still answer exactly what it answers alone: its own record, purpose and access decision.
 describe(`consent record reads that share one statement each answer as if alone (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('60 parallel reads of two records, whole and by purpose, by the individual, the Dpo, an outsider and for unknown IDs, answer as the same reads one at a time', async () => {

@@ -8,7 +8,7 @@ import canonicalize from 'canonicalize';
 import { sql } from 'drizzle-orm';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxTokenTtl, rotateSigningKey } from '../src/identity/keys.js';
+import { maxTokenTtl, rotateSigningKey } from '../src/identity/tokens/keys.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { fetchJwks, mintLike } from './helpers/jwt.js';

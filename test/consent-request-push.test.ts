@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { runCli } from './helpers/cli.js';
 import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';

@@ -5,7 +5,7 @@
  * 400 retries here took about 50 s).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mapLimit } from '../src/util/pool.js';
+import { mapLimit } from '../src/platform/util/pool.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
 import { type Received, type Receiver, startReceiver, waitFor } from './helpers/receiver.js';

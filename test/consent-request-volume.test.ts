@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, runConsentRequest, setUpConsentOrg } from './helpers/consent-org.js';
 import { type Receiver, startReceiver } from './helpers/receiver.js';

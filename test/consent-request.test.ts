@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { type Receiver, startReceiver, verifySignature, waitFor } from './helpers/receiver.js';

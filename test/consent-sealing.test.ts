@@ -1,6 +1,6 @@
 /**
  * Consent events are written with their change and sealed into the organisation's hash chain just
- * after the commit (src/consent/sealer.ts). These tests check what that must never lose: every
+ * after the commit (src/consent/evidence/sealer.ts). These tests check what that must never lose: every
  * committed event ends up sealed, in one unbroken chain, and the chain's readers see it sealed.
  */
 import { randomUUID } from 'node:crypto';

@@ -5,10 +5,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportJson } from '../src/accounts/export.js';
-import { EXPORT_CHUNK } from '../src/consent/export.js';
-import { rowsOf } from '../src/db/open.js';
-import { NotFound } from '../src/http/errors.js';
+import { exportJson } from '../src/app/accounts/export.js';
+import { EXPORT_CHUNK } from '../src/consent/transfer/export.js';
+import { rowsOf } from '../src/platform/db/open.js';
+import { NotFound } from '../src/platform/http/errors.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 

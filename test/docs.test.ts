@@ -1,6 +1,6 @@
 /**
  * The generated parts of docs/ match the code (docs/development.md "Generated documentation"):
- * the configuration table (the setting declarations of src/config-settings.ts), the
+ * the configuration table (the setting declarations of src/platform/config/settings.ts), the
  * access-policy table (ACCESS_POLICY and the routes) and docs/openapi.json. The generator reads
  * dist/, which `npm test` builds first. Store-independent: the generator always builds the app on
  * a throw-away PGlite directory, so on PostgreSQL runs it checks the same thing.

@@ -5,9 +5,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { runImport } from '../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
-import { runImport } from '../src/orgs/import.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 const SECRET = 'the-client-secret-1234567890';

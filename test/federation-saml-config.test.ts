@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxTokenTtl, rotateSigningKey } from '../src/identity/keys.js';
+import { maxTokenTtl, rotateSigningKey } from '../src/identity/tokens/keys.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';
 

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { Browser } from './helpers/oidc.js';
 import { driveSaml, samlIdpAvailable, startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';

@@ -12,10 +12,10 @@ import { sql } from 'drizzle-orm';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { masterKeyFrom } from '../src/crypto/master-key.js';
-import { openPglite, openPostgres, type Store } from '../src/db/open.js';
 import { generateSpKey, SpKeys } from '../src/federation/saml/sp-keys.js';
-import { rotateSigningKey } from '../src/identity/keys.js';
+import { rotateSigningKey } from '../src/identity/tokens/keys.js';
+import { masterKeyFrom } from '../src/platform/crypto/master-key.js';
+import { openPglite, openPostgres, type Store } from '../src/platform/db/open.js';
 import { freshPostgresDatabase, onPostgres } from './helpers/assent.js';
 import { ROOT } from './helpers/cli.js';
 

@@ -9,7 +9,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { assertion, encode, requestIdOf, response, sign } from './helpers/saml-forge.js';
 import { type TestKeyPair, testKeyPair } from './helpers/saml-keys.js';

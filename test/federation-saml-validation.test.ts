@@ -7,7 +7,7 @@
  * operator's log line for each refusal (its real cause, never a NameID or an attribute value).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/platform/config/load.js';
 import { call } from './helpers/assent.js';
 import { jsonLogLines } from './helpers/cli.js';
 import { assertion, type Claims, encode, encryptAssertion, response, sign, withStatus } from './helpers/saml-forge.js';

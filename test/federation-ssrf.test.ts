@@ -8,8 +8,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedFetch } from '../src/net/guarded-fetch.js';
-import { OutboundError, postOutbound } from '../src/net/outbound.js';
+import { guardedFetch } from '../src/platform/net/guarded-fetch.js';
+import { OutboundError, postOutbound } from '../src/platform/net/outbound.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { configureFakeIdp, type FakeIdp, startDns, startFakeIdp } from './helpers/oidc.js';
 

@@ -10,7 +10,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { login, startAssent, type TestAssent } from './helpers/assent.js';
 import { BAD_BODIES, BAD_STRINGS, BAD_VALUES, pick, prng, sample } from './helpers/fuzz.js';
 

@@ -75,7 +75,7 @@ describe('assent keys rotate while the server runs', () => {
       return decode(token.access_token).header.kid === newKid;
     }, 2000);
     expect(rotated, `kid ${decode(token.access_token).header.kid}`).toBe(true);
-    // Refresh tokens are MACed, not signed with the ring (src/identity/tokens.ts), so they carry no kid.
+    // Refresh tokens are MACed, not signed with the ring (src/identity/tokens/tokens.ts), so they carry no kid.
     expect(decode(token.refresh_token).header).toEqual({ alg: 'HS256', typ: 'refresh+jwt' });
     expect((await call(`${s.base}/user`, { token: token.access_token })).status).toBe(200);
   }, 60_000);

@@ -1,5 +1,5 @@
 /**
- * The auth guard caches "this session / API key is live" (src/identity/liveness.ts). These tests
+ * The auth guard caches "this session / API key is live" (src/identity/sessions/liveness.ts). These tests
  * revoke credentials behind the server's back, with SQL on another connection as another server
  * process or the CLI would, so that only the database triggers' NOTIFY (migration 0005) can tell the
  * server. Without it the cached answer would stand for a minute and the tests would fail.

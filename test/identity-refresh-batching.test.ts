@@ -6,7 +6,7 @@ import { ALICE, BOB, DEFAULT_CLIENT, refresh, signIn } from './helpers/session.j
 
 let t: TestAssent;
 // One write slot, so that on PostgreSQL the parallel rotations below wait for it and share
-// statements (src/identity/store.ts rotateRefreshMany); the test holds refresh_tokens until the
+// statements (src/identity/sessions/store.ts rotateRefreshMany); the test holds refresh_tokens until the
 // first rotation waits for it and the server has taken all 24, so that the others queue behind it
 // however fast or loaded the machine is, and
 // counts the transactions that wrote the successors. PGlite runs each statement to its end before

@@ -1,6 +1,6 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_MAC_PURPOSE } from '../src/identity/tokens.js';
+import { REFRESH_MAC_PURPOSE } from '../src/identity/tokens/tokens.js';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import { decode, fetchJwks, hs256, jwkToPem, mintLike, unsigned } from './helpers/jwt.js';
 import {

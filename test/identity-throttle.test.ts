@@ -2,7 +2,7 @@
  * Login throttling (ASVS 5.0 V6.3.1). Each test sets up its own state: the throttle table of both
  * servers is emptied before it, and what it needs (failures counted, a delay run out, a lock) is
  * made by attempts or written to `login_throttle` (keys `u:<username>`, `ip:<address>`,
- * src/identity/throttle.ts), so that any test passes alone or in any order.
+ * src/identity/sessions/throttle.ts), so that any test passes alone or in any order.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';

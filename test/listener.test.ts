@@ -1,12 +1,12 @@
 /**
  * The per-process caches (revocations, roles) are emptied by NOTIFYs that arrive on one LISTEN
- * connection per process (src/db/listener.ts). These tests run on PostgreSQL, where that
+ * connection per process (src/platform/db/listener.ts). These tests run on PostgreSQL, where that
  * connection is a real backend that can be counted and killed; on PGlite the notifications are
  * in-process and cannot be lost, and the suite is skipped there (CI runs it on PostgreSQL).
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { Role } from '../src/users/roles.js';
+import { Role } from '../src/identity/users/roles.js';
 import { call, onPostgres } from './helpers/assent.js';
 import { consentSuite } from './helpers/consent-org.js';
 

@@ -1,13 +1,13 @@
 /**
  * The hot statements are named statements on a pool of their own whose sessions run every named
- * statement with its generic plan (src/db/open.ts, `statementHandle`). In PostgreSQL's default mode
+ * statement with its generic plan (src/platform/db/open.ts, `statementHandle`). In PostgreSQL's default mode
  * the consented-user pages were planned anew on every call. These tests run on PostgreSQL, whose
  * sessions and prepared statements can be inspected; PGlite has one session and the same plan modes
  * as its default, so the suite is skipped there (CI runs it on PostgreSQL).
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { rowsOf, statementHandle } from '../src/db/open.js';
+import { rowsOf, statementHandle } from '../src/platform/db/open.js';
 import { call, onPostgres } from './helpers/assent.js';
 import { consentSuite } from './helpers/consent-org.js';
 

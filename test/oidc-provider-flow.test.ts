@@ -4,7 +4,7 @@
  * page"; RFC 6749 §4.1.2 for single-use codes): a confidential client (client_secret_basic,
  * client_secret_post) and a public one with PKCE S256, the ID token checked against the provider's
  * JWKS, userinfo, single-use codes, and RP-initiated logout. The test wallet (test/helpers/wallet/)
- * answers the page's request; the real verifier (src/wallet/) signs the credential's individual in.
+ * answers the page's request; the real verifier (src/provider/wallet/) signs the credential's individual in.
  */
 
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';

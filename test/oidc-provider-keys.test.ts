@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxTokenTtl, rotateSigningKey } from '../src/identity/keys.js';
+import { maxTokenTtl, rotateSigningKey } from '../src/identity/tokens/keys.js';
 import { call, freePort, startAssent, type TestAssent } from './helpers/assent.js';
 import { freshStore, runCli, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 import {

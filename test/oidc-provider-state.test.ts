@@ -1,11 +1,11 @@
 /**
  * The OpenID providers' state in Assent's database (docs/decisions/0017-wallet-sign-in-provider.md
  * "Adapter"): each organisation's rows are its own, an expired row is never used, and the purge
- * (src/jobs/purge.ts) deletes expired rows.
+ * (src/app/purge.ts) deletes expired rows.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import {
   authParams,

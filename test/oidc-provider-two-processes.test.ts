@@ -6,10 +6,10 @@
  * process's embedded store, so there the test is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { type Context, createContext } from '../src/context.js';
-import { openPostgres, type Store } from '../src/db/open.js';
-import { buildApp } from '../src/server.js';
+import { type Context, createContext } from '../src/app/context.js';
+import { buildApp } from '../src/app/server.js';
+import { loadConfig } from '../src/platform/config/load.js';
+import { openPostgres, type Store } from '../src/platform/db/open.js';
 import { call, freePort, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 import { freshStore, type ServeProcess, startServe, type TestStore } from './helpers/cli.js';
 import {

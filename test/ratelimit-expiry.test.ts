@@ -1,7 +1,7 @@
 /**
  * Rate-limit counters carry the end of their window (`rate_limits.expires_at`, migration 0016): the
  * statement that counts writes it from the window its limit is counted in, and the purge
- * (src/jobs/purge.ts) deletes the expired ones without knowing any key family, while a counter
+ * (src/app/purge.ts) deletes the expired ones without knowing any key family, while a counter
  * of a longer window stays (ASVS 5.0 V2.4.1). Counters stored before the migration get an end
  * from their rule, so none lapses at the upgrade and none stays for ever.
  */
@@ -13,8 +13,8 @@ import path from 'node:path';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockDataDir } from '../src/db/lock.js';
-import { openPglite, openPostgres, type Store } from '../src/db/open.js';
+import { lockDataDir } from '../src/platform/db/lock.js';
+import { openPglite, openPostgres, type Store } from '../src/platform/db/open.js';
 import {
   call,
   copyPgliteTemplate,

@@ -1,11 +1,11 @@
 /**
- * The access checks cache a user's roles in an organisation (src/orgs/roles-cache.ts). These tests
+ * The access checks cache a user's roles in an organisation (src/organisations/roles-cache.ts). These tests
  * change roles behind the server's back, with SQL on another connection as another server process or
  * `assent import` would, so that only the trigger's NOTIFY (migration 0011) can tell the server.
  * Without it the cached roles would stand for a minute and the tests would fail.
  */
 import { describe, expect, it } from 'vitest';
-import { Role } from '../src/users/roles.js';
+import { Role } from '../src/identity/users/roles.js';
 import { call } from './helpers/assent.js';
 import { consentSuite, consentsUrl } from './helpers/consent-org.js';
 

@@ -1,6 +1,6 @@
 /**
  * The SSRF guard classifies every IPv6 spelling that embeds an IPv4 address by the address it
- * embeds (src/net/address.ts; OWASP ASVS 5.0 V1.3.6): a literal naming loopback, private or
+ * embeds (src/platform/net/address.ts; OWASP ASVS 5.0 V1.3.6): a literal naming loopback, private or
  * link-local IPv4 space through IPv4-compatible, IPv4-mapped, IPv4-translated, NAT64, 6to4 or Teredo
  * form is refused when an IdP URL or a webhook URL is saved (400, nothing changed), and the same
  * forms embedding a public address are accepted. Saving contacts nothing, so no packet leaves.

@@ -1,5 +1,5 @@
 /**
- * The purge of stale anti-automation counters (src/jobs/purge.ts): a login with a made-up username
+ * The purge of stale anti-automation counters (src/app/purge.ts): a login with a made-up username
  * and a password-reset request each leave a row; once their window has passed the purge deletes
  * them, so a flood of made-up names cannot grow the tables for ever (ASVS 5.0 V2.4.1). A counter
  * that still decides something (inside its window, or blocking) is kept.
@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;
@@ -52,7 +52,7 @@ describe('ASVS 5.0 V2.4.1: stale throttle counters are purged, live ones kept', 
 
   it('a counter whose block is still in force outlives its window, and goes once the block ends', async () => {
     const name = `ghost-${randomUUID()}@acme.example`;
-    // A lock as the throttle writes one (src/identity/throttle-store.ts), its last failure long past the
+    // A lock as the throttle writes one (src/identity/sessions/throttle-store.ts), its last failure long past the
     // 2 s window: only the block keeps it. Written in SQL, since a real lock lasts ASSENT_LOCK_SECONDS = the window.
     await t.store.db.execute(sql`INSERT INTO login_throttle (key, failures, last_failure_at, blocked_until)
       VALUES (${`u:${name}`}, 100, now() - interval '1 hour', now() + interval '3 seconds')`);

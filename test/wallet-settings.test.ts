@@ -8,9 +8,9 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { runImport } from '../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
-import { runImport } from '../src/orgs/import.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { freshStore, runCli, type TestStore, writeFile } from './helpers/cli.js';
 import { Browser } from './helpers/oidc.js';

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { Browser } from './helpers/oidc.js';
 import { fetchWithJar } from './helpers/provider.js';
 import { finishSignIn, pageStatus, refreshSignIn, tryFinish } from './helpers/wallet/flow.js';
@@ -129,7 +129,7 @@ describe('account lifecycle', () => {
     await h.t.store.db.execute(
       sql`UPDATE wallet_transactions SET expires_at = now() - interval '11 minutes' WHERE interaction_uid = ${flow.uid}`,
     );
-    const { purgeWalletTransactions } = await import('../src/wallet/flow.js');
+    const { purgeWalletTransactions } = await import('../src/provider/wallet/flow.js');
     expect(await purgeWalletTransactions(h.t.store.db)).toBeGreaterThanOrEqual(1);
     expect((await pageStatus(flow)).status).toBe('expired');
     expect((await h.noCode(flow)).status).toBe('expired');

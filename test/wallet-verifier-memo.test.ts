@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call } from './helpers/assent.js';
 import { issue } from './helpers/wallet/issuer.js';
 import { startWalletHarness, type WalletHarness } from './helpers/wallet/setup.js';

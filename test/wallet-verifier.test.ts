@@ -7,9 +7,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { runImport } from '../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../src/federation/redirect-uris.js';
-import { runImport } from '../src/orgs/import.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call, login } from './helpers/assent.js';
 import { finishSignIn, pageStatus, tryFinish } from './helpers/wallet/flow.js';
 import { holderKey, issue } from './helpers/wallet/issuer.js';

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/open.js';
+import { rowsOf } from '../src/platform/db/open.js';
 import { call } from './helpers/assent.js';
 import { consoleSuite } from './helpers/consent-org.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';

@@ -1,8 +1,8 @@
 /**
  * The privacy dashboard's "My consents" page over HTTP (docs/web.md "Privacy dashboard"): it shows
  * the record of every organisation the individual is subscribed to, read in one statement
- * (src/consent/own.ts), and, when many pages are read at once (on PostgreSQL they then share a
- * statement, src/db/batcher.ts), each browser still gets its own individual's records.
+ * (src/consent/records/own.ts), and, when many pages are read at once (on PostgreSQL they then share a
+ * statement, src/platform/db/batcher.ts), each browser still gets its own individual's records.
  */
 import { describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';

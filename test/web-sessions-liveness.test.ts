@@ -1,5 +1,5 @@
 /**
- * A web session's row is kept in the liveness cache (src/identity/liveness.ts), so that a page view
+ * A web session's row is kept in the liveness cache (src/identity/sessions/liveness.ts), so that a page view
  * costs no statement. These tests end sessions behind the server's back, with SQL on another
  * connection as another server process, the purge or the CLI would, so that only the database
  * triggers' NOTIFY (migrations 0005 and 0023) can tell the server; without them the kept row would

@@ -1,4 +1,4 @@
-/** Step 0: compile the product (`npx tsc -p .`) so that the server and dist/config.js are current. */
+/** Step 0: compile the product (`npx tsc -p .`) so that the server and dist/platform/config/load.js are current. */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -7,8 +7,8 @@ import { log } from './util.mjs';
 
 export function build() {
   if (opts.skipBuild) {
-    if (!existsSync(path.join(ROOT, 'dist', 'cli.js')))
-      throw new Error('BENCH_SKIP_BUILD=1 but dist/cli.js is missing');
+    if (!existsSync(path.join(ROOT, 'dist', 'app', 'cli', 'main.js')))
+      throw new Error('BENCH_SKIP_BUILD=1 but dist/app/cli/main.js is missing');
     log('build skipped (BENCH_SKIP_BUILD=1)');
     return;
   }

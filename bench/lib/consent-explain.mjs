@@ -1,9 +1,9 @@
 /**
  * Measure (e): EXPLAIN (ANALYZE, BUFFERS) of the SQL behind the consented-users pages. The SQL is
- * not copied: the product's own ListingService (dist/consent/listing.js, hence
- * src/consent/listing-store.ts) runs each page against a Drizzle handle whose logger captures every
+ * not copied: the product's own ListingService (dist/consent/listings/service.js, hence
+ * src/consent/listings/store.ts) runs each page against a Drizzle handle whose logger captures every
  * statement and its parameters, exactly as the server sends them. The server sends them as named
- * statements on connections with plan_cache_mode = force_generic_plan (src/db/open.ts,
+ * statements on connections with plan_cache_mode = force_generic_plan (src/platform/db/open.ts,
  * statementHandle), so PostgreSQL runs their generic plans; so each is explained the same way here:
  * PREPAREd in a session with plan_cache_mode = force_generic_plan and EXPLAIN ... EXECUTEd with the
  * same parameters, as literals, without JIT like the server.
@@ -81,16 +81,16 @@ function summarisePlan(explained, limit) {
  *   `main` is the index of the consented-users statement (the one reading attribute_consents).
  */
 export async function explainPages(url, pages) {
-  const schema = await import('../../dist/db/schema.js');
-  const { ListingService } = await import('../../dist/consent/listing.js');
-  const { CatalogueCache } = await import('../../dist/consent/catalogue.js');
+  const schema = await import('../../dist/platform/db/schema.js');
+  const { ListingService } = await import('../../dist/consent/listings/service.js');
+  const { CatalogueCache } = await import('../../dist/consent/catalogue/cache.js');
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => {}); // an idle client lost: the next query fails instead
   const captured = [];
   const db = drizzle(pool, { schema, logger: { logQuery: (query, params) => captured.push({ query, params }) } });
   const client = await pool.connect();
   await client.query('SET plan_cache_mode = force_generic_plan');
-  await client.query('SET jit = off'); // as on the server's connections (src/db/open.ts)
+  await client.query('SET jit = off'); // as on the server's connections (src/platform/db/open.ts)
   const literal = (v) =>
     v === null || v === undefined ? 'NULL' : typeof v === 'number' ? String(v) : client.escapeLiteral(String(v));
   let prepared = 0;

@@ -2,7 +2,7 @@
  * Measure (b) of the consent benchmark: PATCH .../consents/{consentID}/purposes/{purposeID}/attributes/{attributeID}
  * with {"consented": "Allow"|"Disallow" (alternating), "days": 0}. Every autocannon connection is
  * its own individual, with their own access token (the individual may change their own record,
- * src/consent/access.ts), on one attribute of a consent-based purpose, so that no two connections
+ * src/consent/records/access.ts), on one attribute of a consent-based purpose, so that no two connections
  * contend for one record's lock; all of them append to the organisation's one hash chain.
  *
  * Every request carries a unique X-Request-Id (Assent keeps it as the event's request_id), so that

@@ -136,7 +136,7 @@ export function report(results) {
       );
     }
     out();
-    out('(e) EXPLAIN (ANALYZE, BUFFERS) of the consented-users statement of each page (src/consent/listing-store.ts)');
+    out('(e) EXPLAIN (ANALYZE, BUFFERS) of the consented-users statement of each page (src/consent/listings/store.ts)');
     for (const page of explain) {
       const st = page.statements[page.main];
       if (!st) {

@@ -2,7 +2,7 @@
  * (a) of the wallet benchmark: the raw rate of the cryptography of one presentation, done in a loop
  * in this process (one thread) by the libraries the verifier uses: the JWE decryption (jose
  * `compactDecrypt`, ECDH-ES P-256 + A256GCM), two ES256 verifications with node:crypto (the issuer
- * signature and the KB-JWT, as src/wallet/credential.ts does them) and the SHA-256 of each
+ * signature and the KB-JWT, as src/provider/wallet/credential.ts does them) and the SHA-256 of each
  * disclosure. Keys are imported once: key handling is part of what the pipeline must amortise.
  */
 import { createHash, createPublicKey, verify, webcrypto, X509Certificate } from 'node:crypto';

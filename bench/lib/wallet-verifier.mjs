@@ -1,6 +1,6 @@
 /**
  * The verifier's own work on one `direct_post.jwt` response, without SQL and HTTP: what
- * src/wallet/receive.ts does per response (docs/wallet.md "Verification steps", 1–7) between
+ * src/provider/wallet/receive.ts does per response (docs/wallet.md "Verification steps", 1–7) between
  * reading the transaction and writing its result, done by the same compiled code (dist/):
  *   1–3. `openResponse` (response.ts): the JWE header, the transaction's sealed private JWK opened
  *        (AES-GCM under the master key) and imported (a fresh key per transaction), the JWE
@@ -35,11 +35,11 @@ const rand = () => randomBytes(16).toString('base64url');
  * @returns `verify(body, find)`: resolves to the verified credentials, throws a PresentationError.
  */
 export async function loadVerifier(shared) {
-  const { openResponse } = await dist('wallet/response.js');
-  const { verifyVpToken } = await dist('wallet/presentations.js');
-  const { StatusListCache } = await dist('wallet/status.js');
-  const { anchorCertificates } = await dist('wallet/trust.js');
-  const { masterKeyFrom } = await dist('crypto/master-key.js');
+  const { openResponse } = await dist('provider/wallet/response.js');
+  const { verifyVpToken } = await dist('provider/wallet/presentations.js');
+  const { StatusListCache } = await dist('provider/wallet/status.js');
+  const { anchorCertificates } = await dist('provider/wallet/trust.js');
+  const { masterKeyFrom } = await dist('platform/crypto/master-key.js');
   const master = masterKeyFrom(Buffer.from(shared.masterHex, 'hex'));
   const statusCache = new StatusListCache();
   const { settings, request } = shared;
@@ -86,8 +86,8 @@ export function sharedOf(request, rootPem) {
  * @returns `{ rows, bodies }`: rows as TxRow-like objects (id = the key's `kid`), bodies as form bodies.
  */
 export async function makeCases(shared, credentials, holderPrivate, count) {
-  const { masterKeyFrom } = await dist('crypto/master-key.js');
-  const { ENC_KEY_PURPOSE } = await dist('wallet/response.js');
+  const { masterKeyFrom } = await dist('platform/crypto/master-key.js');
+  const { ENC_KEY_PURPOSE } = await dist('provider/wallet/response.js');
   const master = masterKeyFrom(Buffer.from(shared.masterHex, 'hex'));
   const rows = [];
   const bodies = [];

@@ -7,12 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { sha256 } from '../crypto/digest.js';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Db } from '../db/open.js';
-import { BadRequest, NotFound } from '../http/errors.js';
-import { enforce } from '../ratelimit/limit.js';
-import { isId } from '../util/ids.js';
+import { sha256 } from '../platform/crypto/digest.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Db } from '../platform/db/open.js';
+import { BadRequest, NotFound } from '../platform/http/errors.js';
+import { enforce } from '../platform/ratelimit/limit.js';
+import { isId } from '../platform/util/ids.js';
 import {
   authorizationUrl,
   exchangeCode,

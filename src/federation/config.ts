@@ -4,8 +4,8 @@
  * identity provider. Saving a configuration never contacts the provider.
  */
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../http/errors.js';
-import { urlProblem } from '../net/outbound.js';
+import { BadRequest } from '../platform/http/errors.js';
+import { urlProblem } from '../platform/net/outbound.js';
 
 const UrlField = Type.String({ maxLength: 2000 });
 

@@ -2,14 +2,14 @@
  * Reads an external provider's endpoints from its discovery document (OpenID Connect Discovery 1.0
  * §4: `{issuer}/.well-known/openid-configuration`), on openid-client (panva), for the console's
  * IdP form (docs/federation.md "Configuration"). The request goes through the SSRF guard of
- * `src/net/` like every request to a provider (only the issuer's host, every address checked, the
+ * `src/platform/net/` like every request to a provider (only the issuer's host, every address checked, the
  * connection pinned, no redirect followed, 5 s, at most 1 MiB); the document's `issuer` must equal
  * the configured one (§4.3). The endpoints found are then validated like typed ones.
  */
 import * as oidc from 'openid-client';
-import { BadRequest } from '../http/errors.js';
-import { guardedFetch } from '../net/guarded-fetch.js';
-import { OutboundError, type OutboundPolicy } from '../net/outbound.js';
+import { BadRequest } from '../platform/http/errors.js';
+import { guardedFetch } from '../platform/net/guarded-fetch.js';
+import { OutboundError, type OutboundPolicy } from '../platform/net/outbound.js';
 import { type IdpInput, idpUrlProblem } from './config.js';
 
 /** The endpoint fields of an IdP configuration that a discovery document gives. */

@@ -5,15 +5,15 @@
  * and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.js';
-import { sha256 } from '../crypto/digest.js';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Db } from '../db/open.js';
-import { BadRequest, HttpError, NotFound } from '../http/errors.js';
-import type { IdentityService, LoginResult } from '../identity/service.js';
-import { assertKeyNotBlocked, recordKeyFailure } from '../identity/throttle.js';
-import { type Tokens, TokenType } from '../identity/tokens.js';
-import { isId } from '../util/ids.js';
+import type { IdentityService, LoginResult } from '../identity/sessions/service.js';
+import { assertKeyNotBlocked, recordKeyFailure } from '../identity/sessions/throttle.js';
+import { type Tokens, TokenType } from '../identity/tokens/tokens.js';
+import type { Config } from '../platform/config/load.js';
+import { sha256 } from '../platform/crypto/digest.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Db } from '../platform/db/open.js';
+import { BadRequest, HttpError, NotFound } from '../platform/http/errors.js';
+import { isId } from '../platform/util/ids.js';
 import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';

@@ -11,14 +11,14 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Db } from '../db/open.js';
-import type { Principal } from '../http/auth.js';
-import { NotFound } from '../http/errors.js';
-import type { IdentityService } from '../identity/service.js';
-import { guardedFetch } from '../net/guarded-fetch.js';
-import { rolesInOrganisation } from '../orgs/membership.js';
-import { isId } from '../util/ids.js';
+import type { IdentityService } from '../identity/sessions/service.js';
+import { rolesInOrganisation } from '../organisations/membership.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Db } from '../platform/db/open.js';
+import type { Principal } from '../platform/http/auth.js';
+import { NotFound } from '../platform/http/errors.js';
+import { guardedFetch } from '../platform/net/guarded-fetch.js';
+import { isId } from '../platform/util/ids.js';
 import { ID_TOKEN_PURPOSE } from './broker.js';
 import { rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';

@@ -3,7 +3,7 @@
  * matched exactly (RFC 9700 §4.1.3; RFC 6749 §3.1.2), so a sign-in cannot be redirected to an
  * attacker's page with a code in its URL (open redirector, RFC 9700 §4.11).
  */
-import type { Executor } from '../db/open.js';
+import type { Executor } from '../platform/db/open.js';
 import * as store from './store.js';
 
 /** Most URIs one organisation may register (count). */
@@ -42,7 +42,7 @@ export function redirectUriProblem(raw: string, allowHttpHosts: readonly string[
 /**
  * What `assent import` asks of federation for an organisation's `redirectUris`
  * (docs/decisions/0004-organisations-as-code.md; docs/decisions/0013-federation-broker.md). Its
- * caller hands `redirectUriImport` to the import (`orgs/import.ts`), which imports only this type:
+ * caller hands `redirectUriImport` to the import (`app/organisations-as-code/import.ts`), which imports only this type:
  * orgs does not depend on federation, which depends on orgs (docs/development.md, code layout).
  */
 export interface RedirectUriImport {

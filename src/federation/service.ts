@@ -4,13 +4,14 @@
  * sealed and write-only, the registered app redirect URIs, and an audit entry for every change
  * (actor and time, never the secret).
  */
-import type { Config } from '../config.js';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Db, Executor } from '../db/open.js';
-import type { Principal } from '../http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../http/errors.js';
-import type { OutboundPolicy } from '../net/outbound.js';
-import { recordAudit } from '../orgs/audit.js';
+
+import { recordAudit } from '../organisations/audit/service.js';
+import type { Config } from '../platform/config/load.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Db, Executor } from '../platform/db/open.js';
+import type { Principal } from '../platform/http/auth.js';
+import { BadRequest, Conflict, NotFound } from '../platform/http/errors.js';
+import type { OutboundPolicy } from '../platform/net/outbound.js';
 import { IDP_FIELDS, type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
 import { type DiscoveredEndpoints, discoverEndpoints } from './discovery.js';
 import { redirectUriProblem } from './redirect-uris.js';

@@ -4,9 +4,9 @@
  * alone, so an e-mail address claimed at a provider cannot take over an existing account.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db, Executor } from '../db/open.js';
-import { createFederatedUser } from '../individuals/service.js';
-import { subscribe } from '../orgs/membership.js';
+import { createFederatedUser } from '../organisations/individuals/service.js';
+import { subscribe } from '../organisations/membership.js';
+import type { Db, Executor } from '../platform/db/open.js';
 import type { SignInResult } from './client.js';
 import * as store from './store.js';
 

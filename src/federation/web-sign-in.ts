@@ -7,9 +7,9 @@
  * broker hands back.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { sha256 } from '../crypto/digest.js';
-import { BadRequest } from '../http/errors.js';
-import { isId } from '../util/ids.js';
+import { sha256 } from '../platform/crypto/digest.js';
+import { BadRequest } from '../platform/http/errors.js';
+import { isId } from '../platform/util/ids.js';
 import type { Broker } from './broker.js';
 import type { Exchange } from './exchange.js';
 import type { FederationConfigService } from './service.js';

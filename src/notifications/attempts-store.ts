@@ -4,8 +4,8 @@
  * reached the receiver, even when the sending process died in flight.
  */
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../db/open.js';
-import { webhookAttempts } from '../db/schema.js';
+import type { Executor } from '../platform/db/open.js';
+import { webhookAttempts } from '../platform/db/schema.js';
 
 /** A webhook log row as stored. */
 export type AttemptRow = typeof webhookAttempts.$inferSelect;

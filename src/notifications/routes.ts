@@ -1,14 +1,14 @@
 /**
  * Routes of the notification transports that deliver special consent requests (the request itself
- * and its job are consent/request-routes.ts), under `{base}`:
+ * and its job are consent/requests/routes.ts), under `{base}`:
  * - `GET|PUT /organizations/{organizationID}/notification-transports`
  * - `GET /organizations/{organizationID}/notification-transports/webhook/attempts`: the delivery log
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../http/auth.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../http/pagination.js';
-import { errors } from '../http/schemas.js';
+import type { Principal } from '../platform/http/auth.js';
+import { Links, PageQuery, pageLimit, pageLinks } from '../platform/http/pagination.js';
+import { errors } from '../platform/http/schemas.js';
 import type { NotificationService } from './service.js';
 
 const OrgParams = Type.Object({ organizationID: Type.String() });

@@ -4,8 +4,8 @@
  * attempts is recorded in the delivery log before any of its requests is sent (the next chunk is
  * recorded while this one sends), and outcomes are settled behind the sends, SETTLE_EVERY at a time.
  */
-import type { Db } from '../db/open.js';
-import { mapLimit } from '../util/pool.js';
+import type { Db } from '../platform/db/open.js';
+import { mapLimit } from '../platform/util/pool.js';
 import * as attempts from './attempts-store.js';
 import type { JobContext, NotificationSetup, Transports } from './setup.js';
 import type { PendingDelivery } from './store.js';

@@ -1,21 +1,21 @@
 /**
  * The delivery side of the special consent request (docs/api.md "Permissions and consents", the 202 operation): its job, queued
- * once consent/request.ts has checked what it asks about; and the organisation's notification
+ * once consent/requests/service.ts has checked what it asks about; and the organisation's notification
  * transports.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '../db/open.js';
-import { rawIn } from '../db/open.js';
-import type { Principal } from '../http/auth.js';
-import { BadRequest, NotFound } from '../http/errors.js';
-import { keysetPage } from '../http/pagination.js';
-import { QUEUES, type Queue } from '../jobs/queue.js';
-import { urlProblem } from '../net/outbound.js';
-import { recordAudit } from '../orgs/audit.js';
-import { isId } from '../util/ids.js';
+import { recordAudit } from '../organisations/audit/service.js';
+import type { Db } from '../platform/db/open.js';
+import { rawIn } from '../platform/db/open.js';
+import type { Principal } from '../platform/http/auth.js';
+import { BadRequest, NotFound } from '../platform/http/errors.js';
+import { keysetPage } from '../platform/http/pagination.js';
+import { QUEUES, type Queue } from '../platform/jobs/queue.js';
+import { urlProblem } from '../platform/net/outbound.js';
+import { isId } from '../platform/util/ids.js';
 import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
-import { applyPush, type PushInput, type PushView, pushChanges, pushView } from './push-settings.js';
+import { applyPush, type PushInput, type PushView, pushChanges, pushView } from './push/settings.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
 import * as transportsStore from './transports-store.js';
@@ -124,7 +124,7 @@ export class NotificationService {
   }
 
   /**
-   * Queues a special consent request that consent/request.ts has checked: one job, queued in the
+   * Queues a special consent request that consent/requests/service.ts has checked: one job, queued in the
    * same transaction as its row.
    * @param wanted - the purpose's attributes to ask about: distinct, at least one.
    * @returns the job's ID.

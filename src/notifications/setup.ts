@@ -2,14 +2,14 @@
  * What the special consent request needs from the configuration and the store, gathered for one
  * job: its scope, the names for the message, and the organisation's live transports.
  */
-import type { Config } from '../config.js';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Db } from '../db/open.js';
-import type { Mailer } from '../mail/mailer.js';
-import type { OutboundPolicy } from '../net/outbound.js';
+import type { Config } from '../platform/config/load.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Db } from '../platform/db/open.js';
+import type { Mailer } from '../platform/mail/mailer.js';
+import type { OutboundPolicy } from '../platform/net/outbound.js';
 import { timeOrderedId } from './ids.js';
-import { apnsTransport } from './push-apns.js';
-import { fcmTransport, parseServiceAccount } from './push-fcm.js';
+import { apnsTransport } from './push/apns.js';
+import { fcmTransport, parseServiceAccount } from './push/fcm.js';
 import * as store from './store.js';
 import {
   emailTransport,
@@ -20,7 +20,7 @@ import {
 } from './transports.js';
 import * as transportsStore from './transports-store.js';
 
-/** The sealing purpose of webhook secrets (HKDF label and AAD, see `crypto/master-key.ts`). */
+/** The sealing purpose of webhook secrets (HKDF label and AAD, see `platform/crypto/master-key.ts`). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
 /** The sealing purpose of FCM service-account keys. */
 export const FCM_KEY_PURPOSE = 'fcm-service-account';

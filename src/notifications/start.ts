@@ -5,12 +5,12 @@
  * closed).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.js';
-import type { MasterKey } from '../crypto/master-key.js';
-import type { Store } from '../db/open.js';
-import { logBackgroundFailure } from '../db/unavailable.js';
-import { createQueue, startQueue, stopQueue } from '../jobs/queue.js';
-import type { Mailer } from '../mail/mailer.js';
+import type { Config } from '../platform/config/load.js';
+import type { MasterKey } from '../platform/crypto/master-key.js';
+import type { Store } from '../platform/db/open.js';
+import { logBackgroundFailure } from '../platform/db/unavailable.js';
+import { createQueue, startQueue, stopQueue } from '../platform/jobs/queue.js';
+import type { Mailer } from '../platform/mail/mailer.js';
 import { RetryWorker } from './retries.js';
 import { NotificationService } from './service.js';
 import { NotificationSetup } from './setup.js';

@@ -3,10 +3,10 @@
  * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { COUNTING } from '../consent/interface.js';
-import { arrayLiteral } from '../db/arrays.js';
-import { type Executor, rowsOf } from '../db/open.js';
-import { consentRequestJobs } from '../db/schema.js';
+import { COUNTING } from '../consent/records/interface.js';
+import { arrayLiteral } from '../platform/db/arrays.js';
+import { type Executor, rowsOf } from '../platform/db/open.js';
+import { consentRequestJobs } from '../platform/db/schema.js';
 import type { TransportName } from './transports.js';
 
 /** A job as stored. */

@@ -6,14 +6,14 @@
  *   HMAC-SHA256 (`Assent-Signature: t=<unix seconds>,v1=<hex>` over `<t>.<body>`), carrying the
  *   idempotency key `<jobID>.<userID>` in `Idempotency-Key`. The organisation's back end turns it
  *   into a push to the individual's device.
- * - `email`: a mail to the individual's address through SMTP or the outbox (`mail/mailer.ts`).
+ * - `email`: a mail to the individual's address through SMTP or the outbox (`platform/mail/mailer.ts`).
  * - `fcm` and `apns`: a push straight to the individual's device (`User.Client.Token`) with the
  *   organisation's credentials (push-fcm.ts, push-apns.ts).
  */
 import { createHmac } from 'node:crypto';
-import type { Mail, Mailer } from '../mail/mailer.js';
-import { OutboundError, type OutboundPolicy, postOutbound } from '../net/outbound.js';
-import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../users/client-type.js';
+import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../identity/users/client-type.js';
+import type { Mail, Mailer } from '../platform/mail/mailer.js';
+import { OutboundError, type OutboundPolicy, postOutbound } from '../platform/net/outbound.js';
 
 /** What a notification is about. */
 export interface NotificationContext {
@@ -32,7 +32,7 @@ export interface Addressee {
   email: string;
   /** `User.Client.Token`, "" when none. */
   token: string;
-  /** `User.Client.Type` (users/client-type.ts). */
+  /** `User.Client.Type` (identity/users/client-type.ts). */
   clientType: number;
 }
 

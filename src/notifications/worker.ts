@@ -1,6 +1,6 @@
 /**
  * The worker of the special consent request (docs/api.md "Permissions and consents", the 202 operation), on the pg-boss queues of
- * `jobs/queue.ts`. A request is processed in batches:
+ * `platform/jobs/queue.ts`. A request is processed in batches:
  * 1. claim: under the job's row lock, find the next individuals to notify (a keyset after the
  *    job's cursor), insert one delivery row each, keyed (job, individual), move the cursor, and
  *    enqueue the next batch, all in one transaction;
@@ -12,10 +12,10 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type PgBoss from 'pg-boss';
-import type { Db } from '../db/open.js';
-import { rawIn } from '../db/open.js';
-import { QUEUES, type Queue } from '../jobs/queue.js';
-import { safeErrorMessage } from '../util/errors.js';
+import type { Db } from '../platform/db/open.js';
+import { rawIn } from '../platform/db/open.js';
+import { QUEUES, type Queue } from '../platform/jobs/queue.js';
+import { safeErrorMessage } from '../platform/util/errors.js';
 import { queueJobId } from './ids.js';
 import type { RetryWorker } from './retries.js';
 import { sendAll } from './send.js';

@@ -8,10 +8,10 @@
  */
 import type {} from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Forbidden, NotFound, Unauthorized } from '../http/errors.js';
-import { ACCESS_POLICY, type Operation } from '../http/policy.js';
-import { csrfMatches, type WebSession, type WebSessions } from '../identity/web-sessions.js';
-import { isId } from '../util/ids.js';
+import { csrfMatches, type WebSession, type WebSessions } from '../identity/sessions/web-sessions.js';
+import { Forbidden, NotFound, Unauthorized } from '../platform/http/errors.js';
+import { ACCESS_POLICY, type Operation } from '../platform/http/policy.js';
+import { isId } from '../platform/util/ids.js';
 import type { FormRefusal } from './form-state.js';
 
 declare module 'fastify' {
@@ -105,7 +105,7 @@ function assertFormCsrf(request: FastifyRequest, token: unknown): void {
 }
 
 /**
- * The API's organisation-role rule for a console page (src/http/auth.ts `assertOrgRole`, the same
+ * The API's organisation-role rule for a console page (src/platform/http/auth.ts `assertOrgRole`, the same
  * policy row): deny by default.
  * @returns the user's roles in the organisation.
  * @throws {NotFound} for an unknown organisation; {Forbidden} when no allowed role is held.

@@ -9,9 +9,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FederatedWebSignIn } from '../federation/web-sign-in.js';
 import { BINDING_TTL_SECONDS } from '../federation/web-sign-in.js';
-import { NotFound } from '../http/errors.js';
-import { WEB_SESSION_SECONDS } from '../identity/web-sessions.js';
-import type { DashboardWalletSignIn } from '../wallet/dashboard.js';
+import { WEB_SESSION_SECONDS } from '../identity/sessions/web-sessions.js';
+import { NotFound } from '../platform/http/errors.js';
+import type { DashboardWalletSignIn } from '../provider/wallet/dashboard.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
 import { consoleIdpRoutes } from './console/idp-routes.js';
@@ -30,8 +30,8 @@ import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
 import { WALLET_PATH } from './dashboard/wallet-sign-in.js';
 import { installWebErrors, installWebNotFound } from './error-page.js';
 import { cookieName, installWebGuard, type RolesIn } from './guard.js';
-import { safeNext } from './sign-in.js';
-import { type CookieJar, signInRoutes } from './sign-in-routes.js';
+import { safeNext } from './sign-in/page.js';
+import { type CookieJar, signInRoutes } from './sign-in/routes.js';
 
 /** One year (seconds): hashed files never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';

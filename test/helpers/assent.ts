@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Config, loadConfig } from '../../src/config.js';
-import { type Context, createContext } from '../../src/context.js';
-import { lockDataDir } from '../../src/db/lock.js';
-import { openPglite, openPostgres, type Store } from '../../src/db/open.js';
+import { type Context, createContext } from '../../src/app/context.js';
+import { runImport } from '../../src/app/organisations-as-code/import.js';
+import type { ImportResult } from '../../src/app/organisations-as-code/schema.js';
+import { buildApp } from '../../src/app/server.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
-import { runImport } from '../../src/orgs/import.js';
-import type { ImportResult } from '../../src/orgs/import-schema.js';
-import { buildApp } from '../../src/server.js';
+import { type Config, loadConfig } from '../../src/platform/config/load.js';
+import { lockDataDir } from '../../src/platform/db/lock.js';
+import { openPglite, openPostgres, type Store } from '../../src/platform/db/open.js';
 
 /** A running test server. */
 export interface TestAssent {

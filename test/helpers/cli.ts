@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { lockDataDir } from '../../src/db/lock.js';
-import { openPglite } from '../../src/db/open.js';
+import { lockDataDir } from '../../src/platform/db/lock.js';
+import { openPglite } from '../../src/platform/db/open.js';
 import { copyPgliteTemplate, freePort, freshPostgresDatabase, onPostgres, TEST_SECRET } from './assent.js';
 
 /** Repository root and the CLI entry point. */
@@ -34,7 +34,7 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Spawns `node bin/assent.cjs ...args`; throws a clear error when dist/ has not been built. */
 function spawnAssent(args: string[], env: Record<string, string>): ChildProcess {
-  if (!existsSync(path.join(ROOT, 'dist/cli.js')))
+  if (!existsSync(path.join(ROOT, 'dist/app/cli/main.js')))
     throw new Error('dist/ is not built: run `npx tsc -p .` (npm test does)');
   // --liftoff-only, as vitest.config.ts gives the test workers: a test's `assent` lives seconds, too
   // short for V8's optimising compiler to pay back compiling PGlite's WebAssembly.

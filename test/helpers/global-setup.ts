@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openPglite, openPostgres } from '../../src/db/open.js';
+import { openPglite, openPostgres } from '../../src/platform/db/open.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

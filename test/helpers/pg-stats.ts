@@ -10,7 +10,7 @@
 job queue's polls, a few a second, are counted too: assertions leave room for them).
  */
 import pg from 'pg';
-import { statementHandle } from '../../src/db/open.js';
+import { statementHandle } from '../../src/platform/db/open.js';
 import type { TestAssent } from './assent.js';
 
 /** The node-postgres pool behind a Drizzle handle. */

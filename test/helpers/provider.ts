@@ -8,10 +8,10 @@
 
 import jsQRModule from 'jsqr';
 import { expect } from 'vitest';
+import { runImport } from '../../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
-import { oidcClientImport } from '../../src/oidc/import.js';
-import { runImport } from '../../src/orgs/import.js';
-import { walletSettingsImport } from '../../src/wallet/import.js';
+import { oidcClientImport } from '../../src/provider/relying-parties/import.js';
+import { walletSettingsImport } from '../../src/provider/wallet/import.js';
 import { login, type TestAssent } from './assent.js';
 import { runCli, type TestStore, writeFile } from './cli.js';
 import { Browser } from './oidc.js';

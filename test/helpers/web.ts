@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Download, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { consentHistoryImport } from '../../src/consent/import.js';
+import { runImport } from '../../src/app/organisations-as-code/import.js';
+import { consentHistoryImport } from '../../src/consent/transfer/import.js';
 import { redirectUriImport } from '../../src/federation/redirect-uris.js';
-import { runImport } from '../../src/orgs/import.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 import { launchChromium, type TestChromium } from './chromium.js';
 

@@ -8,12 +8,12 @@
  * redeems, as for the OpenID provider.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../crypto/digest.js';
-import type { MasterKey } from '../../crypto/master-key.js';
-import type { Db } from '../../db/open.js';
-import { BadRequest, NotFound } from '../../http/errors.js';
-import { enforce } from '../../ratelimit/limit.js';
-import { isId } from '../../util/ids.js';
+import { sha256 } from '../../platform/crypto/digest.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import { BadRequest, NotFound } from '../../platform/http/errors.js';
+import { enforce } from '../../platform/ratelimit/limit.js';
+import { isId } from '../../platform/util/ids.js';
 import { AUTHORIZE_LIMIT, CODE_PREFIX } from '../broker.js';
 import * as fedStore from '../store.js';
 import { linkUser } from '../users.js';

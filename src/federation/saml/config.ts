@@ -5,7 +5,7 @@
  * beside the metadata override what it says.
  */
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../../http/errors.js';
+import { BadRequest } from '../../platform/http/errors.js';
 import { idpUrlProblem } from '../config.js';
 import { certificatePem, type IdpMetadata } from './metadata.js';
 

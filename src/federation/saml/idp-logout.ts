@@ -8,9 +8,9 @@
  * EncryptedID or BaseID, Responder when ending them failed.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { MasterKey } from '../../crypto/master-key.js';
-import type { Db } from '../../db/open.js';
-import type { IdentityService } from '../../identity/service.js';
+import type { IdentityService } from '../../identity/sessions/service.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
 import * as fedStore from '../store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
 import type { SamlSettings, SpEndpoints } from './config.js';

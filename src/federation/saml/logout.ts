@@ -16,13 +16,13 @@
  */
 import type { Profile } from '@node-saml/node-saml';
 import type { FastifyBaseLogger } from 'fastify';
-import type { MasterKey } from '../../crypto/master-key.js';
-import type { Db } from '../../db/open.js';
-import type { Principal } from '../../http/auth.js';
-import { BadRequest, NotFound } from '../../http/errors.js';
-import type { IdentityService } from '../../identity/service.js';
-import { rolesInOrganisation } from '../../orgs/membership.js';
-import { isId } from '../../util/ids.js';
+import type { IdentityService } from '../../identity/sessions/service.js';
+import { rolesInOrganisation } from '../../organisations/membership.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { BadRequest, NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
 import * as fedStore from '../store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
 import { IdpLogout, type IdpLogoutOutcome } from './idp-logout.js';

@@ -2,14 +2,14 @@
  * Reading an IdP's SAML 2.0 metadata (SAML 2.0 Metadata §2.3.2, §2.4.3): its entity ID, its
  * SingleSignOnService and SingleLogoutService for the HTTP-Redirect binding, and its signing
  * certificates. The XML comes inline from the administrator or from a URL fetched through the SSRF
- * guard of `src/net/` (5 s, at most 1 MiB, no redirects). The metadata's own signature is not
+ * guard of `src/platform/net/` (5 s, at most 1 MiB, no redirects). The metadata's own signature is not
  * checked: the administrator chose its source (docs/federation.md "SAML 2.0").
  */
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
-import { BadRequest } from '../../http/errors.js';
-import { guardedFetch } from '../../net/guarded-fetch.js';
-import type { OutboundPolicy } from '../../net/outbound.js';
+import { BadRequest } from '../../platform/http/errors.js';
+import { guardedFetch } from '../../platform/net/guarded-fetch.js';
+import type { OutboundPolicy } from '../../platform/net/outbound.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';

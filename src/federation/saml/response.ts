@@ -5,7 +5,7 @@
  * passed; the assertion ID is then recorded, so a replay is refused.
  */
 import type { SAML } from '@node-saml/node-saml';
-import type { Executor } from '../../db/open.js';
+import type { Executor } from '../../platform/db/open.js';
 import type { SignInResult } from '../client.js';
 import { assertionFacts, nodeSamlFailure, SamlCheckError } from './checks.js';
 import { type SamlSettings, UNSPECIFIED } from './config.js';

@@ -11,9 +11,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../http/auth.js';
-import { absentBodyAsEmpty } from '../../http/body-keys.js';
-import { errors } from '../../http/schemas.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
+import { errors } from '../../platform/http/schemas.js';
 import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';
 import type { SamlBroker } from './broker.js';
 import { MAX_RESPONSE_CHARS } from './broker.js';

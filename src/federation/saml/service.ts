@@ -5,12 +5,13 @@
  * audit entry for every change (actor and time; `idp.saml.create`, `idp.saml.update` with the
  * changed fields, `idp.saml.delete`).
  */
-import type { Config } from '../../config.js';
-import type { Db, Executor } from '../../db/open.js';
-import type { Principal } from '../../http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../../http/errors.js';
-import type { OutboundPolicy } from '../../net/outbound.js';
-import { recordAudit } from '../../orgs/audit.js';
+
+import { recordAudit } from '../../organisations/audit/service.js';
+import type { Config } from '../../platform/config/load.js';
+import type { Db, Executor } from '../../platform/db/open.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';
+import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { idpUrlProblem } from '../config.js';
 import {
   mergeSamlSettings,

@@ -12,8 +12,8 @@
 import 'reflect-metadata';
 import { randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { MasterKey } from '../../crypto/master-key.js';
-import type { Db, Executor } from '../../db/open.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db, Executor } from '../../platform/db/open.js';
 import type { SpKeyUse } from './store.js';
 import * as store from './store.js';
 

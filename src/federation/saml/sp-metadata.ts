@@ -5,10 +5,10 @@
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
-import type { Db } from '../../db/open.js';
-import { NotFound } from '../../http/errors.js';
-import { rolesInOrganisation } from '../../orgs/membership.js';
-import { isId } from '../../util/ids.js';
+import { rolesInOrganisation } from '../../organisations/membership.js';
+import type { Db } from '../../platform/db/open.js';
+import { NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
 import { PERSISTENT } from './config.js';
 import { withSloBindings } from './logout-binding.js';
 import type { SamlConfigService } from './service.js';

@@ -5,7 +5,7 @@
  * replica is accepted by another.
  */
 import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../platform/db/open.js';
 import type { SamlSettings, SpEndpoints } from './config.js';
 import type { SpKey } from './sp-keys.js';
 import * as store from './store.js';

@@ -1,7 +1,7 @@
 /** SQL of SAML federation: IdP configurations, SP key pairs (staged, active, retired), sent request IDs, accepted assertion IDs. */
 import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/open.js';
-import { samlAssertions, samlConfigs, samlRequests, samlSpKeyPairs } from '../../db/schema-saml.js';
+import type { Executor } from '../../platform/db/open.js';
+import { samlAssertions, samlConfigs, samlRequests, samlSpKeyPairs } from '../../platform/db/schema/saml.js';
 
 /** A stored configuration row. */
 export type SamlRow = typeof samlConfigs.$inferSelect;

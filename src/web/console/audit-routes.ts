@@ -1,14 +1,14 @@
 /**
  * Route of the console's Audit log page (docs/web.md "Console"): `GET /console/{organizationID}/audit`
- * with the API's query (`startid`, `action`, `actor`; src/orgs/routes.ts `AuditQuery`): the
+ * with the API's query (`startid`, `action`, `actor`; src/organisations/routes.ts `AuditQuery`): the
  * organisation's audit log, newest first, keyset-paged, filtered by action and by acting user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { WebSession } from '../../identity/web-sessions.js';
-import type { AuditLogService } from '../../orgs/audit.js';
-import { AuditQuery } from '../../orgs/routes.js';
-import type { PurposeService } from '../../purposes/service.js';
+import type { PurposeService } from '../../consent/purposes/service.js';
+import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import type { AuditLogService } from '../../organisations/audit/service.js';
+import { AuditQuery } from '../../organisations/routes.js';
 import { sendPage } from '../html.js';
 import { AuditPage } from './audit.js';
 

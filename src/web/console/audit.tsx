@@ -1,10 +1,10 @@
 /**
  * The console's Audit log page (docs/web.md "Console"; ASVS 5.0 V16.2.1): who changed the
  * organisation's security settings and memberships, what and when, newest first, filtered by action
- * and by acting user. Entries never hold a secret (src/orgs/audit.ts), so the page shows their
+ * and by acting user. Entries never hold a secret (src/organisations/audit/service.ts), so the page shows their
  * detail as it is stored.
  */
-import type { AuditRow } from '../../orgs/audit.js';
+import type { AuditRow } from '../../organisations/audit/service.js';
 import { ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 

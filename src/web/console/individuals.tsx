@@ -4,8 +4,8 @@
  * the API lets create individuals (Owner, Admin), the form that adds one.
  */
 import type { ComponentChildren } from 'preact';
-import type { IndividualBody } from '../../individuals/service.js';
-import { MAX_PASSWORD_INPUT } from '../../passwords/policy.js';
+import { MAX_PASSWORD_INPUT } from '../../identity/passwords/policy.js';
+import type { IndividualBody } from '../../organisations/individuals/service.js';
 import { FormError, type RefusedForm, shown, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { ConsolePage } from './shell.js';

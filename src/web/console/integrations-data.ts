@@ -5,12 +5,12 @@
  * the form, and the values as sent (never a secret).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PurposeService } from '../../consent/purposes/service.js';
 import type { FederationConfigService } from '../../federation/service.js';
-import { HttpError, NotFound } from '../../http/errors.js';
 import type { NotificationService } from '../../notifications/service.js';
-import type { OidcClientService } from '../../oidc/service.js';
-import type { PurposeService } from '../../purposes/service.js';
-import type { WalletSettingsService } from '../../wallet/settings.js';
+import { HttpError, NotFound } from '../../platform/http/errors.js';
+import type { OidcClientService } from '../../provider/relying-parties/service.js';
+import type { WalletSettingsService } from '../../provider/wallet/settings.js';
 import { type FormRefusal, type RefusedForm, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
 import { type FormState, IntegrationsPage, type IntegrationsView } from './integrations.js';

@@ -8,8 +8,8 @@
  */
 import type { FederationConfigService } from '../../federation/service.js';
 import type { NotificationService, TransportsView } from '../../notifications/service.js';
-import type { ClientView } from '../../oidc/service.js';
-import type { WalletSettingsView } from '../../wallet/settings.js';
+import type { ClientView } from '../../provider/relying-parties/service.js';
+import type { WalletSettingsView } from '../../provider/wallet/settings.js';
 import { FormError, type RefusedForm, shown, TextArea, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { IdpSection } from './idp.js';

@@ -4,8 +4,8 @@
  * in with the stored values, or, when it was just refused, with the values as sent and the error
  * next to the field that caused it (`form-state.tsx`).
  */
-import type { DataAttributeBody } from '../../data-attributes/service.js';
-import type { OrganizationBody } from '../../purposes/present.js';
+import type { DataAttributeBody } from '../../consent/data-attributes/service.js';
+import type { OrganizationBody } from '../../consent/purposes/present.js';
 import {
   CheckboxGroup,
   FieldError,

@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ListingService } from '../../consent/listing.js';
-import type { PurposeService } from '../../purposes/service.js';
+import type { ListingService } from '../../consent/listings/service.js';
+import type { PurposeService } from '../../consent/purposes/service.js';
 import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../html.js';
 import { ConsentedUsersPage, OverviewPage } from './overview.js';

@@ -4,8 +4,8 @@
  * `GET …/consents/overview`), the trend over the last days (`GET …/consents/trend`) as a chart and a
  * table, and links to the consented users of each purpose and attribute.
  */
-import type { OverviewBody, TrendBody } from '../../consent/schemas.js';
-import type { IndividualBody } from '../../individuals/service.js';
+import type { OverviewBody, TrendBody } from '../../consent/records/schemas.js';
+import type { IndividualBody } from '../../organisations/individuals/service.js';
 import { utcTime } from '../format.js';
 import { ConsolePage } from './shell.js';
 import { TrendChart } from './trend-chart.js';

@@ -10,12 +10,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ConsentRequestService } from '../../consent/request.js';
-import { ConsentRequestInput } from '../../consent/request-routes.js';
-import type { DataAttributeService } from '../../data-attributes/service.js';
-import { HttpError } from '../../http/errors.js';
-import type { WebSession } from '../../identity/web-sessions.js';
-import type { PurposeService } from '../../purposes/service.js';
+import type { DataAttributeService } from '../../consent/data-attributes/service.js';
+import type { PurposeService } from '../../consent/purposes/service.js';
+import { ConsentRequestInput } from '../../consent/requests/routes.js';
+import type { ConsentRequestService } from '../../consent/requests/service.js';
+import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import { HttpError } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';

@@ -7,9 +7,9 @@
  */
 
 import type { ComponentChildren } from 'preact';
-import type { DataAttributeBody } from '../../data-attributes/service.js';
+import type { DataAttributeBody } from '../../consent/data-attributes/service.js';
+import type { OrganizationBody } from '../../consent/purposes/present.js';
 import type { JobView } from '../../notifications/service.js';
-import type { OrganizationBody } from '../../purposes/present.js';
 import { CheckboxGroup, FormError, type RefusedForm } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { allows, ConsolePage } from './shell.js';

@@ -10,14 +10,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DataAttributeInput } from '../../data-attributes/routes.js';
-import type { DataAttributeService } from '../../data-attributes/service.js';
-import { BadRequest, HttpError } from '../../http/errors.js';
-import type { IdentityService } from '../../identity/service.js';
-import type { WebSession } from '../../identity/web-sessions.js';
-import { PurposeInput } from '../../purposes/routes.js';
-import type { PurposeService } from '../../purposes/service.js';
-import type { RetentionService } from '../../retention/service.js';
+import { DataAttributeInput } from '../../consent/data-attributes/routes.js';
+import type { DataAttributeService } from '../../consent/data-attributes/service.js';
+import { PurposeInput } from '../../consent/purposes/routes.js';
+import type { PurposeService } from '../../consent/purposes/service.js';
+import type { RetentionService } from '../../consent/retention/service.js';
+import type { IdentityService } from '../../identity/sessions/service.js';
+import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import { BadRequest, HttpError } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
@@ -154,7 +154,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
       const days = Number(req.body.days);
-      // The API's bounds (retention/routes.ts): at least one day here, at most 100 years.
+      // The API's bounds (consent/retention/routes.ts): at least one day here, at most 100 years.
       if (days < 1 || days > 36_500) throw new BadRequest('The retention period must be 1 to 36500 days');
       await deps.retention.setPeriod(orgId, days * 86_400);
       await deps.retention.setEnabled(orgId, req.body.enabled === 'on');

@@ -1,6 +1,6 @@
 /** The console's navigation and shell (docs/web.md "Console"). */
 import type { ComponentChildren } from 'preact';
-import { ACCESS_POLICY, type Operation } from '../../http/policy.js';
+import { ACCESS_POLICY, type Operation } from '../../platform/http/policy.js';
 import { Layout } from '../layout.js';
 
 /**

@@ -6,8 +6,8 @@
  * is always empty, and left empty it keeps the stored key.
  */
 
-import type { WalletSettingsView } from '../../wallet/settings.js';
-import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../wallet/settings-rules.js';
+import type { WalletSettingsView } from '../../provider/wallet/settings.js';
+import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../provider/wallet/settings-rules.js';
 import { FieldError, invalidAttrs, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import { Checkbox } from './checkbox.js';

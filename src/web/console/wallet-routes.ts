@@ -9,14 +9,14 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../../http/errors.js';
-import { MAX_ANCHORS, type WalletSettingsInput } from '../../wallet/settings-rules.js';
+import { BadRequest } from '../../platform/http/errors.js';
+import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/wallet/settings-rules.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 
-/** The API's limit of one PEM field (characters, `Pem` in src/wallet/settings-routes.ts). */
+/** The API's limit of one PEM field (characters, `Pem` in src/provider/wallet/settings-routes.ts). */
 const PEM_CHARS = 20_000;
 const On = Type.Optional(Type.Literal('on'));
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));

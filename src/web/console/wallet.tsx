@@ -5,8 +5,8 @@
  * registration form and deletion for the roles the API lets do them.
  */
 import type { X509Certificate } from 'node:crypto';
-import { parseCertificates } from '../../wallet/pem.js';
-import type { WalletSettingsView } from '../../wallet/settings.js';
+import { parseCertificates } from '../../provider/wallet/pem.js';
+import type { WalletSettingsView } from '../../provider/wallet/settings.js';
 import { FormError, shown, TextArea, TextField } from '../form-state.js';
 import { Csrf } from '../layout.js';
 import type { IntegrationsView } from './integrations.js';

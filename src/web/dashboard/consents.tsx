@@ -5,7 +5,7 @@
  * one attribute, and the page script shows the outcome next to it; without script the form posts
  * and the page comes back).
  */
-import type { ConsentRecordBody, ConsentsAndPurposeBody } from '../../consent/schemas.js';
+import type { ConsentRecordBody, ConsentsAndPurposeBody } from '../../consent/records/schemas.js';
 import { consentState } from '../format.js';
 import { Csrf } from '../layout.js';
 import { DashboardPage } from './shell.js';

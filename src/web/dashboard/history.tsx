@@ -2,7 +2,7 @@
  * The individual's own consent history (docs/web.md "Privacy dashboard"): every change, newest
  * first, paged by organisation, with the check of each event against its stored hash and link.
  */
-import type { presentEvent } from '../../consent/history.js';
+import type { presentEvent } from '../../consent/evidence/history.js';
 import { consentChange, utcTime } from '../format.js';
 import { DashboardPage } from './shell.js';
 

@@ -12,12 +12,12 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, NotFound } from '../../http/errors.js';
-import type { WebSession } from '../../identity/web-sessions.js';
-import { readImageField, UPLOAD_LIMITS } from '../../images/form.js';
-import { sendImage } from '../../images/routes.js';
-import type { ImageService } from '../../images/service.js';
-import type { UserService } from '../../users/service.js';
+import { readImageField, UPLOAD_LIMITS } from '../../identity/images/form.js';
+import { sendImage } from '../../identity/images/routes.js';
+import type { ImageService } from '../../identity/images/service.js';
+import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import type { UserService } from '../../identity/users/service.js';
+import { HttpError, NotFound } from '../../platform/http/errors.js';
 import { assertMultipartCsrf } from '../guard.js';
 import { seeOther, sendPage } from '../html.js';
 import { DataPage } from './data.js';

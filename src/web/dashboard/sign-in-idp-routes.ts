@@ -8,11 +8,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DASHBOARD_IDP_CALLBACK_PATH, type FederatedWebSignIn } from '../../federation/web-sign-in.js';
-import { HttpError } from '../../http/errors.js';
-import type { WebSessions } from '../../identity/web-sessions.js';
+import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import { HttpError } from '../../platform/http/errors.js';
 import { sendPage } from '../html.js';
-import { SignInPage, safeNext } from '../sign-in.js';
-import { type CookieJar, openWebSession } from '../sign-in-routes.js';
+import { SignInPage, safeNext } from '../sign-in/page.js';
+import { type CookieJar, openWebSession } from '../sign-in/routes.js';
 
 /** What the routes call. */
 export interface IdpSignInDeps {

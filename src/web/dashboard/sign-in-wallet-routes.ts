@@ -1,6 +1,6 @@
 /**
  * The privacy dashboard's wallet sign-in (docs/web.md "Sign-in"; the rules are
- * `DashboardWalletSignIn`'s, src/wallet/dashboard.ts):
+ * `DashboardWalletSignIn`'s, src/provider/wallet/dashboard.ts):
  * - `GET /dashboard/sign-in/wallet?organisation={orgID}&next=`: a new transaction, its QR code and link
  * - `GET /dashboard/sign-in/wallet/status?organisation=&next=`: the status area (htmx, every 2 s)
  * - `POST /dashboard/sign-in/wallet/complete`: cross-device completion → 303 to `next`, signed in
@@ -10,14 +10,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { BadRequest, Conflict, type HttpError, NotFound } from '../../http/errors.js';
-import type { WebSessions } from '../../identity/web-sessions.js';
-import { DASHBOARD_WALLET_RETURN_PATH, type DashboardWalletSignIn } from '../../wallet/dashboard.js';
-import { qrSvg } from '../../wallet/qr.js';
-import { WalletFlowError, WalletNotConfiguredError } from '../../wallet/sign-in.js';
+import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import { BadRequest, Conflict, type HttpError, NotFound } from '../../platform/http/errors.js';
+import { DASHBOARD_WALLET_RETURN_PATH, type DashboardWalletSignIn } from '../../provider/wallet/dashboard.js';
+import { qrSvg } from '../../provider/wallet/qr.js';
+import { WalletFlowError, WalletNotConfiguredError } from '../../provider/wallet/sign-in.js';
 import { seeOther, sendPage } from '../html.js';
-import { safeNext } from '../sign-in.js';
-import { type CookieJar, openWebSession } from '../sign-in-routes.js';
+import { safeNext } from '../sign-in/page.js';
+import { type CookieJar, openWebSession } from '../sign-in/routes.js';
 import { ElsewherePage, WALLET_PATH, WalletSignInPage, WalletStatus } from './wallet-sign-in.js';
 
 /** What the routes call. */

@@ -1,10 +1,10 @@
 /**
  * The privacy dashboard's wallet sign-in page (docs/web.md "Sign-in"; docs/wallet.md "The sign-in
- * page"): the request as an inline SVG QR code (src/wallet/qr.ts, as the provider's page shows it)
+ * page"): the request as an inline SVG QR code (src/provider/wallet/qr.ts, as the provider's page shows it)
  * and an "Open in wallet" link, and a status area that htmx reloads every 2 s until the
  * transaction has ended (no inline script: the page's CSP forbids it).
  */
-import type { WalletOutcome } from '../../wallet/sign-in.js';
+import type { WalletOutcome } from '../../provider/wallet/sign-in.js';
 import { Layout } from '../layout.js';
 
 const APP = 'Privacy dashboard';
@@ -29,7 +29,7 @@ export interface WalletPageProps {
   next: string;
   /** The OpenID4VP request: the QR code's content and the link's `href`. */
   deepLink: string;
-  /** The QR code, `<svg>` markup of paths only (src/wallet/qr.ts). */
+  /** The QR code, `<svg>` markup of paths only (src/provider/wallet/qr.ts). */
   svg: string;
   expiresAt: Date;
   sameDeviceOnly: boolean;

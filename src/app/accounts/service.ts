@@ -1,0 +1,70 @@
+/**
+ * The individual's account as a whole: its data export (GDPR Art. 15 and 20; docs/identity.md "Data export (GDPR
+ * Art. 15 and 20)"), assembled in `export.ts`, and its deletion.
+ *
+ * Account deletion (GDPR Art. 17 "right to erasure"; docs/decisions/0012-account-deletion.md), by the user (`POST
+ * {base}/users/unregister`)
+ * or by an operator (`assent user delete ID`). Personal data and credentials are deleted; the
+ * consent history is kept (GDPR Art. 7(1) and 17(3)(e): the organisation must still be able to
+ * prove consent) and names the individual only by the random user ID, which nothing links back
+ * to a person any more. The history's hash chain is untouched, so its verification still passes.
+ */
+
+import { eraseFederatedIdentities } from '../../federation/erasure.js';
+import { eraseImages } from '../../identity/images/erasure.js';
+import { eraseResetToken } from '../../identity/passwords/erasure.js';
+import { eraseCredentials } from '../../identity/sessions/erasure.js';
+import type { LivenessCache } from '../../identity/sessions/liveness.js';
+import { scrubAccount } from '../../identity/users/erasure.js';
+import { eraseMemberships } from '../../organisations/erasure.js';
+import type { Db } from '../../platform/db/open.js';
+import { NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
+import { eraseWalletIdentities } from '../../provider/wallet/erasure.js';
+import { type AccountExport, assembleExport, type ExportSources } from './export.js';
+
+/** Exports and deletes accounts. */
+export class AccountService {
+  /**
+   * @param db - the database.
+   * @param liveness - told of the deletion, so that the user's tokens stop working at once (in a
+   *   process that serves no requests, the CLI's, it holds nothing and this changes nothing).
+   * @param exports - what the data export reads: the public URL and the consent domain's export.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly liveness: LivenessCache,
+    private readonly exports: Omit<ExportSources, 'db'>,
+  ) {}
+
+  /**
+   * Everything Assent keeps about the user (GDPR Art. 15 and 20): every part read now but the consent history,
+   * read in chunks while `ConsentHistory` is iterated; `exportJson` writes it as the JSON document of
+   * `GET {base}/user/export`. Only ever called with the caller's own ID (threat: IDOR, reading someone else's data).
+   * @throws {NotFound} when there is no such live account (never existed, or deleted).
+   */
+  exportData(userId: string): Promise<AccountExport> {
+    return assembleExport({ db: this.db, ...this.exports }, userId);
+  }
+
+  /**
+   * Deletes the account `userId` in one transaction.
+   * @throws {NotFound} when there is no such live account (never existed, or already deleted).
+   */
+  async delete(userId: string): Promise<void> {
+    if (!isId(userId)) throw new NotFound('User not found');
+    await this.db.transaction(async (tx) => {
+      // The row lock of the scrub comes first: a concurrent deletion of the same user waits, then finds none.
+      const oldUsername = await scrubAccount(tx, userId);
+      if (oldUsername === null) throw new NotFound('User not found');
+      // Each domain erases what it holds; the consent records and their history stay (GDPR Art. 17(3)(e)).
+      await eraseImages(tx, userId);
+      await eraseResetToken(tx, userId);
+      await eraseFederatedIdentities(tx, userId);
+      await eraseWalletIdentities(tx, userId);
+      await eraseCredentials(tx, userId, oldUsername);
+      await eraseMemberships(tx, userId);
+    });
+    this.liveness.forgetUser(userId);
+  }
+}

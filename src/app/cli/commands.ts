@@ -1,0 +1,82 @@
+/**
+ * The administrative commands that run against an open store, whether in the CLI process or,
+ * on a busy embedded store, inside the serving process through the admin socket.
+ */
+
+import { consentHistoryImport } from '../../consent/transfer/import.js';
+import { redirectUriImport } from '../../federation/redirect-uris.js';
+import { activateSpKeys, stageSpKeys } from '../../federation/saml/sp-keys.js';
+import { maxTokenTtl, rotateSigningKey } from '../../identity/tokens/keys.js';
+import type { Config } from '../../platform/config/load.js';
+import { loadMasterKey } from '../../platform/crypto/master-key.js';
+import type { Store } from '../../platform/db/open.js';
+import { NotFound } from '../../platform/http/errors.js';
+import { oidcClientImport } from '../../provider/relying-parties/import.js';
+import { walletSettingsImport } from '../../provider/wallet/import.js';
+import type { Context } from '../context.js';
+import { ImportValidationError, runImport } from '../organisations-as-code/import.js';
+import type { AdminHandler } from './admin-socket.js';
+
+/**
+ * Builds the handler of the admin commands over a store.
+ * @param config - the configuration.
+ * @param store - an open, migrated store.
+ * @param context - the process's context (`createContext` over `store`): asked for only by a command
+ *   that needs a service (`user/delete`), so that `import`, `migrate`, `keys/rotate` and `keys/activate-saml` start no
+ *   more than they did; the serving process answers its own, the CLI builds one then.
+ */
+export function adminCommands(config: Config, store: Store, context: () => Promise<Context>): AdminHandler {
+  return async (command, payload) => {
+    switch (command) {
+      case 'import':
+        try {
+          return {
+            ok: true,
+            result: await runImport(
+              store.db,
+              payload,
+              config.argon2,
+              redirectUriImport,
+              oidcClientImport,
+              walletSettingsImport(loadMasterKey(config.secret, config.dataDir), new URL(config.publicUrl).hostname),
+              consentHistoryImport,
+            ),
+          };
+        } catch (err) {
+          if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
+          throw err;
+        }
+      case 'keys/rotate': {
+        const master = loadMasterKey(config.secret, config.dataDir);
+        const kid = await rotateSigningKey(store.db, master, maxTokenTtl(config));
+        // SAML SP keys are only staged: published beside the active ones until `keys/activate-saml`.
+        const samlStaged = await stageSpKeys(store.db, master, new URL(config.publicUrl).hostname);
+        return { ok: true, result: { kid, samlStaged } };
+      }
+      case 'keys/activate-saml': {
+        const activated = await activateSpKeys(store.db);
+        if (activated.length === 0)
+          return { ok: false, message: 'no SAML SP key is staged: run `assent keys rotate` first', exitCode: 1 };
+        return { ok: true, result: { samlActivated: activated } };
+      }
+      case 'user/delete':
+        try {
+          await (await context()).accounts.delete(String((payload as { id?: unknown })?.id ?? ''));
+          return { ok: true, result: { deleted: (payload as { id: string }).id } };
+        } catch (err) {
+          if (err instanceof NotFound)
+            return {
+              ok: false,
+              message: `no user with ID ${String((payload as { id?: unknown })?.id).slice(0, 64)}`,
+              exitCode: 1,
+            };
+          throw err;
+        }
+      case 'migrate':
+        await store.migrate();
+        return { ok: true, result: { migrated: true } };
+      default:
+        return { ok: false, message: `unknown admin command "${command}"`, exitCode: 2 };
+    }
+  };
+}

@@ -1,0 +1,312 @@
+/**
+ * The composition root (docs/development.md, code layout): wires the services of one Assent
+ * process together: the store, the master key, the key ring, the token minting and every domain
+ * service (the notification parts through `createNotifications`). No other module builds a
+ * service; the HTTP app (`server.ts`), the admin socket and the CLI (`cli/`) share this one.
+ */
+
+import type { FastifyBaseLogger } from 'fastify';
+import { CatalogueCache } from '../consent/catalogue/cache.js';
+import { DataAttributeService } from '../consent/data-attributes/service.js';
+import { HistoryService } from '../consent/evidence/history.js';
+import { ReceiptService } from '../consent/evidence/receipts.js';
+import { ChainSealer } from '../consent/evidence/sealer.js';
+import { ListingService } from '../consent/listings/service.js';
+import { PurposeService } from '../consent/purposes/service.js';
+import { GroupCommit } from '../consent/records/group-commit.js';
+import { OwnRecords } from '../consent/records/own.js';
+import { RecordViews } from '../consent/records/reads.js';
+import { ConsentService } from '../consent/records/service.js';
+import { ConsentRequestService } from '../consent/requests/service.js';
+import { RetentionService } from '../consent/retention/service.js';
+import { ConsentExport } from '../consent/transfer/export.js';
+import { Broker } from '../federation/broker.js';
+import { Exchange } from '../federation/exchange.js';
+import { FederatedLogout } from '../federation/logout.js';
+import type { FederationServices } from '../federation/routes.js';
+import { SamlBroker } from '../federation/saml/broker.js';
+import { SamlLogout } from '../federation/saml/logout.js';
+import type { SamlServices } from '../federation/saml/routes.js';
+import { SamlConfigService } from '../federation/saml/service.js';
+import { SpKeys } from '../federation/saml/sp-keys.js';
+import { SamlMetadataService } from '../federation/saml/sp-metadata.js';
+import { FederationConfigService } from '../federation/service.js';
+import { WebOrigins } from '../federation/web-origins.js';
+import { FederatedWebSignIn } from '../federation/web-sign-in.js';
+import { ImageService } from '../identity/images/service.js';
+import { BackgroundTasks } from '../identity/passwords/background.js';
+import { PasswordService } from '../identity/passwords/service.js';
+import { authenticate } from '../identity/sessions/credentials.js';
+import { LivenessCache } from '../identity/sessions/liveness.js';
+import { IdentityService } from '../identity/sessions/service.js';
+import { WebSessions } from '../identity/sessions/web-sessions.js';
+import { KeyRing, maxTokenTtl } from '../identity/tokens/keys.js';
+import { DocumentSigner } from '../identity/tokens/signer.js';
+import { REFRESH_MAC_PURPOSE, Tokens } from '../identity/tokens/tokens.js';
+import { UserService } from '../identity/users/service.js';
+import type { NotificationService } from '../notifications/service.js';
+import { createNotifications } from '../notifications/start.js';
+import { AnonymousService } from '../organisations/anonymous/service.js';
+import { AuditLogService } from '../organisations/audit/service.js';
+import { IndividualService } from '../organisations/individuals/service.js';
+import { InvitationService } from '../organisations/invitations/service.js';
+import { RolesCache } from '../organisations/roles-cache.js';
+import type { Config } from '../platform/config/load.js';
+import { loadMasterKey, type MasterKey } from '../platform/crypto/master-key.js';
+import type { Store } from '../platform/db/open.js';
+import type { GuardServices } from '../platform/http/auth.js';
+import { createMailer, type Mailer } from '../platform/mail/mailer.js';
+import { WalletInteractions } from '../provider/openid/interaction.js';
+import { OrgProviders } from '../provider/openid/provider.js';
+import { RelyingPartyRegistry } from '../provider/relying-parties/clients.js';
+import { OidcClientService } from '../provider/relying-parties/service.js';
+import { DashboardWalletSignIn } from '../provider/wallet/dashboard.js';
+import { WalletFlow } from '../provider/wallet/flow.js';
+import { WalletSettingsService } from '../provider/wallet/settings.js';
+import type { WalletSignIn } from '../provider/wallet/sign-in.js';
+import { AccountService } from './accounts/service.js';
+import { startWorkers } from './workers.js';
+
+/** Everything a request handler may need. */
+export interface Context {
+  config: Config;
+  store: Store;
+  master: MasterKey;
+  /** Outgoing mail (SMTP_URL, or the outbox); `stopWorkers` closes it. */
+  mailer: Mailer;
+  keys: KeyRing;
+  tokens: Tokens;
+  /** The delivery of special consent requests (docs/api.md "Permissions and consents"); its queue runs once `startWorkers` has run. */
+  notifications: NotificationService;
+  /** Starts special consent requests (docs/api.md "Permissions and consents") and answers their jobs; `notifications` delivers them. */
+  consentRequests: ConsentRequestService;
+  /**
+   * Starts the background workers (sweeps, purge, sealer, job queue and its workers): `assent
+   * serve` and the test server call it before serving.
+   * @param log - where background failures are reported.
+   * @throws the database's error when pg-boss cannot create its schema.
+   */
+  startWorkers(log: FastifyBaseLogger): Promise<void>;
+  /** Stops what `startWorkers` started, waiting for the rounds under way; closes the mailer. A no-op when not started. */
+  stopWorkers(): Promise<void>;
+  /** The auth guard's cached liveness check of sessions and API keys; `buildApp` attaches it. */
+  liveness: LivenessCache;
+  /** The access checks' cached roles of users in organisations; `buildApp` attaches it. */
+  roles: RolesCache;
+  /** Seals consent events into their chain after the commit; `startWorkers` starts its sweep. */
+  sealer: ChainSealer;
+  /** What the auth guard asks of the identity and orgs domains. */
+  guard: GuardServices;
+  identity: IdentityService;
+  users: UserService;
+  purposes: PurposeService;
+  retention: RetentionService;
+  dataAttributes: DataAttributeService;
+  consents: ConsentService;
+  /**
+   * Work taken by the batched statements and not yet answered (count each; `Batcher.pending`,
+   * src/platform/db/batcher.ts): consent record reads, consent changes and refresh-token rotations. Read by the
+   * batching tests, which hold the first statement until every request is queued (docs/development.md).
+   */
+  pending: { consentReads(): number; consentWrites(): number; refreshRotations(): number };
+  /** An individual's own consent records at once (the dashboard's "My consents"). */
+  ownRecords: OwnRecords;
+  history: HistoryService;
+  /** Signed ISO/IEC TS 27560 receipts of history events (docs/consents.md "Consent receipts"). */
+  receipts: ReceiptService;
+  individuals: IndividualService;
+  /** Consented-user pages, and the consent overview and trend the console reads (`overview`, `trend`). */
+  listings: ListingService;
+  anonymous: AnonymousService;
+  /** The individual's data export (GDPR Art. 15 and 20) and account deletion (Art. 17). */
+  accounts: AccountService;
+  /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
+  auditLog: AuditLogService;
+  /** The web front ends' browser sessions (docs/web.md "Sessions"). */
+  webSessions: WebSessions;
+  /** The privacy dashboard's sign-in through an organisation's external OpenID provider or a wallet (docs/web.md "Sign-in"). */
+  webSignIn: { federated: FederatedWebSignIn; wallet: DashboardWalletSignIn };
+  /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
+  passwords: PasswordService;
+  invitations: InvitationService;
+  images: ImageService;
+  /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
+  federation: FederationServices;
+  /** SAML 2.0 federation with organisations' IdPs (docs/decisions/0022-saml-federation.md). */
+  saml: SamlServices;
+  /**
+   * The OpenID provider's relying parties (docs/api.md "Authorization endpoint"; docs/wallet.md): `clients` registers them (admin
+   * API), `relyingParties` is what the provider reads.
+   */
+  oidc: {
+    clients: OidcClientService;
+    relyingParties: RelyingPartyRegistry;
+    /** Each organisation's OpenID provider (docs/decisions/0017-wallet-sign-in-provider.md). */
+    providers: OrgProviders;
+    /** The wallet sign-in page's steps (docs/wallet.md "The sign-in page"). */
+    interactions: WalletInteractions;
+  };
+  /**
+   * The wallet verifier behind the provider's sign-in page (docs/api.md "Authorization endpoint"; docs/wallet.md): the provider
+   * uses it as `WalletSignIn`; the wallet's endpoints call its `requestObject` and `receive`.
+   */
+  wallet: WalletSignIn & WalletFlow;
+  /** Organisations' wallet settings (admin API `{base}/organizations/{organizationID}/wallet`). */
+  walletSettings: WalletSettingsService;
+  /** The origins of the registered app redirect URIs, which CORS allows (docs/api.md "CORS and security headers"). */
+  webOrigins: WebOrigins;
+}
+
+/**
+ * Builds the context over an open, migrated store; creates the first signing key if none exists.
+ * @throws {SealError} when the master key cannot open the stored signing keys (wrong ASSENT_SECRET).
+ */
+export async function createContext(config: Config, store: Store): Promise<Context> {
+  const master = loadMasterKey(config.secret, config.dataDir);
+  const keys = new KeyRing(store.db, master, maxTokenTtl(config));
+  await keys.init();
+  const tokens = new Tokens(keys, config.publicUrl, master.derivedKey(REFRESH_MAC_PURPOSE));
+  const liveness = new LivenessCache(store.db);
+  const roles = new RolesCache(store.db);
+  // PGlite has one connection: a second statement in flight would only queue there, so one slot.
+  const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
+  const identity = new IdentityService({
+    db: store.db,
+    config,
+    tokens,
+    master,
+    liveness,
+    rotationSlots: slots(config.dbWriteSlots),
+  });
+  const users = new UserService(store.db, identity);
+  const purposes = new PurposeService(store.db);
+  const retention = new RetentionService(store.db);
+  const dataAttributes = new DataAttributeService(store.db);
+  const sealer = new ChainSealer(store.db);
+  const catalogues = new CatalogueCache(store.db);
+  const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
+  const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
+  const consents = new ConsentService(store.db, sealer, views, roles, writes);
+  const history = new HistoryService(store.db, sealer);
+  const receipts = new ReceiptService({
+    db: store.db,
+    sealer,
+    consents,
+    purposes,
+    dataAttributes,
+    retention,
+    signer: new DocumentSigner(keys),
+    issuer: config.publicUrl,
+  });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+  // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
+  const background = new BackgroundTasks();
+  const invitations = new InvitationService(store.db, config, mailer);
+  const individuals = new IndividualService(store.db, config, roles, invitations, background);
+  const listings = new ListingService(store.db, catalogues, roles);
+  const anonymous = new AnonymousService(store.db, config);
+  const accounts = new AccountService(store.db, liveness, {
+    publicUrl: config.publicUrl,
+    consents: new ConsentExport(store.db, views, sealer, consents),
+  });
+  const auditLog = new AuditLogService(store.db);
+  const passwords = new PasswordService({ db: store.db, config, mailer, background, liveness });
+  const images = new ImageService(store.db, identity);
+  const configs = new FederationConfigService(store.db, master, config);
+  const broker = new Broker(store.db, master, configs);
+  const federation: FederationServices = {
+    configs,
+    broker,
+    exchange: new Exchange({ db: store.db, config, master, identity, tokens, configs, broker }),
+    logout: new FederatedLogout(store.db, master, configs, identity),
+  };
+  const samlConfigs = new SamlConfigService(store.db, config);
+  const spKeys = new SpKeys(store.db, master, new URL(config.publicUrl).hostname);
+  const saml: SamlServices = {
+    configs: samlConfigs,
+    metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
+    broker: new SamlBroker(store.db, master, samlConfigs, spKeys, config.samlClockSkewSeconds * 1000),
+    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity, config.samlClockSkewSeconds * 1000),
+  };
+  const webOrigins = new WebOrigins(store.db);
+  const guard: GuardServices = {
+    authenticate: (authorization) => authenticate(authorization, liveness, tokens),
+    rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
+  };
+  const notifications = createNotifications({ store, master, mailer, config });
+  const walletSettings = new WalletSettingsService(store.db, master, new URL(config.publicUrl).hostname);
+  const wallet = new WalletFlow(store.db, master, walletSettings, config);
+  let stop: (() => Promise<void>) | undefined;
+  const relyingParties = new RelyingPartyRegistry(store.db);
+  const providers = new OrgProviders({
+    db: store.db,
+    publicUrl: config.publicUrl,
+    keys,
+    master,
+    parties: relyingParties,
+    wallet,
+  });
+  const ctx: Context = {
+    config,
+    store,
+    master,
+    mailer,
+    keys,
+    tokens,
+    liveness,
+    roles,
+    sealer,
+    guard,
+    identity,
+    users,
+    purposes,
+    retention,
+    dataAttributes,
+    consents,
+    ownRecords: new OwnRecords(views),
+    pending: {
+      consentReads: () => views.pending,
+      consentWrites: () => writes.pending,
+      refreshRotations: () => identity.pendingRotations,
+    },
+    history,
+    receipts,
+    individuals,
+    listings,
+    anonymous,
+    accounts,
+    auditLog,
+    passwords,
+    invitations,
+    images,
+    federation,
+    saml,
+    oidc: {
+      clients: new OidcClientService(store.db),
+      relyingParties,
+      providers,
+      interactions: new WalletInteractions(providers, relyingParties, wallet),
+    },
+    webOrigins,
+    webSessions: new WebSessions(store.db, identity, liveness, config.refreshTokenTtl),
+    webSignIn: {
+      federated: new FederatedWebSignIn(configs, broker, federation.exchange, config.publicUrl),
+      wallet: new DashboardWalletSignIn(store.db, wallet, walletSettings, {
+        publicUrl: config.publicUrl,
+        perIp: config.walletPerIp,
+      }),
+    },
+    wallet,
+    walletSettings,
+    notifications: notifications.service,
+    consentRequests: new ConsentRequestService(store.db, notifications.service),
+    async startWorkers(log) {
+      stop = await startWorkers(ctx, notifications, log);
+    },
+    async stopWorkers() {
+      await stop?.();
+      stop = undefined;
+    },
+  };
+  return ctx;
+}

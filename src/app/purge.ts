@@ -1,0 +1,37 @@
+/**
+ * The purge of stale anti-automation counters (`login_throttle`, `rate_limits`) and of lapsed
+ * refresh answers, ended wallet transactions (docs/wallet.md) and the OpenID providers' expired state (src/provider/openid/lapsed.ts). The counters are written by unauthenticated requests: a flood of logins with
+ * made-up usernames, or of password-reset requests, adds a row per name, so without a purge the
+ * tables grow for as long as the attack lasts (ASVS 5.0 V2.4.1: anti-automation must not become a
+ * resource-exhaustion vector itself). Only rows that no longer change any decision are deleted;
+ * each domain decides which of its own rows those are.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { purgeLapsed } from '../identity/sessions/lapsed.js';
+import type { Config } from '../platform/config/load.js';
+import type { Db } from '../platform/db/open.js';
+import { schedulePeriodic } from '../platform/jobs/periodic.js';
+import { deleteExpired } from '../platform/ratelimit/limit.js';
+import { purgeExpiredProviderState } from '../provider/openid/lapsed.js';
+import { purgeWalletTransactions } from '../provider/wallet/flow.js';
+
+/**
+ * Purges every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) until stopped: what
+ * identity keeps only for a while (failed-login counters, refresh answers past their reuse grace
+ * period, docs/identity.md "Sessions") and the rate-limit counters whose window has ended. Safe
+ * from several processes at once: each part is one statement.
+ * @returns a function that stops it after the round under way.
+ */
+export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): () => Promise<void> {
+  return schedulePeriodic(log, config.purgeSeconds, 'purge of stale throttle counters', async () => {
+    const { counters, successors, webSessions } = await purgeLapsed(db, config);
+    const keys = await deleteExpired(db);
+    const walletTransactions = await purgeWalletTransactions(db);
+    const oidcRecords = await purgeExpiredProviderState(db);
+    if (counters + keys + successors + walletTransactions + oidcRecords + webSessions > 0)
+      log.info(
+        { counters, keys, successors, walletTransactions, oidcRecords, webSessions },
+        'stale throttle counters, lapsed refresh answers, ended wallet transactions, expired OpenID provider state and lapsed web sessions purged',
+      );
+  });
+}

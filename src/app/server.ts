@@ -1,0 +1,192 @@
+/**
+ * Builds the Fastify application: schemas, OpenAPI, errors, the auth guard and every domain's
+ * routes. Every endpoint of the interface lives under `{base}` = `/v1` (docs/api.md "Versioning": the v1.1 login
+ * and the authorization endpoint aside); operational endpoints at the root.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { dataAttributeRoutes } from '../consent/data-attributes/routes.js';
+import { historyRoutes } from '../consent/evidence/history-routes.js';
+import { receiptRoutes } from '../consent/evidence/receipt-routes.js';
+import { overviewRoutes } from '../consent/listings/overview-routes.js';
+import { listingRoutes } from '../consent/listings/routes.js';
+import { purposeRoutes } from '../consent/purposes/routes.js';
+import { consentRoutes } from '../consent/records/routes.js';
+import { consentRequestRoutes } from '../consent/requests/routes.js';
+import { retentionRoutes } from '../consent/retention/routes.js';
+import { federationRoutes } from '../federation/routes.js';
+import { samlRoutes } from '../federation/saml/routes.js';
+import { imageRoutes } from '../identity/images/routes.js';
+import { passwordRoutes } from '../identity/passwords/routes.js';
+import { identityRoutes, loginV11Routes } from '../identity/sessions/routes.js';
+import { userRoutes } from '../identity/users/routes.js';
+import { notificationRoutes } from '../notifications/routes.js';
+import { anonymousRoutes } from '../organisations/anonymous/routes.js';
+import { individualRoutes } from '../organisations/individuals/routes.js';
+import { invitationRoutes } from '../organisations/invitations/routes.js';
+import { orgRoutes } from '../organisations/routes.js';
+import { installAuthGuard } from '../platform/http/auth.js';
+import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
+import { installBodyParsers } from '../platform/http/body-parsers.js';
+import { installCors } from '../platform/http/cors.js';
+import { installErrorHandlers } from '../platform/http/errors.js';
+import { installSecurityHeaders } from '../platform/http/headers.js';
+import { trackHandlers } from '../platform/http/in-flight.js';
+import { requestLimitOptions } from '../platform/http/limits.js';
+import { loggingOptions } from '../platform/http/logging.js';
+import { SHARED_SCHEMAS } from '../platform/http/schemas.js';
+import { providerRoutes } from '../provider/openid/routes.js';
+import { oidcClientRoutes } from '../provider/relying-parties/routes.js';
+import { walletRoutes } from '../provider/wallet/routes.js';
+import { walletSettingsRoutes } from '../provider/wallet/settings-routes.js';
+import { webRoutes } from '../web/plugin.js';
+import { accountRoutes } from './accounts/routes.js';
+import type { Context } from './context.js';
+import { healthRoutes } from './health.js';
+
+/** Options of `buildApp`. */
+export interface AppOptions {
+  /** Log level override (tests pass `silent`). */
+  logLevel?: string;
+}
+
+/**
+ * Builds the app; call `listen` on it, or `inject` in tests. The background workers are not
+ * started here: call `ctx.startWorkers` before serving and `ctx.stopWorkers` after `close`.
+ * @param ctx - the wired services.
+ */
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggingOptions(options.logLevel ?? ctx.config.logLevel),
+    trustProxy: ctx.config.trustProxy,
+    ...requestLimitOptions(ctx.config.requestTimeoutSeconds),
+    // Close idle keep-alive sockets on shutdown; in-flight requests still finish.
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // While shutting down, answers close their connection, so keep-alive clients cannot hold the
+  // server open past its in-flight requests.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    if (draining) reply.header('Connection', 'close');
+  });
+  const handlers = trackHandlers(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installErrorHandlers(app);
+  installSecurityHeaders(app, ctx.config.publicUrl);
+  await installCors(app, ctx.webOrigins, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential
+  installBodyParsers(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Assent',
+        version: '2.1.6',
+        description:
+          'Identity, consent and user management; the iGrant.io API family 2.1.6. Paths of the interface (docs/api.md "The interface") are under /v1.',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+  // The reference page is served from the bundled swagger-ui files; nothing is loaded from outside.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { validatorUrl: null },
+    staticCSP: true,
+    // Nothing is fetched from elsewhere, so the policy allows nothing from elsewhere either.
+    transformStaticCSP: (header) => header.replace(/ validator\.swagger\.io/g, '').replace(/ https:/g, ''),
+  });
+  app.get('/openapi.json', { config: { operation: 'docs.openapi' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+
+  installBodyKeyCanonicalisation(app);
+  installAuthGuard(app, ctx.guard);
+  await ctx.liveness.attach(ctx.store);
+  app.addHook('onClose', async () => ctx.liveness.detach());
+  await ctx.roles.attach(ctx.store);
+  app.addHook('onClose', async () => ctx.roles.detach());
+
+  await app.register(healthRoutes, { store: ctx.store, keys: ctx.keys });
+  await app.register(loginV11Routes, { identity: ctx.identity });
+  await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
+  await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
+  await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
+  // docs/api.md "Authorization endpoint": each organisation's OpenID provider and its wallet sign-in page, at the root.
+  await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
+  // The web front ends (docs/web.md): /dashboard, /console and /web/assets/, at the root.
+  await app.register(webRoutes, {
+    sessions: ctx.webSessions,
+    identity: ctx.identity,
+    consents: ctx.consents,
+    ownRecords: ctx.ownRecords,
+    history: ctx.history,
+    users: ctx.users,
+    images: ctx.images,
+    passwords: ctx.passwords,
+    accounts: ctx.accounts,
+    receipts: ctx.receipts,
+    purposes: ctx.purposes,
+    dataAttributes: ctx.dataAttributes,
+    retention: ctx.retention,
+    consentRequests: ctx.consentRequests,
+    notifications: ctx.notifications,
+    federationConfigs: ctx.federation.configs,
+    walletSettings: ctx.walletSettings,
+    oidcClients: ctx.oidc.clients,
+    auditLog: ctx.auditLog,
+    individuals: ctx.individuals,
+    listings: ctx.listings,
+    rolesIn: ctx.guard.rolesIn,
+    publicUrl: ctx.config.publicUrl,
+    federated: ctx.webSignIn.federated,
+    walletSignIn: ctx.webSignIn.wallet,
+  });
+  await app.register(
+    async (v1) => {
+      await v1.register(loginV11Routes, { identity: ctx.identity });
+      await v1.register(identityRoutes, { identity: ctx.identity });
+      await v1.register(orgRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
+      await v1.register(userRoutes, { users: ctx.users });
+      await v1.register(imageRoutes, { images: ctx.images });
+      await v1.register(purposeRoutes, { purposes: ctx.purposes });
+      await v1.register(retentionRoutes, { retention: ctx.retention });
+      await v1.register(dataAttributeRoutes, { dataAttributes: ctx.dataAttributes });
+      await v1.register(individualRoutes, { individuals: ctx.individuals, publicUrl: ctx.config.publicUrl });
+      await v1.register(consentRoutes, { consents: ctx.consents });
+      await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
+      await v1.register(overviewRoutes, { listings: ctx.listings });
+      await v1.register(historyRoutes, {
+        consents: ctx.consents,
+        history: ctx.history,
+        publicUrl: ctx.config.publicUrl,
+      });
+      await v1.register(receiptRoutes, { receipts: ctx.receipts });
+      await v1.register(consentRequestRoutes, { requests: ctx.consentRequests, publicUrl: ctx.config.publicUrl });
+      await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
+      await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
+      await v1.register(accountRoutes, { accounts: ctx.accounts });
+      await v1.register(federationRoutes, { ...ctx.federation });
+      await v1.register(samlRoutes, { ...ctx.saml });
+      await v1.register(oidcClientRoutes, { clients: ctx.oidc.clients });
+      await v1.register(walletSettingsRoutes, { settings: ctx.walletSettings });
+    },
+    { prefix: '/v1' },
+  );
+  // Last added, so first run: handlers whose client has gone finish before anything they use is released.
+  app.addHook('onClose', () => handlers.drained());
+  app.decorate('requestsInFlight', () => handlers.running());
+  return app;
+}

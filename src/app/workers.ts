@@ -1,0 +1,39 @@
+/**
+ * The background work of a serving process: the AskMe expiry sweep, the purge of stale throttle
+ * counters, the sealer's sweep of events left unsealed, and the job queue with its workers.
+ * `assent serve` and the test server start them through `Context.startWorkers` and stop them
+ * through `Context.stopWorkers`, after the HTTP app has closed and before the store is closed.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { scheduleSweep } from '../consent/records/sweep.js';
+import type { Notifications } from '../notifications/start.js';
+import { logBackgroundFailure } from '../platform/db/unavailable.js';
+import type { Context } from './context.js';
+import { schedulePurge } from './purge.js';
+
+/**
+ * Starts every background worker.
+ * @param ctx - the wired services.
+ * @param notifications - the notification parts of the context.
+ * @param log - where background failures are reported.
+ * @returns a function that stops them all, waiting for the rounds under way.
+ * @throws the database's error when pg-boss cannot create its schema.
+ */
+export async function startWorkers(
+  ctx: Context,
+  notifications: Notifications,
+  log: FastifyBaseLogger,
+): Promise<() => Promise<void>> {
+  const stops: Array<() => Promise<void>> = [];
+  stops.push(scheduleSweep(log, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds));
+  stops.push(schedulePurge(log, ctx.store.db, ctx.config));
+  // Events left unsealed by a process that died after its commit.
+  ctx.sealer.startSweep(1, (err) => logBackgroundFailure(log, err, 'sealing consent events failed'));
+  stops.push(() => ctx.sealer.stop());
+  stops.push(await notifications.start(log));
+  return async () => {
+    // Last started, first stopped: the job workers before the sealer they wake.
+    for (const stop of stops.reverse()) await stop();
+    ctx.mailer.close();
+  };
+}

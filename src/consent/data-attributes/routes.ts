@@ -1,0 +1,87 @@
+/**
+ * Routes of data attributes (called templates in the API's paths and fields), under `{base}`:
+ * `POST|GET /organizations/{organizationID}/templates`, `PUT|DELETE
+ * /organizations/{organizationID}/templates/{templateID}`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../../platform/http/auth.js';
+import { errors } from '../../platform/http/schemas.js';
+import type { DataAttributeService } from './service.js';
+
+const DataAttributeBody = Type.Object({
+  ID: Type.String(),
+  Consent: Type.String({ description: 'the data attribute’s name' }),
+  PurposeIDs: Type.Array(Type.String()),
+});
+/** The API's data attribute fields (also the console's form, src/web/console). */
+export const DataAttributeInput = Type.Object({
+  consent: Type.String({ minLength: 1, maxLength: 200, description: 'the data attribute’s name' }),
+  purposeids: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
+});
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const DataAttributeParams = Type.Object({ organizationID: Type.String(), templateID: Type.String() });
+const tags = ['templates'];
+const security = [{ bearer: [] }];
+
+/** @param opts.dataAttributes - the data attribute service. */
+export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: DataAttributeService }> = async (
+  app,
+  { dataAttributes },
+) => {
+  app.post('/organizations/:organizationID/templates', {
+    config: { operation: 'templates.create' },
+    schema: {
+      tags,
+      security,
+      summary: 'Add data attributes (templates) and link them to purposes',
+      params: OrgParams,
+      body: Type.Object({ templates: Type.Array(DataAttributeInput, { minItems: 1, maxItems: 100 }) }),
+      response: { 201: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req, reply) =>
+      reply.code(201).send({ Templates: await dataAttributes.create(req.params.organizationID, req.body.templates) }),
+  });
+
+  app.get('/organizations/:organizationID/templates', {
+    config: { operation: 'templates.list' },
+    schema: {
+      tags,
+      security,
+      summary: 'List the organisation’s data attributes',
+      params: OrgParams,
+      response: { 200: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(401, 403, 404) },
+    },
+    handler: async (req) => ({ Templates: await dataAttributes.list(req.params.organizationID) }),
+  });
+
+  app.put('/organizations/:organizationID/templates/:templateID', {
+    config: { operation: 'templates.update' },
+    schema: {
+      tags,
+      security,
+      summary: 'Rename a data attribute and replace its purposes',
+      params: DataAttributeParams,
+      body: DataAttributeInput,
+      response: { 200: Type.Object({ Template: DataAttributeBody }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => ({
+      Template: await dataAttributes.update(req.params.organizationID, req.params.templateID, req.body),
+    }),
+  });
+
+  app.delete('/organizations/:organizationID/templates/:templateID', {
+    config: { operation: 'templates.delete' },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a data attribute (consent evidence keeps it)',
+      params: DataAttributeParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
+    handler: async (req, reply) => {
+      await dataAttributes.delete(req.principal as Principal, req.params.organizationID, req.params.templateID);
+      return reply.code(204).send(null);
+    },
+  });
+};

@@ -1,0 +1,126 @@
+/**
+ * Rules of data attributes, called templates in the iGrant.io API family's paths and fields
+ * (ISO/IEC TS 27560 "data" / "personal data category"). A data attribute has a name and the
+ * purposes that use it; a purpose's consents are per attribute. Deleting a data attribute or
+ * unlinking a purpose hides it from current consent records but keeps it for the evidence
+ * (docs/decisions/0008-consent-records-and-catalogue.md).
+ */
+
+import { recordAudit } from '../../organisations/audit/service.js';
+import type { Db } from '../../platform/db/open.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { BadRequest, NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
+import * as store from './store.js';
+
+/** A data attribute as answered (a `Template`): `{ID, Consent (the attribute name), PurposeIDs}`. */
+export interface DataAttributeBody {
+  ID: string;
+  Consent: string;
+  PurposeIDs: string[];
+}
+
+/** A data attribute as a request describes it (an element of `templates`). */
+export interface DataAttributeInput {
+  consent: string;
+  purposeids?: string[];
+}
+
+const present = (row: store.DataAttributeRow): DataAttributeBody => ({
+  ID: row.id,
+  Consent: row.name,
+  PurposeIDs: row.purposeIds,
+});
+
+/** A data attribute as consent evidence names it: live or deleted (ISO/IEC TS 27560 "PII type"). */
+export interface RecordedDataAttribute {
+  id: string;
+  name: string;
+  /** When it was deleted, or null while it is live. */
+  deletedAt: Date | null;
+}
+
+/** Manages data attributes; the caller's right to do so is checked by the access policy. */
+export class DataAttributeService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The distinct purpose IDs of `inputs`, all live purposes of the organisation.
+   * @throws {BadRequest} naming the first ID that is not.
+   */
+  private async checkPurposes(orgId: string, inputs: DataAttributeInput[]): Promise<void> {
+    const wanted = [...new Set(inputs.flatMap((i) => i.purposeids ?? []))];
+    const live = await store.livePurposeIds(this.db, orgId, wanted.filter(isId));
+    const missing = wanted.find((id) => !live.has(id));
+    if (missing !== undefined)
+      throw new BadRequest(`Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`);
+  }
+
+  /**
+   * Creates data attributes, all or none.
+   * @returns the created data attributes, in request order.
+   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   */
+  async create(orgId: string, inputs: DataAttributeInput[]): Promise<DataAttributeBody[]> {
+    await this.checkPurposes(orgId, inputs);
+    const ids = await this.db.transaction(async (tx) => {
+      const out: string[] = [];
+      for (const i of inputs)
+        out.push(await store.insertDataAttribute(tx, orgId, i.consent.trim(), [...new Set(i.purposeids ?? [])]));
+      return out;
+    });
+    const rows = new Map((await store.listDataAttributes(this.db, orgId, ids)).map((r) => [r.id, r]));
+    return ids.map((id) => present(rows.get(id)!));
+  }
+
+  /** Live data attributes of the organisation. */
+  async list(orgId: string): Promise<DataAttributeBody[]> {
+    return (await store.listDataAttributes(this.db, orgId)).map(present);
+  }
+
+  /**
+   * A data attribute of the organisation, deleted or not, as it is named now: for the consent
+   * evidence, which keeps naming deleted attributes (consent receipts, docs/consents.md).
+   * @returns null when the organisation has no data attribute with that ID (a malformed ID included).
+   */
+  async recorded(orgId: string, id: string): Promise<RecordedDataAttribute | null> {
+    return isId(id) ? store.findDataAttribute(this.db, orgId, id) : null;
+  }
+
+  /**
+   * Renames a data attribute and replaces its purposes.
+   * @throws {NotFound} when it is not a live data attribute of this organisation.
+   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   */
+  async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
+    if (!isId(id)) throw new NotFound('Template not found');
+    await this.checkPurposes(orgId, [input]);
+    const found = await this.db.transaction((tx) =>
+      store.updateDataAttribute(tx, orgId, id, input.consent.trim(), [...new Set(input.purposeids ?? [])]),
+    );
+    if (!found) throw new NotFound('Template not found');
+    return present((await store.listDataAttributes(this.db, orgId, [id]))[0]!);
+  }
+
+  /**
+   * Deletes a data attribute (soft: evidence keeps it), from the API's `DELETE …/templates/{templateID}`
+   * or the console; the deletion and its audit entry `template.delete` (`{templateId, name}`) commit together.
+   * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
+   * @throws {NotFound} when it is not a live data attribute of this organisation; nothing is recorded then.
+   */
+  async delete(actor: Principal, orgId: string, id: string): Promise<void> {
+    if (!isId(id)) throw new NotFound('Template not found');
+    await this.db.transaction(async (tx) => {
+      const name = await store.softDeleteDataAttribute(tx, orgId, id);
+      if (name === null) throw new NotFound('Template not found');
+      // Accountability (ASVS 5.0 V16.3.2): who removed a data attribute from what individuals are asked to consent to.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'template.delete',
+        detail: { templateId: id, name },
+      });
+    });
+  }
+}

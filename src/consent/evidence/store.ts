@@ -1,0 +1,295 @@
+/** SQL of the consent history: the per-organisation chain head and the events. */
+import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { v7 as uuidv7 } from 'uuid';
+import { type Executor, rowsOf } from '../../platform/db/open.js';
+import { consentChainHeads, consentEventSeals, consentEvents } from '../../platform/db/schema.js';
+import type { ConsentRow } from '../records/store.js';
+import type { ConsentValue } from '../records/values.js';
+import type { EventDraft, SealedEvent } from './chain.js';
+
+/**
+ * Writes events in the change's transaction, unsealed: they get an ID (UUIDv7), their organisation
+ * and `written` (a sequence, the order of sealing), and a row in the sealer's queue;
+ * `ChainSealer` chains them after the commit. Call it while holding the lock of what changed (the
+ * record's row, or the attribute consents' rows), so that one record's events are written, and
+ * sealed, in the order of its changes. No chain lock is taken here: changes to different records
+ * never wait on each other.
+ * @param drafts - the events in order, without ID, organisation and seq.
+ */
+export async function appendEvents(tx: Executor, orgId: string, drafts: EventDraft[]): Promise<void> {
+  if (drafts.length === 0) return;
+  await tx.execute(sql`WITH ${queuedEventsSql(valuesSource(eventRows(orgId, drafts)))}`);
+}
+
+/**
+ * The end of a `WITH` list that writes consent events and queues them for sealing, in one statement
+ * (see `appendEvents`): `events AS (INSERT INTO consent_events …), INSERT INTO consent_event_queue …`.
+ * A caller may add `RETURNING 1`: one row per event written. Every writer of events goes through it,
+ * so no event is written without its place in the queue.
+ * @param source - a `SELECT` of the event columns in the order of `EVENT_COLUMNS`, in the order the
+ *   events happened (`valuesSource` or `recordsetSource`).
+ * @param asCte - names the queue insert as this `WITH` item instead of ending the statement with it,
+ *   so that the caller's own `SELECT` follows.
+ */
+export function queuedEventsSql(source: SQL, asCte?: string): SQL {
+  const queue = sql`INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`;
+  return sql`events AS (
+      INSERT INTO consent_events ${EVENT_COLUMNS} ${source} RETURNING org_id, written, id
+    )
+    ${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
+}
+
+/**
+ * Events from `VALUES` rows, for `queuedEventsSql`.
+ * @param rows - `eventRows`, or `EVENT_PLACEHOLDERS`.
+ * @param only - a `WHERE` clause on which the insert depends (`writeChange`'s version check), or empty.
+ */
+export function valuesSource(rows: SQL, only: SQL = sql``): SQL {
+  return sql`SELECT * FROM (VALUES ${rows}) AS v ${only}`;
+}
+
+/**
+ * Events from a JSON array of `eventRecord`s, for `queuedEventsSql`, in array order: those whose
+ * `change` passes `only` (`store.writeChangesIfUnchanged`: a change whose version still held).
+ * @param events - the JSON text of the array.
+ * @param only - a condition on `e.change`.
+ */
+export function recordsetSource(events: string, only: SQL): SQL {
+  const columns = sql.raw(EVENT_FIELDS.map(([column]) => `e.${column}`).join(', '));
+  const types = sql.raw(EVENT_FIELDS.map(([column, type]) => `${column} ${type}`).join(', '));
+  return sql`SELECT ${columns} FROM json_to_recordset(${events}::json) AS e(n int, change int, ${types})
+    WHERE ${only} ORDER BY e.n`;
+}
+
+/**
+ * One event as a record of `recordsetSource`, with a new UUIDv7 as its ID.
+ * @param n - its place in the array (the order of writing).
+ * @param change - the index of the change it belongs to.
+ */
+export function eventRecord(orgId: string, e: EventDraft, n: number, change: number): Record<string, unknown> {
+  const values = eventParams(orgId, e);
+  const record: Record<string, unknown> = { n, change };
+  for (const [column] of EVENT_FIELDS) record[column] = values[`e_${column}`];
+  // Objects, not their JSON text: json_to_recordset reads a jsonb column from the JSON value itself.
+  record.actor = e.actor;
+  record.channel = e.channel;
+  return record;
+}
+
+/**
+ * The `VALUES` rows of events, for `queuedEventsSql`.
+ * @param drafts - at least one event, in order.
+ */
+export function eventRows(orgId: string, drafts: EventDraft[]): SQL {
+  return sql.join(
+    drafts.map((e) => {
+      const values = eventParams(orgId, e);
+      return eventTuple((column) => values[`e_${column}`]);
+    }),
+    sql`, `,
+  );
+}
+
+/** The columns an event is written with and their SQL types, in order: the one list every writer uses. */
+const EVENT_FIELDS: ReadonlyArray<readonly [column: string, type: string]> = [
+  ['id', 'uuid'],
+  ['org_id', 'uuid'],
+  ['record_id', 'uuid'],
+  ['user_id', 'uuid'],
+  ['purpose_id', 'uuid'],
+  ['attribute_id', 'uuid'],
+  ['old_value', 'text'],
+  ['new_value', 'text'],
+  ['old_days', 'int'],
+  ['new_days', 'int'],
+  ['occurred_at', 'timestamptz'],
+  ['actor', 'jsonb'],
+  ['channel', 'jsonb'],
+  ['request_id', 'text'],
+];
+
+/** The column list of an event insert, in the order of `EVENT_PLACEHOLDERS` and `eventRows`. */
+export const EVENT_COLUMNS = sql.raw(`(${EVENT_FIELDS.map(([column]) => column).join(', ')})`);
+
+/** One parenthesised row of `EVENT_FIELDS`, each value cast to its column's type. */
+function eventTuple(value: (column: string) => unknown): SQL {
+  return sql`(${sql.join(
+    EVENT_FIELDS.map(([column, type]) => sql`${value(column)}::${sql.raw(type)}`),
+    sql`, `,
+  )})`;
+}
+
+/** The values of `EVENT_COLUMNS` as placeholders `e_<column>`, for a prepared statement that writes one event. */
+export const EVENT_PLACEHOLDERS = eventTuple((column) => sql.placeholder(`e_${column}`));
+
+/**
+ * The values of one event keyed `e_<column>` (for `EVENT_PLACEHOLDERS`), with a new UUIDv7 as its ID.
+ * @param orgId - the organisation whose chain the event joins.
+ */
+export function eventParams(orgId: string, e: EventDraft): Record<string, unknown> {
+  return {
+    e_id: uuidv7(),
+    e_org_id: orgId,
+    e_record_id: e.recordId,
+    e_user_id: e.userId,
+    e_purpose_id: e.purposeId,
+    e_attribute_id: e.attributeId,
+    e_old_value: e.oldValue,
+    e_new_value: e.newValue,
+    e_old_days: e.oldDays,
+    e_new_days: e.newDays,
+    e_occurred_at: e.occurredAt,
+    e_actor: JSON.stringify(e.actor),
+    e_channel: JSON.stringify(e.channel),
+    e_request_id: e.requestId,
+  };
+}
+
+/** A stored event row (written once; its seal is a row of `consent_event_seals`). */
+export type EventRow = typeof consentEvents.$inferSelect;
+/** A stored seal row. */
+type SealRow = typeof consentEventSeals.$inferSelect;
+
+/** An event joined to its seal, in the shape it was hashed. */
+export function toSealed({ e, s }: { e: EventRow; s: SealRow }): SealedEvent {
+  return { ...toContent(e), seq: s.seq, contentHash: s.contentHash, prevLink: s.prevLink, link: s.link };
+}
+
+/** Sealed events: each seal with its event (a seal whose event was deleted is not found: a missing link). */
+function sealedEvents(db: Executor) {
+  return db
+    .select({ e: consentEvents, s: consentEventSeals })
+    .from(consentEventSeals)
+    .innerJoin(consentEvents, eq(consentEvents.id, consentEventSeals.eventId));
+}
+
+/** What an event row records, as hashed, but for the `seq` that sealing gives it. */
+export function toContent(row: EventRow): Omit<SealedEvent, 'seq' | 'contentHash' | 'prevLink' | 'link'> {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    recordId: row.recordId,
+    userId: row.userId,
+    purposeId: row.purposeId,
+    attributeId: row.attributeId,
+    oldValue: row.oldValue as ConsentValue,
+    newValue: row.newValue as ConsentValue,
+    oldDays: row.oldDays,
+    newDays: row.newDays,
+    occurredAt: row.occurredAt.toISOString(),
+    actor: row.actor as SealedEvent['actor'],
+    channel: row.channel as SealedEvent['channel'],
+    requestId: row.requestId,
+  };
+}
+
+/** The organisation's sealed events after `afterSeq`, oldest first, at most `limit` (a keyset batch). */
+export async function eventsAfter(
+  db: Executor,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<SealedEvent[]> {
+  const rows = await sealedEvents(db)
+    .where(and(eq(consentEventSeals.orgId, orgId), gt(consentEventSeals.seq, afterSeq)))
+    .orderBy(asc(consentEventSeals.seq))
+    .limit(limit);
+  return rows.map(toSealed);
+}
+
+/** One sealed event of a consent record in the organisation's chain, or null (none, another record's, or unsealed). */
+export async function sealedEvent(db: Executor, orgId: string, recordId: string, eventId: string) {
+  const [row] = await sealedEvents(db).where(
+    and(eq(consentEvents.id, eventId), eq(consentEvents.recordId, recordId), eq(consentEventSeals.orgId, orgId)),
+  );
+  return row ? toSealed(row) : null;
+}
+
+/** The organisation's chain head, or null before its first event. */
+export async function chainHead(db: Executor, orgId: string): Promise<{ seq: number; link: Buffer } | null> {
+  const [row] = await db
+    .select({ seq: consentChainHeads.seq, link: consentChainHeads.link })
+    .from(consentChainHeads)
+    .where(eq(consentChainHeads.orgId, orgId));
+  return row ?? null;
+}
+
+/** Filters of a history page. */
+export interface HistoryFilter {
+  orgId: string;
+  /** The individual's consent record in the organisation. */
+  recordId: string;
+  purposeId?: string;
+  /** Inclusive lower bound of `occurredAt`. */
+  from?: Date;
+  /** Inclusive upper bound of `occurredAt`. */
+  to?: Date;
+  /** Exclusive cursor: events with a smaller seq. */
+  beforeSeq?: number;
+}
+
+/**
+ * One page of a record's sealed events, newest first (keyset on seq). Unsealed events are not
+ * shown: `ChainSealer.flush` seals what was committed before the read.
+ */
+export async function historyPage(db: Executor, f: HistoryFilter, limit: number): Promise<SealedEvent[]> {
+  const rows = await sealedEvents(db)
+    .where(
+      and(
+        eq(consentEvents.recordId, f.recordId),
+        eq(consentEventSeals.orgId, f.orgId),
+        f.purposeId ? eq(consentEvents.purposeId, f.purposeId) : undefined,
+        f.from ? gte(consentEvents.occurredAt, f.from) : undefined,
+        f.to ? lte(consentEvents.occurredAt, f.to) : undefined,
+        f.beforeSeq !== undefined ? lt(consentEventSeals.seq, f.beforeSeq) : undefined,
+      ),
+    )
+    .orderBy(desc(consentEventSeals.seq))
+    .limit(limit);
+  return rows.map(toSealed);
+}
+
+/**
+ * For each (purpose, attribute) of a record, its last event at or before `at`: what the record
+ * held at that instant. Of events at the same instant, the last written wins (`written` follows
+ * the order of one record's changes).
+ */
+export async function stateAt(db: Executor, recordId: string, at: Date) {
+  return db
+    .selectDistinctOn([consentEvents.purposeId, consentEvents.attributeId], {
+      purposeId: consentEvents.purposeId,
+      attributeId: consentEvents.attributeId,
+      value: consentEvents.newValue,
+      days: consentEvents.newDays,
+      decidedAt: consentEvents.occurredAt,
+    })
+    .from(consentEvents)
+    .where(and(eq(consentEvents.recordId, recordId), lte(consentEvents.occurredAt, at)))
+    .orderBy(
+      consentEvents.purposeId,
+      consentEvents.attributeId,
+      desc(consentEvents.occurredAt),
+      desc(consentEvents.written),
+    );
+}
+
+/**
+ * The organisation's purposes and their attributes as they were configured at `at`: created by
+ * then, and not yet deleted or unlinked (soft deletes keep this answerable).
+ */
+export async function configurationAt(db: Executor, orgId: string, at: Date) {
+  const result = await db.execute(sql`
+    SELECT p.id AS "purposeId", p.name AS "purposeName", p.description AS "purposeDescription",
+           p.lawful_usage AS "lawfulUsage", p.policy_url AS "policyUrl",
+           a.id AS "attributeId", a.name AS "attributeName"
+    FROM purposes p
+    JOIN purpose_attributes pa ON pa.purpose_id = p.id AND pa.created_at <= ${at}
+      AND (pa.unlinked_at IS NULL OR pa.unlinked_at > ${at})
+    JOIN data_attributes a ON a.id = pa.attribute_id AND a.created_at <= ${at}
+      AND (a.deleted_at IS NULL OR a.deleted_at > ${at})
+    WHERE p.org_id = ${orgId} AND p.created_at <= ${at} AND (p.deleted_at IS NULL OR p.deleted_at > ${at})
+    ORDER BY p.created_at, p.id, pa.created_at, a.id`);
+  return rowsOf<Omit<ConsentRow, 'value' | 'days' | 'decidedAt'> & { attributeId: string; attributeName: string }>(
+    result,
+  );
+}

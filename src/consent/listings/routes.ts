@@ -1,0 +1,71 @@
+/**
+ * Routes of the consented-user pages (docs/api.md "Permissions and consents"), under `{base}`:
+ * - `GET /organizations/{organizationID}/purposes/{purposeID}/attributes/{attributeID}/consented/users`
+ * - `GET /organizations/{organizationID}/purposes/{purposeID}/consented/users`
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
+import { errors } from '../../platform/http/schemas.js';
+import type { ListingService } from './service.js';
+
+const Page = Type.Object({
+  Users: Type.Array(
+    Type.Object({ ID: Type.String(), Name: Type.String(), Phone: Type.String(), Email: Type.String() }),
+  ),
+  Links,
+});
+const tags = ['consented users'];
+const security = [{ bearer: [] }];
+
+/** @param opts - the listing service and the public URL. */
+export const listingRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService; publicUrl: string }> = async (
+  app,
+  { listings, publicUrl },
+) => {
+  app.get('/organizations/:organizationID/purposes/:purposeID/attributes/:attributeID/consented/users', {
+    config: { operation: 'consented.attribute.users' },
+    schema: {
+      tags,
+      security,
+      summary: 'Users consenting to an attribute of a purpose, by user ID',
+      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String(), attributeID: Type.String() }),
+      querystring: Type.Object(PageQuery),
+      response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const page = await listings.page(
+        req.params.organizationID,
+        req.params.purposeID,
+        req.params.attributeID,
+        req.query.startid,
+        limit,
+      );
+      return { Users: page.users, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+
+  app.get('/organizations/:organizationID/purposes/:purposeID/consented/users', {
+    config: { operation: 'consented.purpose.users' },
+    schema: {
+      tags,
+      security,
+      summary: 'Users consenting to at least one attribute of a purpose, by user ID',
+      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String() }),
+      querystring: Type.Object(PageQuery),
+      response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: async (req) => {
+      const limit = pageLimit(req.query.limit);
+      const page = await listings.page(
+        req.params.organizationID,
+        req.params.purposeID,
+        undefined,
+        req.query.startid,
+        limit,
+      );
+      return { Users: page.users, Links: pageLinks(publicUrl, req.url, limit, page.next) };
+    },
+  });
+};

@@ -1,0 +1,94 @@
+/**
+ * Routes of an organisation's purposes, under `{base}`: `POST|GET
+ * /organizations/{organizationID}/purposes`, `GET|PUT|DELETE
+ * /organizations/{organizationID}/purposes/{purposeID}`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../../platform/http/auth.js';
+import { errors } from '../../platform/http/schemas.js';
+import { OrganizationBody, PurposeBody } from './present.js';
+import type { PurposeService } from './service.js';
+
+/** The API's purpose fields (also the console's form, src/web/console). */
+export const PurposeInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  lawfulusage: Type.Optional(Type.Boolean()),
+  policyurl: Type.Optional(Type.String({ maxLength: 2000, pattern: '^(https?://\\S+)?$' })),
+});
+const OrgParams = Type.Object({ organizationID: Type.String() });
+const PurposeParams = Type.Object({ organizationID: Type.String(), purposeID: Type.String() });
+const tags = ['purposes'];
+const security = [{ bearer: [] }];
+
+/** @param opts.purposes - the purpose service. */
+export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService }> = async (app, { purposes }) => {
+  app.post('/organizations/:organizationID/purposes', {
+    config: { operation: 'purposes.create' },
+    schema: {
+      tags,
+      security,
+      summary: 'Add purposes to the organisation',
+      params: OrgParams,
+      body: Type.Object({ purposes: Type.Array(PurposeInput, { minItems: 1, maxItems: 100 }) }),
+      response: { 201: Type.Object({ Organization: OrganizationBody }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req, reply) =>
+      reply.code(201).send({ Organization: await purposes.create(req.params.organizationID, req.body.purposes) }),
+  });
+
+  app.get('/organizations/:organizationID/purposes', {
+    config: { operation: 'purposes.list' },
+    schema: {
+      tags,
+      security,
+      summary: 'List the organisation’s purposes',
+      params: OrgParams,
+      response: { 200: Type.Object({ Purposes: Type.Array(PurposeBody) }), ...errors(401, 403, 404) },
+    },
+    handler: async (req) => ({ Purposes: await purposes.list(req.params.organizationID) }),
+  });
+
+  app.get('/organizations/:organizationID/purposes/:purposeID', {
+    config: { operation: 'purposes.read' },
+    schema: {
+      tags,
+      security,
+      summary: 'Get a purpose',
+      params: PurposeParams,
+      response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(401, 403, 404) },
+    },
+    handler: async (req) => ({ Purpose: await purposes.get(req.params.organizationID, req.params.purposeID) }),
+  });
+
+  app.put('/organizations/:organizationID/purposes/:purposeID', {
+    config: { operation: 'purposes.update' },
+    schema: {
+      tags,
+      security,
+      summary: 'Replace a purpose’s name, description, lawful usage and policy URL',
+      params: PurposeParams,
+      body: PurposeInput,
+      response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => ({
+      Purpose: await purposes.update(req.params.organizationID, req.params.purposeID, req.body),
+    }),
+  });
+
+  app.delete('/organizations/:organizationID/purposes/:purposeID', {
+    config: { operation: 'purposes.delete' },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a purpose (consent evidence keeps it)',
+      params: PurposeParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    },
+    handler: async (req, reply) => {
+      await purposes.delete(req.principal as Principal, req.params.organizationID, req.params.purposeID);
+      return reply.code(204).send(null);
+    },
+  });
+};

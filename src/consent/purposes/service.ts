@@ -1,0 +1,118 @@
+/**
+ * Rules of an organisation's usage purposes (GDPR Art. 5(1)(b) purpose limitation; ISO/IEC TS
+ * 27560 "purpose"). A deleted purpose disappears from the configuration and from current
+ * consent records, but is never erased: consent evidence keeps referring to it
+ * (docs/decisions/0008-consent-records-and-catalogue.md).
+ */
+
+import { recordAudit } from '../../organisations/audit/service.js';
+import type { Db } from '../../platform/db/open.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
+import { type OrganizationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
+import * as store from './store.js';
+
+/** A purpose as a request describes it (body keys already canonicalised). */
+export interface PurposeInput {
+  name: string;
+  description?: string;
+  lawfulusage?: boolean;
+  policyurl?: string;
+}
+
+function fields(input: PurposeInput): store.PurposeFields {
+  return {
+    name: input.name.trim(),
+    description: input.description?.trim() ?? '',
+    lawfulUsage: input.lawfulusage ?? false,
+    policyUrl: input.policyurl?.trim() ?? '',
+  };
+}
+
+/** A purpose as consent evidence names it: live or deleted (ISO/IEC TS 27560 "purpose"). */
+export interface RecordedPurpose {
+  id: string;
+  name: string;
+  description: string;
+  /** True when the lawful basis is not consent (GDPR Art. 6(1)(b)-(f)). */
+  lawfulUsage: boolean;
+  policyUrl: string;
+  /** When it was deleted, or null while it is live. */
+  deletedAt: Date | null;
+}
+
+/** Manages purposes; the caller's right to do so is checked by the access policy. */
+export class PurposeService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Creates purposes and answers the organisation with all its live purposes.
+   * @param orgId - an existing organisation (checked by the guard).
+   * @throws {NotFound} when the organisation vanished meanwhile.
+   */
+  async create(orgId: string, items: PurposeInput[]): Promise<OrganizationBody> {
+    await store.insertPurposes(this.db, orgId, items.map(fields));
+    return this.organisation(orgId);
+  }
+
+  /** The organisation with its live purposes. @throws {NotFound} */
+  async organisation(orgId: string): Promise<OrganizationBody> {
+    const found = await store.findOrganisation(this.db, orgId);
+    if (!found) throw new NotFound('Organisation not found');
+    return presentOrganisation(found, await store.listPurposes(this.db, orgId));
+  }
+
+  /** Live purposes of the organisation. */
+  async list(orgId: string): Promise<PurposeBody[]> {
+    return (await store.listPurposes(this.db, orgId)).map(presentPurpose);
+  }
+
+  /** One live purpose. @throws {NotFound} when it is not a live purpose of this organisation. */
+  async get(orgId: string, purposeId: string): Promise<PurposeBody> {
+    const row = isId(purposeId) ? await store.findPurpose(this.db, orgId, purposeId) : null;
+    if (!row) throw new NotFound('Purpose not found');
+    return presentPurpose(row);
+  }
+
+  /**
+   * A purpose of the organisation, deleted or not, as it is configured now: for the consent
+   * evidence, which keeps naming deleted purposes (consent receipts, docs/consents.md).
+   * @returns null when the organisation has no purpose with that ID (a malformed ID included).
+   */
+  async recorded(orgId: string, purposeId: string): Promise<RecordedPurpose | null> {
+    const row = isId(purposeId) ? await store.findPurpose(this.db, orgId, purposeId, false) : null;
+    if (!row) return null;
+    const { id, name, description, lawfulUsage, policyUrl, deletedAt } = row;
+    return { id, name, description, lawfulUsage, policyUrl, deletedAt };
+  }
+
+  /** Replaces a purpose's fields. @throws {NotFound} */
+  async update(orgId: string, purposeId: string, input: PurposeInput): Promise<PurposeBody> {
+    const row = isId(purposeId) ? await store.updatePurpose(this.db, orgId, purposeId, fields(input)) : null;
+    if (!row) throw new NotFound('Purpose not found');
+    return presentPurpose(row);
+  }
+
+  /**
+   * Deletes a purpose (soft: evidence keeps it), from the API's `DELETE …/purposes/{purposeID}` or
+   * the console; the deletion and its audit entry `purpose.delete` (`{purposeId, name}`) commit together.
+   * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
+   * @throws {NotFound} when it is not a live purpose of this organisation; nothing is recorded then.
+   */
+  async delete(actor: Principal, orgId: string, purposeId: string): Promise<void> {
+    if (!isId(purposeId)) throw new NotFound('Purpose not found');
+    await this.db.transaction(async (tx) => {
+      const name = await store.softDeletePurpose(tx, orgId, purposeId);
+      if (name === null) throw new NotFound('Purpose not found');
+      // Accountability (ASVS 5.0 V16.3.2): who removed a purpose from what individuals are asked to consent to.
+      await recordAudit(tx, {
+        orgId,
+        actorUserId: actor.userId,
+        actorApiKeyId: actor.apiKeyId ?? null,
+        action: 'purpose.delete',
+        detail: { purposeId, name },
+      });
+    });
+  }
+}

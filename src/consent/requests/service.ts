@@ -1,0 +1,53 @@
+/**
+ * The rule of starting a special consent request (docs/api.md "Permissions and consents", the 202 operation): which of a
+ * purpose's data attributes the organisation asks its individuals about. Who may start one is the
+ * access policy's `consent.request.create` row (docs/access-policy.md). The delivery (queue,
+ * transports, retries, the webhook log) is the notifications domain's (docs/notifications.md).
+ */
+
+import type { JobView, NotificationService } from '../../notifications/service.js';
+import type { Db } from '../../platform/db/open.js';
+import type { Principal } from '../../platform/http/auth.js';
+import { BadRequest, NotFound } from '../../platform/http/errors.js';
+import { isId } from '../../platform/util/ids.js';
+import { loadCatalogue } from '../catalogue/store.js';
+
+/** Starts special consent requests and answers their jobs. */
+export class ConsentRequestService {
+  constructor(
+    private readonly db: Db,
+    /** Queues the checked request and keeps its job (the notifications domain). */
+    private readonly notifications: Pick<NotificationService, 'enqueue' | 'job'>,
+  ) {}
+
+  /**
+   * Starts a special consent request about some or all attributes of a purpose.
+   * @param principal - who asks; recorded on the job.
+   * @param attributeIds - the purpose's attributes to ask about (repeats count once); undefined
+   *   means all of them (docs/api.md "Permissions and consents": the body is optional).
+   * @returns the job's ID.
+   * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
+   * @throws {BadRequest} when the purpose has no attributes to ask about.
+   */
+  async start(
+    principal: Principal,
+    orgId: string,
+    purposeId: string,
+    attributeIds: string[] | undefined,
+  ): Promise<string> {
+    // Read fresh, not from a cache: the job is decided once, on what is configured now.
+    const purpose = isId(purposeId) ? (await loadCatalogue(this.db, orgId))?.byId.get(purposeId) : undefined;
+    if (!purpose) throw new NotFound('Purpose not found');
+    const live = purpose.attributes.map((a) => a.id);
+    const wanted = attributeIds === undefined ? live : [...new Set(attributeIds)];
+    const unknown = wanted.find((id) => !live.includes(id));
+    if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
+    if (wanted.length === 0) throw new BadRequest('The purpose has no data attributes to ask about');
+    return this.notifications.enqueue(principal, orgId, purposeId, wanted);
+  }
+
+  /** A job of the organisation: its state, counts and times. @throws {NotFound} when it is not one. */
+  async job(orgId: string, jobId: string): Promise<JobView> {
+    return this.notifications.job(orgId, jobId);
+  }
+}

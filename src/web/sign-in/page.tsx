@@ -1,0 +1,102 @@
+/** The sign-in page of the web front ends (docs/web.md "Sign-in"). */
+import { Layout } from '../layout.js';
+
+/**
+ * The other ways an organisation's sign-in page offers (the dashboard's, docs/web.md "Sign-in"):
+ * its external OpenID provider, and its wallet sign-in; each a link that starts it.
+ */
+export interface SignInWays {
+  idp?: { name: string; href: string };
+  wallet?: { href: string };
+}
+
+/** What the page shows. */
+export interface SignInProps {
+  /** Where to go once signed in (a path of this origin). */
+  next: string;
+  /** The form's action. */
+  action: string;
+  app: string;
+  home: string;
+  /** An error to show (wrong credentials, too many attempts). */
+  error?: string;
+  username?: string;
+  /** The organisation of an organisation-specific page (kept by the form, so an error page shows its ways again). */
+  organisation?: string;
+  /** The organisation's other ways to sign in. */
+  ways?: SignInWays;
+}
+
+/** The sign-in form: username and password, posted to this origin. */
+export function SignInPage({ next, action, app, home, error, username, organisation, ways }: SignInProps) {
+  return (
+    <Layout title="Sign in" app={app} home={home}>
+      <h1>Sign in</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <form method="post" action={action}>
+        <input type="hidden" name="next" value={next} />
+        {organisation && <input type="hidden" name="organisation" value={organisation} />}
+        <label for="username">E-mail or username</label>
+        <input id="username" name="username" type="text" autocomplete="username" required value={username ?? ''} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <p>
+          <button type="submit">Sign in</button>
+        </p>
+      </form>
+      {(ways?.idp || ways?.wallet) && (
+        <section aria-label="Other ways to sign in">
+          <h2>Or</h2>
+          {ways.idp && (
+            <p>
+              <a class="button" id="sign-in-idp" href={ways.idp.href}>
+                Sign in with {ways.idp.name}
+              </a>
+            </p>
+          )}
+          {ways.wallet && (
+            <p>
+              <a class="button" id="sign-in-wallet" href={ways.wallet.href}>
+                Sign in with your wallet
+              </a>
+            </p>
+          )}
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+/** A path and query of printable ASCII only: no space, control character (CR, LF, NUL, DEL) or non-ASCII text. */
+const PRINTABLE_PATH = /^[\x21-\x7e]+$/;
+/** The origin `safeNext` resolves a path against; any fixed origin would do. */
+const HERE = 'http://assent.invalid';
+
+/**
+ * The path to go to after signing in: a path of this origin under `prefix` (with its query), else
+ * `prefix`. Refused: anything not a string; control characters, spaces and non-ASCII text (a
+ * `Location` header cannot carry them: Node.js refuses to send it, RFC 9110 §5.5); a backslash; a
+ * path that resolves elsewhere (`//host`, a scheme, `/dashboard/../x`, a fragment).
+ * Threat: an open redirect or a response-splitting header through `next` (ASVS 5.0 V5.1.5, V4.1.1).
+ * @param next - as the browser sent it (query or form field).
+ * @param prefix - the front end's path, `/dashboard` or `/console`.
+ * @returns a same-origin path starting with `{prefix}/`, or `prefix`.
+ */
+export function safeNext(next: unknown, prefix: string): string {
+  if (typeof next !== 'string' || !PRINTABLE_PATH.test(next) || next.includes('\\') || next.includes('#'))
+    return prefix;
+  if (!next.startsWith(`${prefix}/`) || next.startsWith('//')) return prefix;
+  let resolved: URL;
+  try {
+    resolved = new URL(next, HERE);
+  } catch {
+    return prefix;
+  }
+  // The resolved path must be the one sent: no dot segments nor anything the URL parser rewrites.
+  if (resolved.origin !== HERE || `${resolved.pathname}${resolved.search}` !== next) return prefix;
+  return next;
+}

@@ -1,0 +1,116 @@
+/**
+ * Sign-in and sign-out of a web front end (docs/web.md "Sessions", "Sign-in"), registered once per
+ * front end: `GET|POST {base}/sign-in` (with `?organisation={orgID}` the organisation's other ways
+ * too, where the front end offers them), `POST {base}/sign-out`. Both front ends share one session:
+ * signing in to either signs in to both (the console then checks roles per organisation).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { IdentityService } from '../../identity/sessions/service.js';
+import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import { HttpError } from '../../platform/http/errors.js';
+import type { Operation } from '../../platform/http/policy.js';
+import { seeOther, sendPage } from '../html.js';
+import { SignInPage, type SignInWays, safeNext } from './page.js';
+
+/** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
+export interface CookieJar {
+  set(reply: FastifyReply, value: string): void;
+  clear(reply: FastifyReply): void;
+  /** The value the browser sent, or undefined. */
+  read(request: FastifyRequest): string | undefined;
+}
+
+/**
+ * Signs the browser in as a user whose sign-in the caller has just checked (password, external
+ * provider or wallet): ends any session it had and sets a new cookie.
+ */
+export async function openWebSession(
+  sessions: WebSessions,
+  cookie: CookieJar,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+): Promise<void> {
+  // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
+  await sessions.end(request.webCookie);
+  const opened = await sessions.open(userId);
+  cookie.set(reply, opened.cookie);
+}
+
+/** One front end's sign-in: its path prefix, name and operations. */
+export interface SignInOptions {
+  identity: IdentityService;
+  sessions: WebSessions;
+  cookie: CookieJar;
+  /** `/dashboard` or `/console` (not `prefix`: Fastify would prefix the routes with it). */
+  base: string;
+  /** Shown in the page's header. */
+  app: string;
+  operations: { page: Operation; submit: Operation; signOut: Operation };
+  /** The other ways an organisation's page offers (the dashboard's); absent: password only. */
+  ways?: (orgId: string, next: string) => Promise<SignInWays>;
+}
+
+const Organisation = Type.Optional(Type.String({ maxLength: 100 }));
+
+/** The sign-in and sign-out routes of one front end. */
+export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
+  const { identity, sessions, cookie, base, operations } = opts;
+  const action = `${base}/sign-in`;
+  const page = async (next: string, organisation: string | undefined, error?: string, username?: string) => {
+    // An unknown organisation shows the plain page, as one without other ways does: no oracle.
+    const ways = organisation && opts.ways ? await opts.ways(organisation, next) : undefined;
+    return SignInPage({ next, action, app: opts.app, home: base, error, username, organisation, ways });
+  };
+
+  app.get(action, {
+    config: { operation: operations.page, web: 'public' },
+    schema: {
+      querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })), organisation: Organisation }),
+    },
+    handler: async (req, reply) => {
+      const next = safeNext(req.query.next, base);
+      if (req.webSession) return reply.redirect(next, 303);
+      return sendPage(reply, await page(next, req.query.organisation));
+    },
+  });
+
+  app.post(action, {
+    config: { operation: operations.submit, web: 'public' },
+    schema: {
+      body: Type.Object({
+        username: Type.String({ maxLength: 320 }),
+        password: Type.String({ maxLength: 1024 }),
+        next: Type.Optional(Type.String({ maxLength: 500 })),
+        organisation: Organisation,
+      }),
+    },
+    handler: async (req, reply) => {
+      const next = safeNext(req.body.next, base);
+      try {
+        // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
+        const profile = await identity.checkPassword(req.body.username, req.body.password, req.ip);
+        await openWebSession(sessions, cookie, req, reply, profile.row.id);
+        return seeOther(reply, next, false);
+      } catch (err) {
+        if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
+        const error =
+          err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
+        reply.headers(err.headers);
+        return sendPage(reply, await page(next, req.body.organisation, error, req.body.username), err.statusCode);
+      }
+    },
+  });
+
+  app.post(`${base}/sign-out`, {
+    config: { operation: operations.signOut, web: 'signed-in', signIn: action },
+    schema: { body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 100 })) }) },
+    handler: async (req, reply) => {
+      await sessions.end(req.webCookie);
+      cookie.clear(reply);
+      return seeOther(reply, action, req.headers['hx-request'] === 'true');
+    },
+  });
+};
