@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportJson } from '../src/app/accounts/export.js';
+import { exportJson } from '../src/accounts/export.js';
 import { EXPORT_CHUNK } from '../src/consent/transfer/export.js';
 import { rowsOf } from '../src/platform/db/open.js';
 import { NotFound } from '../src/platform/http/errors.js';

@@ -1,6 +1,6 @@
 /**
  * The words for a consent's state on both web front ends over HTTP (docs/web.md "Privacy dashboard",
- * src/web/format.ts `consentState`): the privacy dashboard and the console's individual page say the
+ * src/web/shared/format.ts `consentState`): the privacy dashboard and the console's individual page say the
  * same thing for the same stored value, and days belong to AskMe (docs/api.md "AskMe with days"):
  * AskMe reads with its days left or "no time limit", Allow and Disallow read as the value alone, and
  * a Days value the dashboard's form sends with Allow or Disallow is not stored.

@@ -1,9 +1,9 @@
 /**
  * Attacks on the privacy dashboard in a real browser (Debian's Chromium through playwright-core):
  * cross-site request forgery from another origin and another site, and without the CSRF token
- * (OWASP CSRF cheat sheet; src/web/guard.ts), framing (clickjacking, ASVS 5.0 V3.4.6), and stored
+ * (OWASP CSRF cheat sheet; src/web/shared/guard.ts), framing (clickjacking, ASVS 5.0 V3.4.6), and stored
  * cross-site scripting through an organisation's purpose and data attribute names (ASVS 5.0
- * V1.2.1; src/web/html.ts). Each refusal is checked against the JSON API: nothing changed.
+ * V1.2.1; src/web/shared/html.ts). Each refusal is checked against the JSON API: nothing changed.
  *
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1.
  */

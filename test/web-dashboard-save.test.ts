@@ -1,6 +1,6 @@
 /**
  * Saving a consent on the privacy dashboard in Chromium (docs/web.md "Privacy dashboard", the page
- * script src/web/page-script.ts): a withdrawal (GDPR Art. 7(3)) must never look done when it is not.
+ * script src/web/shared/page-script.ts): a withdrawal (GDPR Art. 7(3)) must never look done when it is not.
  * While a save is in flight its row shows it and sends nothing twice; afterwards the row's live
  * region (WCAG 2.2 SC 4.1.3), next to the control and in view, says what happened: saved, or not
  * saved with what to do (offline, the session ended in another tab, a 400), the control back at the

@@ -81,7 +81,7 @@ function summarisePlan(explained, limit) {
  *   `main` is the index of the consented-users statement (the one reading attribute_consents).
  */
 export async function explainPages(url, pages) {
-  const schema = await import('../../dist/platform/db/schema.js');
+  const schema = await import('../../dist/platform/db/schema/index.js');
   const { ListingService } = await import('../../dist/consent/listings/service.js');
   const { CatalogueCache } = await import('../../dist/consent/catalogue/cache.js');
   const pool = new pg.Pool({ connectionString: url, max: 2 });

@@ -1,7 +1,7 @@
 /**
  * The floor server of the web benchmark (bench/web.mjs (f)): a plain `node:http` server that
  * answers `GET /dashboard/consents` with the very page Assent served (prebuilt, read from
- * FLOOR_PAGE_FILE) and the page headers of src/web/html.ts, after the least a signed-in page can
+ * FLOOR_PAGE_FILE) and the page headers of src/web/shared/html.ts, after the least a signed-in page can
  * do: the session cookie read from `Cookie`, hashed (SHA-256) and found in memory (as a kept web
  * session is), no statement, no rendering. Its rate is the most a page of that size can be served
  * at on this machine at that moment. Started as a child, like the real server, with the

@@ -1,7 +1,7 @@
 /**
  * The web benchmark's render floor: the "My consents" page rendered in a loop in this process, one
  * thread, no HTTP, no database: `'<!doctype html>' + renderToString(ConsentsPage(…))` exactly as
- * `sendPage` (src/web/html.ts) does, by the compiled components of dist/, on the record the JSON API
+ * `sendPage` (src/web/shared/html.ts) does, by the compiled components of dist/, on the record the JSON API
  * answered and the CSRF token the served page carries, so that the rendered page can be compared
  * with the served one byte for byte.
  */

@@ -6,65 +6,76 @@
  */
 
 import type { FastifyBaseLogger } from 'fastify';
-import { CatalogueCache } from '../consent/catalogue/cache.js';
-import { DataAttributeService } from '../consent/data-attributes/service.js';
-import { HistoryService } from '../consent/evidence/history.js';
-import { ReceiptService } from '../consent/evidence/receipts.js';
-import { ChainSealer } from '../consent/evidence/sealer.js';
-import { ListingService } from '../consent/listings/service.js';
-import { PurposeService } from '../consent/purposes/service.js';
-import { GroupCommit } from '../consent/records/group-commit.js';
-import { OwnRecords } from '../consent/records/own.js';
-import { RecordViews } from '../consent/records/reads.js';
-import { ConsentService } from '../consent/records/service.js';
-import { ConsentRequestService } from '../consent/requests/service.js';
-import { RetentionService } from '../consent/retention/service.js';
-import { ConsentExport } from '../consent/transfer/export.js';
-import { Broker } from '../federation/broker.js';
-import { Exchange } from '../federation/exchange.js';
-import { FederatedLogout } from '../federation/logout.js';
-import type { FederationServices } from '../federation/routes.js';
-import { SamlBroker } from '../federation/saml/broker.js';
-import { SamlLogout } from '../federation/saml/logout.js';
-import type { SamlServices } from '../federation/saml/routes.js';
-import { SamlConfigService } from '../federation/saml/service.js';
-import { SpKeys } from '../federation/saml/sp-keys.js';
-import { SamlMetadataService } from '../federation/saml/sp-metadata.js';
-import { FederationConfigService } from '../federation/service.js';
-import { WebOrigins } from '../federation/web-origins.js';
-import { FederatedWebSignIn } from '../federation/web-sign-in.js';
-import { ImageService } from '../identity/images/service.js';
-import { BackgroundTasks } from '../identity/passwords/background.js';
-import { PasswordService } from '../identity/passwords/service.js';
-import { authenticate } from '../identity/sessions/credentials.js';
-import { LivenessCache } from '../identity/sessions/liveness.js';
-import { IdentityService } from '../identity/sessions/service.js';
-import { WebSessions } from '../identity/sessions/web-sessions.js';
-import { KeyRing, maxTokenTtl } from '../identity/tokens/keys.js';
-import { DocumentSigner } from '../identity/tokens/signer.js';
-import { REFRESH_MAC_PURPOSE, Tokens } from '../identity/tokens/tokens.js';
-import { UserService } from '../identity/users/service.js';
-import type { NotificationService } from '../notifications/service.js';
-import { createNotifications } from '../notifications/start.js';
-import { AnonymousService } from '../organisations/anonymous/service.js';
-import { AuditLogService } from '../organisations/audit/service.js';
-import { IndividualService } from '../organisations/individuals/service.js';
-import { InvitationService } from '../organisations/invitations/service.js';
-import { RolesCache } from '../organisations/roles-cache.js';
+import { AccountService } from '../accounts/index.js';
+import {
+  CatalogueCache,
+  ChainSealer,
+  ConsentExport,
+  ConsentRequestService,
+  ConsentService,
+  DataAttributeService,
+  GroupCommit,
+  HistoryService,
+  ListingService,
+  OwnRecords,
+  PurposeService,
+  ReceiptService,
+  RecordViews,
+  RetentionService,
+} from '../consent/index.js';
+import type { FederationServices, SamlServices } from '../federation/index.js';
+import {
+  Broker,
+  Exchange,
+  FederatedLogout,
+  FederatedWebSignIn,
+  FederationConfigService,
+  SamlBroker,
+  SamlConfigService,
+  SamlLogout,
+  SamlMetadataService,
+  SpKeys,
+  WebOrigins,
+} from '../federation/index.js';
+import {
+  authenticate,
+  BackgroundTasks,
+  DocumentSigner,
+  IdentityService,
+  ImageService,
+  KeyRing,
+  LivenessCache,
+  maxTokenTtl,
+  PasswordService,
+  REFRESH_MAC_PURPOSE,
+  Tokens,
+  UserService,
+  WebSessions,
+} from '../identity/index.js';
+import type { NotificationService } from '../notifications/index.js';
+import { createNotifications } from '../notifications/index.js';
+import {
+  AnonymousService,
+  AuditLogService,
+  IndividualService,
+  InvitationService,
+  RolesCache,
+} from '../organisations/index.js';
 import type { Config } from '../platform/config/load.js';
 import { loadMasterKey, type MasterKey } from '../platform/crypto/master-key.js';
 import type { Store } from '../platform/db/open.js';
 import type { GuardServices } from '../platform/http/auth.js';
 import { createMailer, type Mailer } from '../platform/mail/mailer.js';
-import { WalletInteractions } from '../provider/openid/interaction.js';
-import { OrgProviders } from '../provider/openid/provider.js';
-import { RelyingPartyRegistry } from '../provider/relying-parties/clients.js';
-import { OidcClientService } from '../provider/relying-parties/service.js';
-import { DashboardWalletSignIn } from '../provider/wallet/dashboard.js';
-import { WalletFlow } from '../provider/wallet/flow.js';
-import { WalletSettingsService } from '../provider/wallet/settings.js';
-import type { WalletSignIn } from '../provider/wallet/sign-in.js';
-import { AccountService } from './accounts/service.js';
+import type { WalletSignIn } from '../provider/index.js';
+import {
+  DashboardWalletSignIn,
+  OidcClientService,
+  OrgProviders,
+  RelyingPartyRegistry,
+  WalletFlow,
+  WalletInteractions,
+  WalletSettingsService,
+} from '../provider/index.js';
 import { startWorkers } from './workers.js';
 
 /** Everything a request handler may need. */

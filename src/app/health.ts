@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { KeyRing } from '../identity/tokens/keys.js';
+import type { KeyRing } from '../identity/index.js';
 import type { Store } from '../platform/db/open.js';
 
 const Status = Type.Object({ status: Type.String() });

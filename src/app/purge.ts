@@ -7,13 +7,12 @@
  * each domain decides which of its own rows those are.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { purgeLapsed } from '../identity/sessions/lapsed.js';
+import { purgeLapsed } from '../identity/index.js';
 import type { Config } from '../platform/config/load.js';
 import type { Db } from '../platform/db/open.js';
 import { schedulePeriodic } from '../platform/jobs/periodic.js';
 import { deleteExpired } from '../platform/ratelimit/limit.js';
-import { purgeExpiredProviderState } from '../provider/openid/lapsed.js';
-import { purgeWalletTransactions } from '../provider/wallet/flow.js';
+import { purgeExpiredProviderState, purgeWalletTransactions } from '../provider/index.js';
 
 /**
  * Purges every `config.purgeSeconds` (`ASSENT_PURGE_SECONDS`, default 300) until stopped: what

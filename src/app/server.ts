@@ -7,26 +7,22 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { dataAttributeRoutes } from '../consent/data-attributes/routes.js';
-import { historyRoutes } from '../consent/evidence/history-routes.js';
-import { receiptRoutes } from '../consent/evidence/receipt-routes.js';
-import { overviewRoutes } from '../consent/listings/overview-routes.js';
-import { listingRoutes } from '../consent/listings/routes.js';
-import { purposeRoutes } from '../consent/purposes/routes.js';
-import { consentRoutes } from '../consent/records/routes.js';
-import { consentRequestRoutes } from '../consent/requests/routes.js';
-import { retentionRoutes } from '../consent/retention/routes.js';
-import { federationRoutes } from '../federation/routes.js';
-import { samlRoutes } from '../federation/saml/routes.js';
-import { imageRoutes } from '../identity/images/routes.js';
-import { passwordRoutes } from '../identity/passwords/routes.js';
-import { identityRoutes, loginV11Routes } from '../identity/sessions/routes.js';
-import { userRoutes } from '../identity/users/routes.js';
-import { notificationRoutes } from '../notifications/routes.js';
-import { anonymousRoutes } from '../organisations/anonymous/routes.js';
-import { individualRoutes } from '../organisations/individuals/routes.js';
-import { invitationRoutes } from '../organisations/invitations/routes.js';
-import { orgRoutes } from '../organisations/routes.js';
+import { accountRoutes } from '../accounts/index.js';
+import {
+  consentRequestRoutes,
+  consentRoutes,
+  dataAttributeRoutes,
+  historyRoutes,
+  listingRoutes,
+  overviewRoutes,
+  purposeRoutes,
+  receiptRoutes,
+  retentionRoutes,
+} from '../consent/index.js';
+import { federationRoutes, samlRoutes } from '../federation/index.js';
+import { identityRoutes, imageRoutes, loginV11Routes, passwordRoutes, userRoutes } from '../identity/index.js';
+import { notificationRoutes } from '../notifications/index.js';
+import { anonymousRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
 import { installAuthGuard } from '../platform/http/auth.js';
 import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
 import { installBodyParsers } from '../platform/http/body-parsers.js';
@@ -37,12 +33,8 @@ import { trackHandlers } from '../platform/http/in-flight.js';
 import { requestLimitOptions } from '../platform/http/limits.js';
 import { loggingOptions } from '../platform/http/logging.js';
 import { SHARED_SCHEMAS } from '../platform/http/schemas.js';
-import { providerRoutes } from '../provider/openid/routes.js';
-import { oidcClientRoutes } from '../provider/relying-parties/routes.js';
-import { walletRoutes } from '../provider/wallet/routes.js';
-import { walletSettingsRoutes } from '../provider/wallet/settings-routes.js';
-import { webRoutes } from '../web/plugin.js';
-import { accountRoutes } from './accounts/routes.js';
+import { oidcClientRoutes, providerRoutes, walletRoutes, walletSettingsRoutes } from '../provider/index.js';
+import { webRoutes } from '../web/index.js';
 import type { Context } from './context.js';
 import { healthRoutes } from './health.js';
 

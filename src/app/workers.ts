@@ -5,8 +5,8 @@
  * through `Context.stopWorkers`, after the HTTP app has closed and before the store is closed.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { scheduleSweep } from '../consent/records/sweep.js';
-import type { Notifications } from '../notifications/start.js';
+import { scheduleSweep } from '../consent/index.js';
+import type { Notifications } from '../notifications/index.js';
 import { logBackgroundFailure } from '../platform/db/unavailable.js';
 import type { Context } from './context.js';
 import { schedulePurge } from './purge.js';

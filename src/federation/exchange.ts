@@ -5,9 +5,8 @@
  * and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { IdentityService, LoginResult } from '../identity/sessions/service.js';
-import { assertKeyNotBlocked, recordKeyFailure } from '../identity/sessions/throttle.js';
-import { type Tokens, TokenType } from '../identity/tokens/tokens.js';
+import type { IdentityService, LoginResult } from '../identity/index.js';
+import { assertKeyNotBlocked, recordKeyFailure, type Tokens, TokenType } from '../identity/index.js';
 import type { Config } from '../platform/config/load.js';
 import { sha256 } from '../platform/crypto/digest.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';

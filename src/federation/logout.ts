@@ -11,8 +11,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
-import type { IdentityService } from '../identity/sessions/service.js';
-import { rolesInOrganisation } from '../organisations/membership.js';
+import type { IdentityService } from '../identity/index.js';
+import { rolesInOrganisation } from '../organisations/index.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db } from '../platform/db/open.js';
 import type { Principal } from '../platform/http/auth.js';

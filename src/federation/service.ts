@@ -5,7 +5,7 @@
  * (actor and time, never the secret).
  */
 
-import { recordAudit } from '../organisations/audit/service.js';
+import { recordAudit } from '../organisations/index.js';
 import type { Config } from '../platform/config/load.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db, Executor } from '../platform/db/open.js';

@@ -9,7 +9,7 @@ import {
   federationStates,
   idpConfigs,
 } from '../platform/db/schema/federation.js';
-import { users } from '../platform/db/schema.js';
+import { users } from '../platform/db/schema/index.js';
 
 /** A stored configuration row. */
 export type IdpRow = typeof idpConfigs.$inferSelect;

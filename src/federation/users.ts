@@ -4,8 +4,7 @@
  * alone, so an e-mail address claimed at a provider cannot take over an existing account.
  */
 import { randomUUID } from 'node:crypto';
-import { createFederatedUser } from '../organisations/individuals/service.js';
-import { subscribe } from '../organisations/membership.js';
+import { createFederatedUser, subscribe } from '../organisations/index.js';
 import type { Db, Executor } from '../platform/db/open.js';
 import type { SignInResult } from './client.js';
 import * as store from './store.js';

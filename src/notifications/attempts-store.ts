@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/open.js';
-import { webhookAttempts } from '../platform/db/schema.js';
+import { webhookAttempts } from '../platform/db/schema/index.js';
 
 /** A webhook log row as stored. */
 export type AttemptRow = typeof webhookAttempts.$inferSelect;

@@ -17,7 +17,7 @@ import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
 import * as store from './store.js';
-import { clearDeviceTokens } from './transports-store.js';
+import { clearDeviceTokens } from './transports/store.js';
 
 /** A retry job's data. */
 export interface RetryData {

@@ -9,7 +9,7 @@ import { mapLimit } from '../platform/util/pool.js';
 import * as attempts from './attempts-store.js';
 import type { JobContext, NotificationSetup, Transports } from './setup.js';
 import type { PendingDelivery } from './store.js';
-import type { DeliveryOutcome, Transport, TransportName } from './transports.js';
+import type { DeliveryOutcome, Transport, TransportName } from './transports/transports.js';
 
 /** Deliveries in flight at once per worker (count). */
 export const SEND_CONCURRENCY = 64;

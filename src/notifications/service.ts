@@ -4,7 +4,8 @@
  * transports.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { recordAudit } from '../organisations/audit/service.js';
+import type { ConsentRequestDelivery, JobView } from '../consent/index.js';
+import { recordAudit } from '../organisations/index.js';
 import type { Db } from '../platform/db/open.js';
 import { rawIn } from '../platform/db/open.js';
 import type { Principal } from '../platform/http/auth.js';
@@ -15,10 +16,10 @@ import { urlProblem } from '../platform/net/outbound.js';
 import { isId } from '../platform/util/ids.js';
 import { type AttemptRow, attemptsPage } from './attempts-store.js';
 import { queueJobId } from './ids.js';
-import { applyPush, type PushInput, type PushView, pushChanges, pushView } from './push/settings.js';
 import { type NotificationSetup, WEBHOOK_SECRET_PURPOSE } from './setup.js';
 import * as store from './store.js';
-import * as transportsStore from './transports-store.js';
+import { applyPush, type PushInput, type PushView, pushChanges, pushView } from './transports/push-settings.js';
+import * as transportsStore from './transports/store.js';
 
 /** The transports as shown to admins; the secret only when it was just generated; never a push key. */
 export interface TransportsView extends PushView {
@@ -35,30 +36,10 @@ export interface TransportsInput extends PushInput {
   rotatesecret?: boolean;
 }
 
-/** A job as shown at `GET .../jobs/{jobID}`. */
-export interface JobView {
-  ID: string;
-  Type: 'consent-request';
-  State: string;
-  PurposeID: string;
-  AttributeIDs: string[];
-  Notified: number;
-  Skipped: number;
-  /** Why individuals were skipped; "" when none was. */
-  SkippedReason: string;
-  Failed: number;
-  /** `Notified` and `Failed` by transport. */
-  ByTransport: Record<'Webhook' | 'Email' | 'FCM' | 'APNs', { Notified: number; Failed: number }>;
-  Error: string;
-  CreatedAt: string;
-  StartedAt: string;
-  FinishedAt: string;
-}
-
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
 /** Transports, requests, jobs and the webhook log of organisations. */
-export class NotificationService {
+export class NotificationService implements ConsentRequestDelivery {
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,

@@ -8,24 +8,21 @@ import type { Db } from '../platform/db/open.js';
 import type { Mailer } from '../platform/mail/mailer.js';
 import type { OutboundPolicy } from '../platform/net/outbound.js';
 import { timeOrderedId } from './ids.js';
-import { apnsTransport } from './push/apns.js';
-import { fcmTransport, parseServiceAccount } from './push/fcm.js';
 import * as store from './store.js';
+import { apnsTransport } from './transports/apns.js';
+import { fcmTransport, parseServiceAccount } from './transports/fcm.js';
+import { APNS_KEY_PURPOSE, FCM_KEY_PURPOSE } from './transports/push-settings.js';
+import * as transportsStore from './transports/store.js';
 import {
   emailTransport,
   type NotificationContext,
   type Transport,
   type TransportName,
   webhookTransport,
-} from './transports.js';
-import * as transportsStore from './transports-store.js';
+} from './transports/transports.js';
 
 /** The sealing purpose of webhook secrets (HKDF label and AAD, see `platform/crypto/master-key.ts`). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
-/** The sealing purpose of FCM service-account keys. */
-export const FCM_KEY_PURPOSE = 'fcm-service-account';
-/** The sealing purpose of APNs `.p8` keys. */
-export const APNS_KEY_PURPOSE = 'apns-key';
 
 /** The organisation's usable transports. */
 export type Transports = Partial<Record<TransportName, Transport>>;

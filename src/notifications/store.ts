@@ -3,11 +3,11 @@
  * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { COUNTING } from '../consent/records/interface.js';
+import { COUNTING } from '../consent/index.js';
 import { arrayLiteral } from '../platform/db/arrays.js';
 import { type Executor, rowsOf } from '../platform/db/open.js';
-import { consentRequestJobs } from '../platform/db/schema.js';
-import type { TransportName } from './transports.js';
+import { consentRequestJobs } from '../platform/db/schema/index.js';
+import type { TransportName } from './transports/transports.js';
 
 /** A job as stored. */
 export type JobRow = typeof consentRequestJobs.$inferSelect;

@@ -21,7 +21,7 @@ import type { RetryWorker } from './retries.js';
 import { sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
 import * as store from './store.js';
-import { chooseTransport } from './transports.js';
+import { chooseTransport } from './transports/transports.js';
 
 /** A batch job's data. */
 export interface BatchData {

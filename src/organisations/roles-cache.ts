@@ -9,8 +9,9 @@
  * while listening, at most `TTL_MS`, and never one whose lookup raced a notification. Only answers
  * for an existing organisation are kept, so a guessed organisation ID never takes a place.
  */
+
+import { NotifiedCache } from '../platform/db/notified-cache.js';
 import type { Db, Store } from '../platform/db/open.js';
-import { NotifiedCache } from '../platform/util/notified-cache.js';
 import { rolesInOrganisation } from './store.js';
 
 /** The NOTIFY channel of migration 0011's trigger on user_roles; the payload is the user's ID. */

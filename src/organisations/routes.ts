@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ROLES } from '../identity/users/roles.js';
+import { ROLES } from '../identity/index.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../platform/http/pagination.js';
 import { errors } from '../platform/http/schemas.js';
 import type { AuditLogService } from './audit/service.js';

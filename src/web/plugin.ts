@@ -7,12 +7,11 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FederatedWebSignIn } from '../federation/web-sign-in.js';
-import { BINDING_TTL_SECONDS } from '../federation/web-sign-in.js';
-import { WEB_SESSION_SECONDS } from '../identity/sessions/web-sessions.js';
+import type { FederatedWebSignIn } from '../federation/index.js';
+import { BINDING_TTL_SECONDS } from '../federation/index.js';
+import { WEB_SESSION_SECONDS } from '../identity/index.js';
 import { NotFound } from '../platform/http/errors.js';
-import type { DashboardWalletSignIn } from '../provider/wallet/dashboard.js';
-import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
+import type { DashboardWalletSignIn } from '../provider/index.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
 import { consoleIdpRoutes } from './console/idp-routes.js';
 import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
@@ -28,8 +27,9 @@ import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
 import { idpSignInRoutes } from './dashboard/sign-in-idp-routes.js';
 import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
 import { WALLET_PATH } from './dashboard/wallet-sign-in.js';
-import { installWebErrors, installWebNotFound } from './error-page.js';
-import { cookieName, installWebGuard, type RolesIn } from './guard.js';
+import { ASSET_PREFIX, ASSETS_BY_NAME } from './shared/assets.js';
+import { installWebErrors, installWebNotFound } from './shared/error-page.js';
+import { cookieName, installWebGuard, type RolesIn } from './shared/guard.js';
 import { safeNext } from './sign-in/page.js';
 import { type CookieJar, signInRoutes } from './sign-in/routes.js';
 

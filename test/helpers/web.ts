@@ -28,7 +28,7 @@ const ADDED = ['bea', 'cleo', 'dan'];
 /** An admin of Acme holding only the Dpo role (added to the demo's import): reads the console, changes nothing. */
 export const DPO = { username: 'dpo@acme.example', password: 'acme-dpo-web-passphrase' } as const;
 
-/** The session cookie of the dashboard on http (src/web/guard.ts `cookieName`). */
+/** The session cookie of the dashboard on http (src/web/shared/guard.ts `cookieName`). */
 export const COOKIE = 'assent-web';
 
 /** A dashboard test's world: the server, Acme's IDs, Chromium. */

@@ -3,16 +3,14 @@
  * on a busy embedded store, inside the serving process through the admin socket.
  */
 
-import { consentHistoryImport } from '../../consent/transfer/import.js';
-import { redirectUriImport } from '../../federation/redirect-uris.js';
-import { activateSpKeys, stageSpKeys } from '../../federation/saml/sp-keys.js';
-import { maxTokenTtl, rotateSigningKey } from '../../identity/tokens/keys.js';
+import { consentHistoryImport } from '../../consent/index.js';
+import { activateSpKeys, redirectUriImport, stageSpKeys } from '../../federation/index.js';
+import { maxTokenTtl, rotateSigningKey } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { loadMasterKey } from '../../platform/crypto/master-key.js';
 import type { Store } from '../../platform/db/open.js';
 import { NotFound } from '../../platform/http/errors.js';
-import { oidcClientImport } from '../../provider/relying-parties/import.js';
-import { walletSettingsImport } from '../../provider/wallet/import.js';
+import { oidcClientImport, walletSettingsImport } from '../../provider/index.js';
 import type { Context } from '../context.js';
 import { ImportValidationError, runImport } from '../organisations-as-code/import.js';
 import type { AdminHandler } from './admin-socket.js';

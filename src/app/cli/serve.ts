@@ -4,7 +4,7 @@
  * `trackHandlers`; then the store and the lock are released).
  */
 
-import { ROTATION_CHANNEL } from '../../identity/tokens/keys.js';
+import { ROTATION_CHANNEL } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { createContext } from '../context.js';
 import { buildApp } from '../server.js';

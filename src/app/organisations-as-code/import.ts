@@ -3,18 +3,22 @@
  * in one transaction, so a bad file writes nothing (docs/decisions/0004-organisations-as-code.md, "Import:
  * organisations as code").
  */
-import type { ConsentHistoryImport, ImportedConsentHistory } from '../../consent/transfer/import.js';
-import type { RedirectUriImport } from '../../federation/redirect-uris.js';
-import { type Argon2Params, hashPassword, needsRehash, verifyPassword } from '../../identity/passwords/hashing.js';
-import { normalisePassword } from '../../identity/passwords/policy.js';
-import { normaliseUsername } from '../../identity/sessions/service.js';
-import { ROLE_BY_NAME } from '../../identity/users/roles.js';
-import { recordAudit } from '../../organisations/audit/service.js';
-import * as store from '../../organisations/store.js';
+import type { ConsentHistoryImport, ImportedConsentHistory } from '../../consent/index.js';
+import type { RedirectUriImport } from '../../federation/index.js';
+import {
+  hashPassword,
+  needsRehash,
+  normalisePassword,
+  normaliseUsername,
+  ROLE_BY_NAME,
+  verifyPassword,
+} from '../../identity/index.js';
+import { recordAudit, subscribe } from '../../organisations/index.js';
+import type { Argon2Params } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import type { OidcClientImport } from '../../provider/relying-parties/import.js';
-import type { WalletSettingsImport } from '../../provider/wallet/import.js';
+import type { OidcClientImport, WalletSettingsImport } from '../../provider/index.js';
 import type { ImportConsentEvent, ImportFile, ImportOrganisation, ImportResult } from './schema.js';
+import * as store from './store.js';
 import { ImportValidationError, validateImportFile } from './validate.js';
 
 /** The file's validation (`import-validate.ts`), for callers of the import. */
@@ -95,7 +99,7 @@ async function importOrganisation(
   const histories: ImportedConsentHistory[] = [];
   for (const [n, i] of (org.individuals ?? []).entries()) {
     const userId = await upsert(i);
-    const { consentId } = await store.subscribe(tx, userId, orgId);
+    const { consentId } = await subscribe(tx, userId, orgId);
     out.users[i.username] = userId;
     if (i.consentHistory)
       histories.push(

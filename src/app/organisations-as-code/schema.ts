@@ -3,7 +3,7 @@
  * is a contract: unknown fields are errors, and other tools depend on the exact shape.
  */
 import { type Static, Type } from 'typebox';
-import { MAX_PASSWORD_INPUT } from '../../identity/passwords/policy.js';
+import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
 
 const Key = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
 const Url = Type.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$' });

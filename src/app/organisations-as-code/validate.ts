@@ -3,13 +3,11 @@
  * every problem is reported at once, named by its JSON path.
  */
 import { Value } from 'typebox/value';
-import type { ConsentHistoryImport } from '../../consent/transfer/import.js';
-import type { RedirectUriImport } from '../../federation/redirect-uris.js';
-import { passwordProblem } from '../../identity/passwords/policy.js';
-import { normaliseUsername } from '../../identity/sessions/service.js';
+import type { ConsentHistoryImport } from '../../consent/index.js';
+import type { RedirectUriImport } from '../../federation/index.js';
+import { normaliseUsername, passwordProblem } from '../../identity/index.js';
 import { findNul } from '../../platform/util/nul.js';
-import type { OidcClientImport } from '../../provider/relying-parties/import.js';
-import type { WalletSettingsImport } from '../../provider/wallet/import.js';
+import type { OidcClientImport, WalletSettingsImport } from '../../provider/index.js';
 import { ImportFile, type ImportOrganisation } from './schema.js';
 
 /** Thrown when the file is not a valid import file; `problems` name JSON paths like `$.organisations[0].key`. */

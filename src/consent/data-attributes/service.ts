@@ -6,7 +6,7 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 
-import { recordAudit } from '../../organisations/audit/service.js';
+import { recordAudit } from '../../organisations/index.js';
 import type { Db } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { BadRequest, NotFound } from '../../platform/http/errors.js';

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../platform/db/open.js';
-import { dataAttributes, purposeAttributes, purposes } from '../../platform/db/schema.js';
+import { dataAttributes, purposeAttributes, purposes } from '../../platform/db/schema/index.js';
 
 /** A live data attribute with the live purposes it is linked to. */
 export interface DataAttributeRow {

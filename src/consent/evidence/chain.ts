@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import type { ConsentValue } from '../records/values.js';
+import type { ConsentValue } from '../model/values.js';
 
 /** The link before an organisation's first event (32 bytes). */
 export const GENESIS_LINK = Buffer.alloc(32);

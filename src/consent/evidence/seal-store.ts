@@ -4,7 +4,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { consentChainHeads, consentEventQueue, consentEvents } from '../../platform/db/schema.js';
+import { consentChainHeads, consentEventQueue, consentEvents } from '../../platform/db/schema/index.js';
 import { GENESIS_LINK, type SealedEvent } from './chain.js';
 import type { EventRow } from './store.js';
 

@@ -2,9 +2,9 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { consentChainHeads, consentEventSeals, consentEvents } from '../../platform/db/schema.js';
-import type { ConsentRow } from '../records/store.js';
-import type { ConsentValue } from '../records/values.js';
+import { consentChainHeads, consentEventSeals, consentEvents } from '../../platform/db/schema/index.js';
+import type { ConsentRow } from '../model/row.js';
+import type { ConsentValue } from '../model/values.js';
 import type { EventDraft, SealedEvent } from './chain.js';
 
 /**

@@ -5,8 +5,8 @@
  * (docs/consents.md "Overview and trend").
  */
 
-import { type IndividualBody, presentIndividual } from '../../organisations/individuals/service.js';
-import type { RolesCache } from '../../organisations/roles-cache.js';
+import type { RolesCache } from '../../organisations/index.js';
+import { type IndividualBody, presentIndividual } from '../../organisations/index.js';
 import type { Db } from '../../platform/db/open.js';
 import { type Principal, requireOrgRole } from '../../platform/http/auth.js';
 import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';

@@ -3,10 +3,12 @@
  * a keyset in user-ID order over an index, so a page costs O(limit) at any depth: never an offset, never a query per
  * user. Only users subscribed now are listed.
  */
+
 import { type SQL, sql } from 'drizzle-orm';
-import type { IndividualRow } from '../../organisations/individuals/service.js';
+import type { IndividualRow } from '../../organisations/index.js';
 import { arrayLiteral } from '../../platform/db/arrays.js';
 import { type Db, type PreparedRaw, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
+import { COUNTING } from '../model/counting.js';
 
 /** What a page asks for. */
 export interface ListingQuery {
@@ -34,8 +36,6 @@ const NOT_COUNTING_COUNT = sql`(SELECT count(*) FROM attribute_consents c
     WHERE c.purpose_id = ${sql.placeholder('purposeId')}::uuid AND c.user_id = s.user_id AND c.value <> 'Allow'
       AND (c.value = 'Disallow' OR c.expires_at <= now())
       AND c.attribute_id = ANY(${sql.placeholder('attributeIds')}::uuid[]))`;
-/** A stored consent `c` that counts at `now()`: Allow, or an AskMe that has not run out (docs/api.md "Count"). */
-export const COUNTING = sql`c.value <> 'Disallow' AND (c.expires_at IS NULL OR c.expires_at > now())`;
 const ph = sql.placeholder;
 
 /**

@@ -2,7 +2,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../platform/db/open.js';
-import { organisations, organisationTypes, purposes } from '../../platform/db/schema.js';
+import { organisations, organisationTypes, purposes } from '../../platform/db/schema/index.js';
 
 /** A stored purpose. */
 export type PurposeRow = typeof purposes.$inferSelect;

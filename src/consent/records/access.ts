@@ -8,8 +8,8 @@
  * - nobody else (403).
  */
 
-import { Role } from '../../identity/users/roles.js';
-import type { RolesCache } from '../../organisations/roles-cache.js';
+import { Role } from '../../identity/index.js';
+import type { RolesCache } from '../../organisations/index.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { Forbidden, NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';

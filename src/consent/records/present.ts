@@ -1,7 +1,6 @@
 /** Builds the consent bodies (docs/api.md "Resources") from stored rows (docs/api.md "Responses"). */
-import type { RetentionRow } from '../retention/service.js';
-import type { ConsentsAndPurposeBody } from './schemas.js';
-import type { ConsentRow } from './store.js';
+
+import type { ConsentRow } from '../model/row.js';
 import {
   type ConsentValue,
   counts,
@@ -9,7 +8,9 @@ import {
   effectiveValue,
   remainingDays,
   type StoredConsent,
-} from './values.js';
+} from '../model/values.js';
+import type { RetentionRow } from '../retention/service.js';
+import type { ConsentsAndPurposeBody } from './schemas.js';
 
 /** A purpose of a record with its attributes' consents resolved (defaults applied). */
 export interface PurposeState {

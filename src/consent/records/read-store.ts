@@ -8,15 +8,15 @@
  * for a statement share one (`viewRows`, for `RecordViews` in src/consent/records/reads.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { rolesSql } from '../../organisations/membership.js';
+import { rolesSql } from '../../organisations/index.js';
 import { arrayLiteral } from '../../platform/db/arrays.js';
 import { type Db, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
 import type { CatalogueCache } from '../catalogue/cache.js';
 import type { Catalogue } from '../catalogue/store.js';
+import { type ConsentValue, defaultConsent, type StoredConsent } from '../model/values.js';
 import type { RetentionRow } from '../retention/service.js';
 import type { PurposeState } from './present.js';
 import type { RecordRow } from './store.js';
-import { type ConsentValue, defaultConsent, type StoredConsent } from './values.js';
 
 /** What a read of one consent record sees. */
 export interface RecordView {

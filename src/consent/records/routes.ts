@@ -11,9 +11,9 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/http/auth.js';
 import { errors } from '../../platform/http/schemas.js';
+import { attributeChoice, MAX_DAYS, parseConsentValue } from '../model/values.js';
 import { ConsentRecordBody, PurposeConsentsBody, UpdateResultBody } from './schemas.js';
 import type { ConsentService, RequestMeta } from './service.js';
-import { attributeChoice, MAX_DAYS, parseConsentValue } from './values.js';
 
 const UserParams = Type.Object({ organizationID: Type.String(), userID: Type.String() });
 const RecordParams = Type.Object({ ...UserParams.properties, consentID: Type.String() });

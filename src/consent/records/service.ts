@@ -4,13 +4,14 @@
  * row lock and appends its evidence in the same transaction (see `evidence.ts`).
  */
 
-import type { RolesCache } from '../../organisations/roles-cache.js';
+import type { RolesCache } from '../../organisations/index.js';
 import type { Db } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import type { Actor, Channel, EventDraft } from '../evidence/chain.js';
 import type { ChainSealer } from '../evidence/sealer.js';
+import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from '../model/values.js';
 import type { RetentionRow } from '../retention/service.js';
 import { type Access, authorise, decideAccess } from './access.js';
 import type { GroupCommit } from './group-commit.js';
@@ -19,7 +20,6 @@ import type { RecordViews } from './reads.js';
 import type { ConsentRecordBody, UpdateResultBody } from './schemas.js';
 import type { ConsentWrite, RecordRow } from './store.js';
 import * as store from './store.js';
-import { type ConsentValue, defaultConsent, effectiveValue, expiryOf } from './values.js';
 
 /** The request a change came through, for its evidence. */
 export interface RequestMeta extends Channel {

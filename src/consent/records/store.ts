@@ -1,7 +1,7 @@
 /** SQL of consent records and their current attribute consents. */
 import { and, eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
-import { consentRecords } from '../../platform/db/schema.js';
+import { consentRecords } from '../../platform/db/schema/index.js';
 import type { EventDraft } from '../evidence/chain.js';
 import {
   EVENT_PLACEHOLDERS,
@@ -12,7 +12,7 @@ import {
   recordsetSource,
   valuesSource,
 } from '../evidence/store.js';
-import type { ConsentValue, StoredConsent } from './values.js';
+import type { ConsentValue, StoredConsent } from '../model/values.js';
 
 /** A consent record and whether its individual is subscribed now. */
 export interface RecordRow {
@@ -41,21 +41,6 @@ export async function findRecord(db: Executor, orgId: string, userId: string): P
     .from(consentRecords)
     .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));
   return row ?? null;
-}
-
-/** One (purpose, attribute) pair of a record with its stored consent (null fields when undecided). */
-export interface ConsentRow {
-  purposeId: string;
-  purposeName: string;
-  purposeDescription: string;
-  lawfulUsage: boolean;
-  policyUrl: string;
-  /** Null for a purpose with no attributes. */
-  attributeId: string | null;
-  attributeName: string | null;
-  value: ConsentValue | null;
-  days: number | null;
-  decidedAt: Date | null;
 }
 
 /**

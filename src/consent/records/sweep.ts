@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../platform/db/open.js';
-import { attributeConsents, consentRecords } from '../../platform/db/schema.js';
+import { attributeConsents, consentRecords } from '../../platform/db/schema/index.js';
 import { schedulePeriodic } from '../../platform/jobs/periodic.js';
 import type { ChainSealer } from '../evidence/sealer.js';
 import { appendEvents } from '../evidence/store.js';

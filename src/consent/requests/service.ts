@@ -5,19 +5,57 @@
  * transports, retries, the webhook log) is the notifications domain's (docs/notifications.md).
  */
 
-import type { JobView, NotificationService } from '../../notifications/service.js';
 import type { Db } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { loadCatalogue } from '../catalogue/store.js';
 
+/** A job as shown at `GET .../jobs/{jobID}`. */
+export interface JobView {
+  ID: string;
+  Type: 'consent-request';
+  State: string;
+  PurposeID: string;
+  AttributeIDs: string[];
+  Notified: number;
+  Skipped: number;
+  /** Why individuals were skipped; "" when none was. */
+  SkippedReason: string;
+  Failed: number;
+  /** `Notified` and `Failed` by transport. */
+  ByTransport: Record<'Webhook' | 'Email' | 'FCM' | 'APNs', { Notified: number; Failed: number }>;
+  Error: string;
+  CreatedAt: string;
+  StartedAt: string;
+  FinishedAt: string;
+}
+
+/**
+ * The delivery side of the special consent request, which the notifications context provides and the composition root
+ * injects (docs/notifications.md "Special consent request"): the consent context names what it needs here and never
+ * imports the notifications context, which stands above it (docs/development.md "Bounded contexts").
+ */
+export interface ConsentRequestDelivery {
+  /**
+   * Queues a checked request and keeps its job, in one transaction.
+   * @param wanted - the data attribute IDs to ask about, already checked against the purpose.
+   * @returns the job's ID.
+   */
+  enqueue(principal: Principal, orgId: string, purposeId: string, wanted: string[]): Promise<string>;
+  /**
+   * The job as shown at `GET …/jobs/{jobID}`.
+   * @throws {NotFound} when the organisation has no such job.
+   */
+  job(orgId: string, jobId: string): Promise<JobView>;
+}
+
 /** Starts special consent requests and answers their jobs. */
 export class ConsentRequestService {
   constructor(
     private readonly db: Db,
     /** Queues the checked request and keeps its job (the notifications domain). */
-    private readonly notifications: Pick<NotificationService, 'enqueue' | 'job'>,
+    private readonly notifications: ConsentRequestDelivery,
   ) {}
 
   /**

@@ -1,7 +1,7 @@
 /** SQL of an organisation's data-retention setting. */
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { organisations } from '../../platform/db/schema.js';
+import { organisations } from '../../platform/db/schema/index.js';
 
 /** The stored setting: whether retention applies, and its period (seconds). */
 export interface RetentionRow {

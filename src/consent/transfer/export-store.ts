@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { consentEventSeals, consentEvents, consentRecords } from '../../platform/db/schema.js';
+import { consentEventSeals, consentEvents, consentRecords } from '../../platform/db/schema/index.js';
 import type { SealedEvent } from '../evidence/chain.js';
 import { toSealed } from '../evidence/store.js';
 

@@ -7,9 +7,9 @@
 import { type Static, Type } from 'typebox';
 import type { Db } from '../../platform/db/open.js';
 import type { SealedEvent } from '../evidence/chain.js';
-import { presentEvent } from '../evidence/history.js';
 import type { ChainSealer } from '../evidence/sealer.js';
 import { chainHead } from '../evidence/store.js';
+import { presentEvent } from '../history/history.js';
 import type { RecordViews } from '../records/reads.js';
 import { ConsentEvent, ConsentRecordBody } from '../records/schemas.js';
 import type { ConsentService } from '../records/service.js';

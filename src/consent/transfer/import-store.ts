@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { arrayLiteral } from '../../platform/db/arrays.js';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import type { ConsentValue, StoredConsent } from '../records/values.js';
+import type { ConsentValue, StoredConsent } from '../model/values.js';
 
 /**
  * Locks the consent records for the rest of the transaction and bumps their `version`, as every writer

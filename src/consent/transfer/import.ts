@@ -16,7 +16,6 @@ import type { Db, Executor } from '../../platform/db/open.js';
 import type { Actor, EventDraft } from '../evidence/chain.js';
 import { ChainSealer } from '../evidence/sealer.js';
 import { appendEvents } from '../evidence/store.js';
-import { type ConsentWrite, writeChange } from '../records/store.js';
 import {
   type ConsentValue,
   choiceOf,
@@ -24,7 +23,8 @@ import {
   effectiveValue,
   expiryOf,
   type StoredConsent,
-} from '../records/values.js';
+} from '../model/values.js';
+import { type ConsentWrite, writeChange } from '../records/store.js';
 import { lockRecords, recordedEvents, storedConsents } from './import-store.js';
 
 /** The channel endpoint of every imported event. */

@@ -8,7 +8,7 @@
  * EncryptedID or BaseID, Responder when ending them failed.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { IdentityService } from '../../identity/sessions/service.js';
+import type { IdentityService } from '../../identity/index.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
 import * as fedStore from '../store.js';

@@ -6,7 +6,7 @@
  * changed fields, `idp.saml.delete`).
  */
 
-import { recordAudit } from '../../organisations/audit/service.js';
+import { recordAudit } from '../../organisations/index.js';
 import type { Config } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';

@@ -5,7 +5,7 @@
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
-import { rolesInOrganisation } from '../../organisations/membership.js';
+import { rolesInOrganisation } from '../../organisations/index.js';
 import type { Db } from '../../platform/db/open.js';
 import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';

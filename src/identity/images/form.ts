@@ -60,7 +60,7 @@ export interface ImageFormOptions {
   /**
    * Called once, with the form's text fields that came before the first file part (or with all of
    * them when there is no file), before any file byte is read: the web dashboard checks its CSRF
-   * token here (src/web/guard.ts). What it throws ends the read and is the answer.
+   * token here (src/web/shared/guard.ts). What it throws ends the read and is the answer.
    */
   beforeFile?: (fields: Readonly<Record<string, string>>) => void;
 }

@@ -4,7 +4,7 @@
  */
 import { and, eq, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../platform/db/open.js';
-import { userImages, users } from '../../platform/db/schema.js';
+import { userImages, users } from '../../platform/db/schema/index.js';
 import { Role } from '../users/roles.js';
 
 /**

@@ -16,6 +16,7 @@ import type { LivenessCache } from '../sessions/liveness.js';
 import { revokeUserSessions } from '../sessions/revocation.js';
 import { normaliseUsername } from '../sessions/service.js';
 import * as throttle from '../sessions/throttle.js';
+import { hashPassword, verifyNormalised } from '../users/password-hashing.js';
 import {
   type CredentialAccount,
   credentialAccountById,
@@ -23,7 +24,6 @@ import {
   setPasswordHash,
 } from '../users/profile.js';
 import type { BackgroundTasks } from './background.js';
-import { hashPassword, verifyNormalised } from './hashing.js';
 import { type ChangeKind, passwordChangedMail, RESET_LINK_MINUTES, resetLinkMail } from './mail.js';
 import { assertPasswordPolicy } from './policy.js';
 import * as store from './store.js';

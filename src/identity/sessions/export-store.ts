@@ -1,7 +1,7 @@
 /** SQL of the identity part of the data export: the metadata of a user's sessions and API keys, never their secrets. */
 import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { apiKeys, tokenFamilies } from '../../platform/db/schema.js';
+import { apiKeys, tokenFamilies } from '../../platform/db/schema/index.js';
 
 /** The user's sessions (refresh-token families), oldest first: client and times only (index `token_families_user`). */
 export async function sessionsOf(db: Executor, userId: string) {

@@ -10,12 +10,13 @@
  *   `assent_revocations` with the user's ID, and `attach` listens on that channel; the trigger of
  *   migration 0023 does the same when a web session's row is deleted (sign-out, purge, by any process).
  *
- * Threat: serving a revoked session from the cache; `NotifiedCache` (src/platform/util/notified-cache.ts) says
+ * Threat: serving a revoked session from the cache; `NotifiedCache` (src/platform/db/notified-cache.ts) says
  * how that is kept from happening: answers are kept only while the listener is connected, never for
  * longer than `TTL_MS`, and never when a revocation arrived while the lookup was in flight.
  */
+
+import { NotifiedCache } from '../../platform/db/notified-cache.js';
 import type { Executor, Store } from '../../platform/db/open.js';
-import { NotifiedCache } from '../../platform/util/notified-cache.js';
 import * as sessions from './store.js';
 import { findSession, type WebSessionRow } from './web-session-store.js';
 

@@ -2,7 +2,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../../platform/db/arrays.js';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf, statementHandle } from '../../platform/db/open.js';
-import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../../platform/db/schema.js';
+import { apiKeys, clients, refreshTokens, tokenFamilies, users } from '../../platform/db/schema/index.js';
 import { profileColumns, toProfile, type UserProfile } from '../users/profile.js';
 
 /** One refresh-token rotation of `rotateRefreshMany`. */

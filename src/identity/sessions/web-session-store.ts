@@ -1,7 +1,7 @@
 /** SQL of the web sessions (`web_sessions`, src/platform/db/schema/web.ts), for `web-sessions.ts` and the purge. */
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { webSessions } from '../../platform/db/schema.js';
+import { webSessions } from '../../platform/db/schema/index.js';
 
 /** A stored web session, as read back. */
 export interface WebSessionRow {

@@ -1,7 +1,7 @@
 /** SQL of the signing-key ring. */
 import { count, desc, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { signingKeys } from '../../platform/db/schema.js';
+import { signingKeys } from '../../platform/db/schema/index.js';
 
 /** A stored signing key. */
 export type SigningKeyRow = typeof signingKeys.$inferSelect;

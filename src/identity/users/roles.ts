@@ -3,9 +3,9 @@
  * logins"): 1 Admin, 2 Dpo, 3 Developer; Assent adds 4 Owner.
  */
 
-import type { RoleId } from '../../core/roles.js';
+import type { RoleId } from '../../platform/core/roles.js';
 
-export { Role, type RoleId } from '../../core/roles.js';
+export { Role, type RoleId } from '../../platform/core/roles.js';
 
 /** Every role, in ID order: the body of `GET {base}/organizations/roles`. */
 export const ROLES: ReadonlyArray<{ ID: RoleId; Role: string }> = [

@@ -2,14 +2,26 @@
 import type { Db } from '../../platform/db/open.js';
 import { Unauthorized } from '../../platform/http/errors.js';
 import type { UserBody } from '../../platform/http/schemas.js';
-import type { IdentityService } from '../sessions/service.js';
 import * as store from './store.js';
+
+/**
+ * What the profile rules ask of the sessions side: the User record with its API key (the User of docs/api.md
+ * "Resources"). Declared here so that users/ needs nothing of sessions/, which builds on it.
+ */
+export interface UserRecords {
+  /**
+   * The User record of `userId`.
+   * @param withApiKey - whether `APIKey` is filled in.
+   * @throws {Unauthorized} when the user no longer exists.
+   */
+  userRecord(userId: string, withApiKey: boolean): Promise<UserBody>;
+}
 
 /** Reads and edits a user's own profile. */
 export class UserService {
   constructor(
     private readonly db: Db,
-    private readonly identity: IdentityService,
+    private readonly identity: UserRecords,
   ) {}
 
   /** The caller's User record, API key included (the User of docs/api.md "Resources"). */

@@ -1,7 +1,7 @@
 /** SQL of users, their subscriptions and their roles. */
 import { eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, rowsOf, statementHandle } from '../../platform/db/open.js';
-import { users } from '../../platform/db/schema.js';
+import { users } from '../../platform/db/schema/index.js';
 
 /** A stored user. */
 export type UserRow = typeof users.$inferSelect;

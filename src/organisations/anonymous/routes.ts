@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { MAX_PASSWORD_INPUT } from '../../identity/passwords/policy.js';
+import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
 import type { AnonymousService } from './service.js';

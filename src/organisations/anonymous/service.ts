@@ -7,11 +7,13 @@
  */
 
 import { v7 as uuidv7 } from 'uuid';
-import { hashPassword } from '../../identity/passwords/hashing.js';
-import { assertPasswordPolicy } from '../../identity/passwords/policy.js';
-import { normaliseUsername } from '../../identity/sessions/service.js';
-import { presentUser } from '../../identity/users/present.js';
-import { userProfile } from '../../identity/users/profile.js';
+import {
+  assertPasswordPolicy,
+  hashPassword,
+  normaliseUsername,
+  presentUser,
+  userProfile,
+} from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import type { Db } from '../../platform/db/open.js';
 import { Conflict, NotFound } from '../../platform/http/errors.js';

@@ -1,7 +1,7 @@
 /** SQL of anonymous users (docs/api.md "User management" "Add anonymous user"; docs/decisions/0012-account-deletion.md). */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { subscriptions, users } from '../../platform/db/schema.js';
+import { subscriptions, users } from '../../platform/db/schema/index.js';
 
 /**
  * Inserts an anonymous user: no password, no e-mail, and a username no one can sign in with

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { MAX_PASSWORD_INPUT } from '../../identity/passwords/policy.js';
+import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
 import { errors } from '../../platform/http/schemas.js';
 import type { IndividualService } from './service.js';

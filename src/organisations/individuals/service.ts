@@ -12,11 +12,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import type { BackgroundTasks } from '../../identity/passwords/background.js';
-import { hashPassword } from '../../identity/passwords/hashing.js';
-import { assertPasswordPolicy } from '../../identity/passwords/policy.js';
-import { normaliseUsername } from '../../identity/sessions/service.js';
-import { Role } from '../../identity/users/roles.js';
+import type { BackgroundTasks } from '../../identity/index.js';
+import { assertPasswordPolicy, hashPassword, normaliseUsername, Role } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';

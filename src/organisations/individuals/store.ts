@@ -2,7 +2,7 @@
 import { and, asc, count, eq, gt, ilike, or } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../platform/db/open.js';
-import { consentRecords, subscriptions, users } from '../../platform/db/schema.js';
+import { consentRecords, subscriptions, users } from '../../platform/db/schema/index.js';
 
 /** An individual as the listings show them. */
 export interface IndividualRow {

@@ -15,7 +15,7 @@ import {
   PAGE_STYLE,
   RESET_PAGE_HEADERS,
   selfContainedPageCsp,
-} from '../../identity/passwords/page.js';
+} from '../../identity/index.js';
 
 // A `\` at the end of a line joins it to the next: the script has no line break there.
 const SCRIPT = `

@@ -1,7 +1,7 @@
 /** SQL of invitations to an organisation (table `invitations`, migration 0013). */
 import { and, asc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
-import { invitations, organisations } from '../../platform/db/schema.js';
+import { invitations, organisations } from '../../platform/db/schema/index.js';
 
 /** A pending invitation as staff see it (never the token or its hash). */
 export interface InvitationRow {

@@ -7,7 +7,6 @@
  * generated from them. `Config` is built from their parsed values, so tsc checks the two agree.
  */
 
-import type { Argon2Params } from '../../identity/passwords/hashing.js';
 import type { RateLimit } from '../ratelimit/limit.js';
 import { readSettings } from './declare.js';
 import { ConfigError, httpUrl } from './parse.js';
@@ -15,6 +14,16 @@ import { SETTING_GROUPS } from './settings.js';
 import type { PushEndpoints } from './settings-push.js';
 
 export { ConfigError } from './parse.js';
+
+/** argon2id cost parameters. */
+export interface Argon2Params {
+  /** Memory (KiB). */
+  memoryCost: number;
+  /** Iterations (count). */
+  timeCost: number;
+  /** Lanes (count). */
+  parallelism: number;
+}
 
 /** Brute-force thresholds for one kind of key (an account or a client IP). ASVS 5.0 V6.3.1. */
 export interface ThrottlePolicy {

@@ -3,7 +3,7 @@
  * federation state or code, relying-party secret): its SHA-256, so that a reader of the database
  * holds nothing to present. A fast unsalted hash is adequate only for such high-entropy random
  * values (NIST SP 800-63B §5.1.1.2 asks for a slow salted hash of secrets people choose: passwords
- * use argon2id, `identity/passwords/hashing.ts`).
+ * use argon2id, `identity/users/password-hashing.ts`).
  */
 import { createHash } from 'node:crypto';
 

@@ -14,7 +14,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { SharedListener } from './listener.js';
-import * as schema from './schema.js';
+import * as schema from './schema/index.js';
 import { CONNECT_TIMEOUT_MS } from './unavailable.js';
 
 /** The Drizzle database handle shared by every store module, whichever driver is behind it. */

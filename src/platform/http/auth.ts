@@ -82,7 +82,7 @@ export function installAuthGuard(app: FastifyInstance, services: GuardServices):
     const operation = (request.routeOptions.config as OperationConfig).operation;
     if (!operation) return; // 404 handler and framework routes
     const rule = ACCESS_POLICY[operation];
-    // `web`: the web guard (src/web/guard.ts) checks the session cookie and the CSRF token instead.
+    // `web`: the web guard (src/web/shared/guard.ts) checks the session cookie and the CSRF token instead.
     if (rule.credential === 'none' || rule.credential === 'web') return;
     const principal = await services.authenticate(request.headers.authorization);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.

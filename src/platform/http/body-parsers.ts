@@ -56,7 +56,7 @@ export function parseForm(text: string): Record<string, string | string[]> {
 
 function formAllowed(request: FastifyRequest): boolean {
   const operation = (request.routeOptions.config as OperationConfig | undefined)?.operation;
-  // The web front ends' forms: their guard checks origin and CSRF token (src/web/guard.ts).
+  // The web front ends' forms: their guard checks origin and CSRF token (src/web/shared/guard.ts).
   return operation !== undefined && (FORM_OPERATIONS.has(operation) || ACCESS_POLICY[operation].credential === 'web');
 }
 

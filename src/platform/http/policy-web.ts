@@ -1,7 +1,7 @@
 /**
  * The access-policy rows of the web front ends' pages (docs/web.md), spread into `ACCESS_POLICY`
  * (src/platform/http/policy.ts), whose header explains the credential kinds. A console page names, in its
- * route's `api`, the JSON API operation whose `orgRoles` the web guard applies (src/web/guard.ts);
+ * route's `api`, the JSON API operation whose `orgRoles` the web guard applies (src/web/shared/guard.ts);
  * its row here says so in words, for docs/access-policy.md.
  */
 

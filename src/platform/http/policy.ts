@@ -8,13 +8,13 @@
  * - `session`: a live access token only; an API key is refused (operations that end a session or
  *   change a password);
  * - `web`: the pages of the web front ends (docs/web.md); the API's guard lets them through and the
- *   web guard (`src/web/guard.ts`) checks the browser's session cookie and CSRF token instead.
+ *   web guard (`src/web/shared/guard.ts`) checks the browser's session cookie and CSRF token instead.
  *
  * Every route names its operation in `config.operation`; a route without one fails the server's
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
  */
 
-import { Role, type RoleId } from '../../core/roles.js';
+import { Role, type RoleId } from '../core/roles.js';
 import { WEB_POLICY } from './policy-web.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;

@@ -7,8 +7,8 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import type { KeyRing } from '../../identity/tokens/keys.js';
-import { organisationName } from '../../organisations/directory.js';
+import type { KeyRing } from '../../identity/index.js';
+import { organisationName } from '../../organisations/index.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';

@@ -5,7 +5,7 @@
  * API (`service.ts`) and `assent import` (`import.ts`), so both refuse the same input.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { redirectUriProblem } from '../../federation/redirect-uris.js';
+import { redirectUriProblem } from '../../federation/index.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 
 /** Most redirect URIs (and most post-logout redirect URIs) one client may register (count). */

@@ -5,7 +5,7 @@
  * log (actor, time, the changed fields; never the secret).
  */
 
-import { recordAudit } from '../../organisations/audit/service.js';
+import { recordAudit } from '../../organisations/index.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';

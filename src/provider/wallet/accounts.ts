@@ -5,8 +5,7 @@
  * does (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createFederatedUser } from '../../organisations/individuals/service.js';
-import { subscribe } from '../../organisations/membership.js';
+import { createFederatedUser, subscribe } from '../../organisations/index.js';
 import type { Executor } from '../../platform/db/open.js';
 import type { VerifiedCredential } from './credential.js';
 import { PresentationError } from './errors.js';

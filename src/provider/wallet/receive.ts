@@ -12,7 +12,7 @@ import {
   validateOpenid4vpAuthorizationResponsePayload,
 } from '@openid4vc/openid4vp';
 import type { DcqlQuery } from 'dcql';
-import { recordAudit } from '../../organisations/audit/service.js';
+import { recordAudit } from '../../organisations/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';

@@ -4,7 +4,7 @@
  * (never a key or certificate, ASVS 5.0 V16.2.1). The verifier's private key is write-only.
  */
 
-import { recordAudit } from '../../organisations/audit/service.js';
+import { recordAudit } from '../../organisations/index.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';

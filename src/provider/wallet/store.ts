@@ -1,8 +1,8 @@
 /** SQL of organisations' wallet settings (`wallet_settings`) and of linked credentials (`wallet_identities`). */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
+import { users } from '../../platform/db/schema/index.js';
 import { walletIdentities, walletSettings } from '../../platform/db/schema/wallet.js';
-import { users } from '../../platform/db/schema.js';
 
 /** A stored settings row (the verifier key sealed). */
 export type SettingsRow = typeof walletSettings.$inferSelect;

@@ -5,11 +5,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { PurposeService } from '../../consent/purposes/service.js';
-import type { WebSession } from '../../identity/sessions/web-sessions.js';
-import type { AuditLogService } from '../../organisations/audit/service.js';
-import { AuditQuery } from '../../organisations/routes.js';
-import { sendPage } from '../html.js';
+import type { PurposeService } from '../../consent/index.js';
+import type { WebSession } from '../../identity/index.js';
+import type { AuditLogService } from '../../organisations/index.js';
+import { AuditQuery } from '../../organisations/index.js';
+import { sendPage } from '../shared/html.js';
 import { AuditPage } from './audit.js';
 
 /** What the Audit log page calls. */

@@ -4,7 +4,7 @@
  * and by acting user. Entries never hold a secret (src/organisations/audit/service.ts), so the page shows their
  * detail as it is stored.
  */
-import type { AuditRow } from '../../organisations/audit/service.js';
+import type { AuditRow } from '../../organisations/index.js';
 import { ConsolePage } from './shell.js';
 import { ColumnHeads } from './table.js';
 

@@ -1,5 +1,5 @@
 /** The console's first page: the organisations where the signed-in user holds a role (docs/web.md "Console"). */
-import { Layout } from '../layout.js';
+import { Layout } from '../shared/layout.js';
 
 const ROLE_NAMES: Record<number, string> = { 1: 'Admin', 2: 'Dpo', 3: 'Developer', 4: 'Owner' };
 

@@ -6,9 +6,9 @@
  * and deletion behind a confirmation box. The client secret is write-only: its field is always
  * empty, and left empty on an edit it keeps the stored secret.
  */
-import type { FederationConfigService } from '../../federation/service.js';
-import { FieldError, invalidAttrs, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import type { FederationConfigService } from '../../federation/index.js';
+import { FieldError, invalidAttrs, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import { Checkbox } from './checkbox.js';
 import type { FormState, IntegrationsView } from './integrations.js';
 import { allows } from './shell.js';

@@ -4,10 +4,10 @@
  * event checked against its hash and link (for the roles `consents.history.list` allows), and, for
  * those the API lets unsubscribe (Owner, Admin), the unsubscribe form with its confirmation box.
  */
-import type { ConsentEventBody, ConsentRecordBody } from '../../consent/records/schemas.js';
-import type { IndividualBody } from '../../organisations/individuals/service.js';
-import { consentChange, consentState, utcTime } from '../format.js';
-import { Csrf } from '../layout.js';
+import type { ConsentEventBody, ConsentRecordBody } from '../../consent/index.js';
+import type { IndividualBody } from '../../organisations/index.js';
+import { consentChange, consentState, utcTime } from '../shared/format.js';
+import { Csrf } from '../shared/layout.js';
 import { type IndividualsBase, IndividualsShell } from './individuals.js';
 import { allows } from './shell.js';
 

@@ -4,10 +4,10 @@
  * the API lets create individuals (Owner, Admin), the form that adds one.
  */
 import type { ComponentChildren } from 'preact';
-import { MAX_PASSWORD_INPUT } from '../../identity/passwords/policy.js';
-import type { IndividualBody } from '../../organisations/individuals/service.js';
-import { FormError, type RefusedForm, shown, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
+import type { IndividualBody } from '../../organisations/index.js';
+import { FormError, type RefusedForm, shown, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import { ConsolePage } from './shell.js';
 
 /** What every individuals page shows around its content. */

@@ -5,14 +5,13 @@
  * the form, and the values as sent (never a secret).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PurposeService } from '../../consent/purposes/service.js';
-import type { FederationConfigService } from '../../federation/service.js';
-import type { NotificationService } from '../../notifications/service.js';
+import type { PurposeService } from '../../consent/index.js';
+import type { FederationConfigService } from '../../federation/index.js';
+import type { NotificationService } from '../../notifications/index.js';
 import { HttpError, NotFound } from '../../platform/http/errors.js';
-import type { OidcClientService } from '../../provider/relying-parties/service.js';
-import type { WalletSettingsService } from '../../provider/wallet/settings.js';
-import { type FormRefusal, type RefusedForm, refusedForm } from '../form-state.js';
-import { seeOther, sendPage } from '../html.js';
+import type { OidcClientService, WalletSettingsService } from '../../provider/index.js';
+import { type FormRefusal, type RefusedForm, refusedForm } from '../shared/form-state.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { type FormState, IntegrationsPage, type IntegrationsView } from './integrations.js';
 import { session } from './routes.js';
 import { allows } from './shell.js';

@@ -6,12 +6,11 @@
  * operation allows it, a control to those whose API write operation does; no stored secret is ever
  * shown, and a generated one only once, on the answer page (`SecretPage`).
  */
-import type { FederationConfigService } from '../../federation/service.js';
-import type { NotificationService, TransportsView } from '../../notifications/service.js';
-import type { ClientView } from '../../provider/relying-parties/service.js';
-import type { WalletSettingsView } from '../../provider/wallet/settings.js';
-import { FormError, type RefusedForm, shown, TextArea, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import type { FederationConfigService } from '../../federation/index.js';
+import type { NotificationService, TransportsView } from '../../notifications/index.js';
+import type { ClientView, WalletSettingsView } from '../../provider/index.js';
+import { FormError, type RefusedForm, shown, TextArea, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import { IdpSection } from './idp.js';
 import { PushSection } from './push.js';
 import { allows, ConsolePage } from './shell.js';

@@ -4,8 +4,7 @@
  * in with the stored values, or, when it was just refused, with the values as sent and the error
  * next to the field that caused it (`form-state.tsx`).
  */
-import type { DataAttributeBody } from '../../consent/data-attributes/service.js';
-import type { OrganizationBody } from '../../consent/purposes/present.js';
+import type { DataAttributeBody, OrganizationBody } from '../../consent/index.js';
 import {
   CheckboxGroup,
   FieldError,
@@ -14,8 +13,8 @@ import {
   type RefusedForm,
   shown,
   TextField,
-} from '../form-state.js';
-import { Csrf } from '../layout.js';
+} from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 
 /** A refused form of the organisation page, and which one: `retention`, `p-new`, `p-{ID}`, `t-new`, `t-{ID}`, `p-{ID}-delete`, `t-{ID}-delete`. */
 export interface RefusedOrgForm extends RefusedForm {

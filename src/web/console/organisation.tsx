@@ -3,8 +3,7 @@
  * retention, its purposes and its data attributes, each editable by those the API lets change
  * them (Owner, Admin) and read-only for the others (Dpo, Developer).
  */
-import type { DataAttributeBody } from '../../consent/data-attributes/service.js';
-import type { OrganizationBody } from '../../consent/purposes/present.js';
+import type { DataAttributeBody, OrganizationBody } from '../../consent/index.js';
 import {
   AttributeForm,
   DeleteForm,

@@ -5,10 +5,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ListingService } from '../../consent/listings/service.js';
-import type { PurposeService } from '../../consent/purposes/service.js';
+import type { ListingService, PurposeService } from '../../consent/index.js';
 import { principalOf } from '../dashboard/views.js';
-import { sendPage } from '../html.js';
+import { sendPage } from '../shared/html.js';
 import { ConsentedUsersPage, OverviewPage } from './overview.js';
 import { Org, session, signedIn } from './routes.js';
 

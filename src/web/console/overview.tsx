@@ -4,9 +4,9 @@
  * `GET …/consents/overview`), the trend over the last days (`GET …/consents/trend`) as a chart and a
  * table, and links to the consented users of each purpose and attribute.
  */
-import type { OverviewBody, TrendBody } from '../../consent/records/schemas.js';
-import type { IndividualBody } from '../../organisations/individuals/service.js';
-import { utcTime } from '../format.js';
+import type { OverviewBody, TrendBody } from '../../consent/index.js';
+import type { IndividualBody } from '../../organisations/index.js';
+import { utcTime } from '../shared/format.js';
 import { ConsolePage } from './shell.js';
 import { TrendChart } from './trend-chart.js';
 

@@ -10,9 +10,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApnsInput, ServiceAccountText } from '../../notifications/routes.js';
+import { ApnsInput, ServiceAccountText } from '../../notifications/index.js';
 import { principalOf } from '../dashboard/views.js';
-import { fieldNamedIn } from '../form-state.js';
+import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 

@@ -5,8 +5,8 @@
  * replace and remove them. The keys are write-only: their fields are always empty; left empty on an
  * APNs edit, the stored `.p8` key is kept (as the API's PUT without `key`).
  */
-import { FieldError, invalidAttrs, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import { FieldError, invalidAttrs, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import type { FormState, IntegrationsView } from './integrations.js';
 import { allows } from './shell.js';
 

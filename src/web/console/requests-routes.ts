@@ -10,15 +10,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { DataAttributeService } from '../../consent/data-attributes/service.js';
-import type { PurposeService } from '../../consent/purposes/service.js';
-import { ConsentRequestInput } from '../../consent/requests/routes.js';
-import type { ConsentRequestService } from '../../consent/requests/service.js';
-import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import type { ConsentRequestService, DataAttributeService, PurposeService } from '../../consent/index.js';
+import { ConsentRequestInput } from '../../consent/index.js';
+import type { WebSession } from '../../identity/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
-import { type FormRefusal, refusedForm } from '../form-state.js';
-import { seeOther, sendPage } from '../html.js';
+import { type FormRefusal, refusedForm } from '../shared/form-state.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { JobPage, JobProgress, RequestsPage } from './requests.js';
 
 /** What the console's Consent requests pages call: the services of the API's routes. */

@@ -7,11 +7,9 @@
  */
 
 import type { ComponentChildren } from 'preact';
-import type { DataAttributeBody } from '../../consent/data-attributes/service.js';
-import type { OrganizationBody } from '../../consent/purposes/present.js';
-import type { JobView } from '../../notifications/service.js';
-import { CheckboxGroup, FormError, type RefusedForm } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import type { DataAttributeBody, JobView, OrganizationBody } from '../../consent/index.js';
+import { CheckboxGroup, FormError, type RefusedForm } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import { allows, ConsolePage } from './shell.js';
 
 /** What every Consent requests page shows around its content. */

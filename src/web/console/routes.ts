@@ -10,17 +10,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DataAttributeInput } from '../../consent/data-attributes/routes.js';
-import type { DataAttributeService } from '../../consent/data-attributes/service.js';
-import { PurposeInput } from '../../consent/purposes/routes.js';
-import type { PurposeService } from '../../consent/purposes/service.js';
-import type { RetentionService } from '../../consent/retention/service.js';
-import type { IdentityService } from '../../identity/sessions/service.js';
-import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import type { DataAttributeService, PurposeService, RetentionService } from '../../consent/index.js';
+import { DataAttributeInput, PurposeInput } from '../../consent/index.js';
+import type { IdentityService, WebSession } from '../../identity/index.js';
 import { BadRequest, HttpError } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
-import { type FormRefusal, refusedForm } from '../form-state.js';
-import { seeOther, sendPage } from '../html.js';
+import { type FormRefusal, refusedForm } from '../shared/form-state.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { ConsoleHome } from './home.js';
 import { OrganisationPage } from './organisation.js';
 

@@ -1,7 +1,7 @@
 /** The console's navigation and shell (docs/web.md "Console"). */
 import type { ComponentChildren } from 'preact';
 import { ACCESS_POLICY, type Operation } from '../../platform/http/policy.js';
-import { Layout } from '../layout.js';
+import { Layout } from '../shared/layout.js';
 
 /**
  * Whether roles allow an API operation (its access-policy row's `orgRoles`): the console shows a

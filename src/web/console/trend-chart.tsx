@@ -4,7 +4,7 @@
  * chart library: the SVG is part of the page, titled and described for screen readers, with the same
  * figures in a table beside it.
  */
-import type { TrendBody } from '../../consent/records/schemas.js';
+import type { TrendBody } from '../../consent/index.js';
 
 const W = 640;
 const H = 200;

@@ -6,10 +6,10 @@
  * is always empty, and left empty it keeps the stored key.
  */
 
-import type { WalletSettingsView } from '../../provider/wallet/settings.js';
-import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../provider/wallet/settings-rules.js';
-import { FieldError, invalidAttrs, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import type { WalletSettingsView } from '../../provider/index.js';
+import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../provider/index.js';
+import { FieldError, invalidAttrs, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import { Checkbox } from './checkbox.js';
 import type { FormState, IntegrationsView } from './integrations.js';
 

@@ -10,9 +10,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { BadRequest } from '../../platform/http/errors.js';
-import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/wallet/settings-rules.js';
+import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
-import { fieldNamedIn } from '../form-state.js';
+import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { Csrf, Org, session, signedIn } from './routes.js';
 

@@ -5,10 +5,10 @@
  * registration form and deletion for the roles the API lets do them.
  */
 import type { X509Certificate } from 'node:crypto';
-import { parseCertificates } from '../../provider/wallet/pem.js';
-import type { WalletSettingsView } from '../../provider/wallet/settings.js';
-import { FormError, shown, TextArea, TextField } from '../form-state.js';
-import { Csrf } from '../layout.js';
+import type { WalletSettingsView } from '../../provider/index.js';
+import { parseCertificates } from '../../provider/index.js';
+import { FormError, shown, TextArea, TextField } from '../shared/form-state.js';
+import { Csrf } from '../shared/layout.js';
 import type { IntegrationsView } from './integrations.js';
 import { DeleteForm } from './organisation-forms.js';
 import { allows } from './shell.js';

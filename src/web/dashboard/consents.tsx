@@ -5,9 +5,9 @@
  * one attribute, and the page script shows the outcome next to it; without script the form posts
  * and the page comes back).
  */
-import type { ConsentRecordBody, ConsentsAndPurposeBody } from '../../consent/records/schemas.js';
-import { consentState } from '../format.js';
-import { Csrf } from '../layout.js';
+import type { ConsentRecordBody, ConsentsAndPurposeBody } from '../../consent/index.js';
+import { consentState } from '../shared/format.js';
+import { Csrf } from '../shared/layout.js';
 import { DashboardPage } from './shell.js';
 
 type Attribute = ConsentsAndPurposeBody['Consents'][number];

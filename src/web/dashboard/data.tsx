@@ -4,7 +4,7 @@
  * (GDPR Art. 17) behind a confirmation step.
  */
 import type { UserBody } from '../../platform/http/schemas.js';
-import { Csrf } from '../layout.js';
+import { Csrf } from '../shared/layout.js';
 import { DashboardPage } from './shell.js';
 
 /** What the page shows. */
@@ -89,7 +89,7 @@ export function DataPage({ user, csrfToken, done, error }: DataProps) {
 /**
  * The profile image (docs/decisions/0010-profile-images.md): shown from `/dashboard/data/image`, the
  * session's own (its ID in the URL, so that a replaced image is fetched anew); uploaded or replaced as
- * a multipart form whose CSRF field comes before the file (src/web/guard.ts `csrfInMultipart`).
+ * a multipart form whose CSRF field comes before the file (src/web/shared/guard.ts `csrfInMultipart`).
  */
 function ProfileImage({ user, csrfToken }: { user: UserBody; csrfToken: string }) {
   return (

@@ -2,8 +2,8 @@
  * The individual's own consent history (docs/web.md "Privacy dashboard"): every change, newest
  * first, paged by organisation, with the check of each event against its stored hash and link.
  */
-import type { presentEvent } from '../../consent/evidence/history.js';
-import { consentChange, utcTime } from '../format.js';
+import type { presentEvent } from '../../consent/index.js';
+import { consentChange, utcTime } from '../shared/format.js';
 import { DashboardPage } from './shell.js';
 
 type Event = ReturnType<typeof presentEvent>;

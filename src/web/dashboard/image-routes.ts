@@ -12,14 +12,11 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { readImageField, UPLOAD_LIMITS } from '../../identity/images/form.js';
-import { sendImage } from '../../identity/images/routes.js';
-import type { ImageService } from '../../identity/images/service.js';
-import type { WebSession } from '../../identity/sessions/web-sessions.js';
-import type { UserService } from '../../identity/users/service.js';
+import type { ImageService, UserService, WebSession } from '../../identity/index.js';
+import { readImageField, sendImage, UPLOAD_LIMITS } from '../../identity/index.js';
 import { HttpError, NotFound } from '../../platform/http/errors.js';
-import { assertMultipartCsrf } from '../guard.js';
-import { seeOther, sendPage } from '../html.js';
+import { assertMultipartCsrf } from '../shared/guard.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { DataPage } from './data.js';
 
 /** What the image routes call. */

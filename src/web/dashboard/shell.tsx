@@ -1,6 +1,6 @@
 /** The dashboard's navigation and shell (docs/web.md "Privacy dashboard"). */
 import type { ComponentChildren } from 'preact';
-import { Layout } from '../layout.js';
+import { Layout } from '../shared/layout.js';
 
 /** The dashboard's pages, in navigation order. */
 export const DASHBOARD_NAV = [

@@ -7,10 +7,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { DASHBOARD_IDP_CALLBACK_PATH, type FederatedWebSignIn } from '../../federation/web-sign-in.js';
-import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import { DASHBOARD_IDP_CALLBACK_PATH, type FederatedWebSignIn } from '../../federation/index.js';
+import type { WebSessions } from '../../identity/index.js';
 import { HttpError } from '../../platform/http/errors.js';
-import { sendPage } from '../html.js';
+import { sendPage } from '../shared/html.js';
 import { SignInPage, safeNext } from '../sign-in/page.js';
 import { type CookieJar, openWebSession } from '../sign-in/routes.js';
 

@@ -10,12 +10,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import type { WebSessions } from '../../identity/index.js';
 import { BadRequest, Conflict, type HttpError, NotFound } from '../../platform/http/errors.js';
-import { DASHBOARD_WALLET_RETURN_PATH, type DashboardWalletSignIn } from '../../provider/wallet/dashboard.js';
-import { qrSvg } from '../../provider/wallet/qr.js';
-import { WalletFlowError, WalletNotConfiguredError } from '../../provider/wallet/sign-in.js';
-import { seeOther, sendPage } from '../html.js';
+import {
+  DASHBOARD_WALLET_RETURN_PATH,
+  type DashboardWalletSignIn,
+  qrSvg,
+  WalletFlowError,
+  WalletNotConfiguredError,
+} from '../../provider/index.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { safeNext } from '../sign-in/page.js';
 import { type CookieJar, openWebSession } from '../sign-in/routes.js';
 import { ElsewherePage, WALLET_PATH, WalletSignInPage, WalletStatus } from './wallet-sign-in.js';

@@ -3,11 +3,8 @@
  * "How it is built": the web layer adds no rule of its own): the individual's organisations, each
  * organisation's consent record, and a page of its history.
  */
-import type { HistoryService } from '../../consent/evidence/history.js';
-import type { OwnRecords } from '../../consent/records/own.js';
-import type { ConsentService } from '../../consent/records/service.js';
-import type { IdentityService } from '../../identity/sessions/service.js';
-import type { WebSession } from '../../identity/sessions/web-sessions.js';
+import type { ConsentService, HistoryService, OwnRecords } from '../../consent/index.js';
+import type { IdentityService, WebSession } from '../../identity/index.js';
 import type { Principal } from '../../platform/http/auth.js';
 import type { OrgConsents } from './consents.js';
 import type { HistoryView } from './history.js';

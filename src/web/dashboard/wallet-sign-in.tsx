@@ -4,8 +4,8 @@
  * and an "Open in wallet" link, and a status area that htmx reloads every 2 s until the
  * transaction has ended (no inline script: the page's CSP forbids it).
  */
-import type { WalletOutcome } from '../../provider/wallet/sign-in.js';
-import { Layout } from '../layout.js';
+import type { WalletOutcome } from '../../provider/index.js';
+import { Layout } from '../shared/layout.js';
 
 const APP = 'Privacy dashboard';
 const HOME = '/dashboard';

@@ -1,5 +1,5 @@
 /** The sign-in page of the web front ends (docs/web.md "Sign-in"). */
-import { Layout } from '../layout.js';
+import { Layout } from '../shared/layout.js';
 
 /**
  * The other ways an organisation's sign-in page offers (the dashboard's, docs/web.md "Sign-in"):

@@ -7,11 +7,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { IdentityService } from '../../identity/sessions/service.js';
-import type { WebSessions } from '../../identity/sessions/web-sessions.js';
+import type { IdentityService, WebSessions } from '../../identity/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
-import { seeOther, sendPage } from '../html.js';
+import { seeOther, sendPage } from '../shared/html.js';
 import { SignInPage, type SignInWays, safeNext } from './page.js';
 
 /** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */

@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { dataAttributes, organisations, purposes, users } from './core.js';
 
 /**

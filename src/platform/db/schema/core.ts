@@ -18,7 +18,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 
 const createdAt = () => tz('created_at').notNull().defaultNow();
 

@@ -4,7 +4,7 @@
  * log. Secrets are sealed under the master key; codes and states are stored only as SHA-256 hashes.
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { organisations, tokenFamilies, users } from './core.js';
 
 /** An organisation's one IdP configuration; the client secret is sealed (purpose `idp-client-secret`). */

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
  * the idempotency key that keeps an individual from being notified twice, and the webhook log.
  */
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { tz } from '../columns.js';
+import { tz } from './columns.js';
 import { organisations, purposes } from './core.js';
 
 /**

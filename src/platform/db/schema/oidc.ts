@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { organisations } from './core.js';
 
 /**

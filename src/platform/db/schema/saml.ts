@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { tz } from '../columns.js';
+import { tz } from './columns.js';
 import { organisations } from './core.js';
 
 /** An organisation's one SAML IdP: no secret (the IdP's certificates are public). */

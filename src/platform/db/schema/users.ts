@@ -3,7 +3,7 @@
  * organisation, and the generic fixed-window rate limits of unauthenticated or bulk operations.
  */
 import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { organisations, users } from './core.js';
 
 /**

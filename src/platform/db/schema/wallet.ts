@@ -5,7 +5,7 @@
  * V11.2, V13.3).
  */
 import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { organisations, users } from './core.js';
 
 /** An organisation's verifier settings (docs/wallet.md "Wallet settings"). */

@@ -4,7 +4,7 @@
  * identity session (token family) the web session rides on, and the CSRF token.
  */
 import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, tz } from '../columns.js';
+import { bytea, tz } from './columns.js';
 import { tokenFamilies, users } from './core.js';
 
 /**

@@ -11,9 +11,9 @@
  *   organisation's credentials (push-fcm.ts, push-apns.ts).
  */
 import { createHmac } from 'node:crypto';
-import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../identity/users/client-type.js';
-import type { Mail, Mailer } from '../platform/mail/mailer.js';
-import { OutboundError, type OutboundPolicy, postOutbound } from '../platform/net/outbound.js';
+import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../../identity/index.js';
+import type { Mail, Mailer } from '../../platform/mail/mailer.js';
+import { OutboundError, type OutboundPolicy, postOutbound } from '../../platform/net/outbound.js';
 
 /** What a notification is about. */
 export interface NotificationContext {

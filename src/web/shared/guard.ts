@@ -8,10 +8,10 @@
  */
 import type {} from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { csrfMatches, type WebSession, type WebSessions } from '../identity/sessions/web-sessions.js';
-import { Forbidden, NotFound, Unauthorized } from '../platform/http/errors.js';
-import { ACCESS_POLICY, type Operation } from '../platform/http/policy.js';
-import { isId } from '../platform/util/ids.js';
+import { csrfMatches, type WebSession, type WebSessions } from '../../identity/index.js';
+import { Forbidden, NotFound, Unauthorized } from '../../platform/http/errors.js';
+import { ACCESS_POLICY, type Operation } from '../../platform/http/policy.js';
+import { isId } from '../../platform/util/ids.js';
 import type { FormRefusal } from './form-state.js';
 
 declare module 'fastify' {

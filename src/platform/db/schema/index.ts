@@ -4,12 +4,12 @@
  * migrations in `drizzle/` from these files (`npm run db:generate`). This file only re-exports, so
  * that no schema file imports it back (no module cycle: each area's file imports `schema-core.ts`).
  */
-export * from './schema/consent.js';
-export * from './schema/core.js';
-export * from './schema/federation.js';
-export * from './schema/notifications.js';
-export * from './schema/oidc.js';
-export * from './schema/saml.js';
-export * from './schema/users.js';
-export * from './schema/wallet.js';
-export * from './schema/web.js';
+export * from './consent.js';
+export * from './core.js';
+export * from './federation.js';
+export * from './notifications.js';
+export * from './oidc.js';
+export * from './saml.js';
+export * from './users.js';
+export * from './wallet.js';
+export * from './web.js';

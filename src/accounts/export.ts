@@ -6,20 +6,20 @@
  * password hash, API key, token, reset token or other secret.
  */
 import { type Static, Type } from 'typebox';
+import { type ConsentExport, ExportedEvent, type ExportedEventBody, ExportedRecord } from '../consent/index.js';
+import { ExportedFederatedIdentity, exportFederatedIdentities } from '../federation/index.js';
 import {
-  type ConsentExport,
-  ExportedEvent,
-  type ExportedEventBody,
-  ExportedRecord,
-} from '../../consent/transfer/export.js';
-import { ExportedFederatedIdentity, exportFederatedIdentities } from '../../federation/export.js';
-import { ExportedApiKey, ExportedSession, exportCredentials } from '../../identity/sessions/export.js';
-import { ExportedProfile, exportProfile } from '../../identity/users/export.js';
-import { ExportedRole, ExportedSubscription, exportMemberships } from '../../organisations/export.js';
-import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
-import { isId } from '../../platform/util/ids.js';
-import { ExportedWalletIdentity, exportWalletIdentities } from '../../provider/wallet/export.js';
+  ExportedApiKey,
+  ExportedProfile,
+  ExportedSession,
+  exportCredentials,
+  exportProfile,
+} from '../identity/index.js';
+import { ExportedRole, ExportedSubscription, exportMemberships } from '../organisations/index.js';
+import type { Db } from '../platform/db/open.js';
+import { NotFound } from '../platform/http/errors.js';
+import { isId } from '../platform/util/ids.js';
+import { ExportedWalletIdentity, exportWalletIdentities } from '../provider/index.js';
 
 /** The version of the document's layout: a new one when a field changes meaning or goes (one that is added keeps it). */
 export const EXPORT_FORMAT = 'assent-export/1';

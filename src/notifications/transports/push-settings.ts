@@ -5,10 +5,14 @@
  */
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import { BadRequest } from '../../platform/http/errors.js';
-import { APNS_KEY_PURPOSE, FCM_KEY_PURPOSE } from '../setup.js';
-import type { TransportRow } from '../transports-store.js';
 import { apnsProblem } from './apns.js';
 import { parseServiceAccount } from './fcm.js';
+import type { TransportRow } from './store.js';
+
+/** The sealing purpose of FCM service-account keys. */
+export const FCM_KEY_PURPOSE = 'fcm-service-account';
+/** The sealing purpose of APNs `.p8` keys. */
+export const APNS_KEY_PURPOSE = 'apns-key';
 
 /** The push part of a change of transports; an absent field keeps its setting, `null` removes it. */
 export interface PushInput {

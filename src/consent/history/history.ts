@@ -6,13 +6,13 @@ import type { Db } from '../../platform/db/open.js';
 import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { isId } from '../../platform/util/ids.js';
+import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from '../evidence/chain.js';
+import type { ChainSealer } from '../evidence/sealer.js';
+import * as evidence from '../evidence/store.js';
+import type { ConsentValue } from '../model/values.js';
 import { presentPurpose, toPurposeStates } from '../records/present.js';
 import type { ConsentEventBody } from '../records/schemas.js';
 import type { RecordRow } from '../records/store.js';
-import type { ConsentValue } from '../records/values.js';
-import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from './chain.js';
-import type { ChainSealer } from './sealer.js';
-import * as evidence from './store.js';
 
 /** Events read per round trip while verifying (count). */
 const VERIFY_BATCH = 2000;

@@ -10,17 +10,14 @@
  * to a person any more. The history's hash chain is untouched, so its verification still passes.
  */
 
-import { eraseFederatedIdentities } from '../../federation/erasure.js';
-import { eraseImages } from '../../identity/images/erasure.js';
-import { eraseResetToken } from '../../identity/passwords/erasure.js';
-import { eraseCredentials } from '../../identity/sessions/erasure.js';
-import type { LivenessCache } from '../../identity/sessions/liveness.js';
-import { scrubAccount } from '../../identity/users/erasure.js';
-import { eraseMemberships } from '../../organisations/erasure.js';
-import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
-import { isId } from '../../platform/util/ids.js';
-import { eraseWalletIdentities } from '../../provider/wallet/erasure.js';
+import { eraseFederatedIdentities } from '../federation/index.js';
+import type { LivenessCache } from '../identity/index.js';
+import { eraseCredentials, eraseImages, eraseResetToken, scrubAccount } from '../identity/index.js';
+import { eraseMemberships } from '../organisations/index.js';
+import type { Db } from '../platform/db/open.js';
+import { NotFound } from '../platform/http/errors.js';
+import { isId } from '../platform/util/ids.js';
+import { eraseWalletIdentities } from '../provider/index.js';
 import { type AccountExport, assembleExport, type ExportSources } from './export.js';
 
 /** Exports and deletes accounts. */

@@ -3,9 +3,9 @@
  * request") and of the device tokens a push service reported gone ("Mobile push").
  */
 import { eq, sql } from 'drizzle-orm';
-import { arrayLiteral } from '../platform/db/arrays.js';
-import type { Executor } from '../platform/db/open.js';
-import { notificationTransports } from '../platform/db/schema.js';
+import { arrayLiteral } from '../../platform/db/arrays.js';
+import type { Executor } from '../../platform/db/open.js';
+import { notificationTransports } from '../../platform/db/schema/index.js';
 
 /** An organisation's transports as stored. */
 export type TransportRow = typeof notificationTransports.$inferSelect;

@@ -12,8 +12,8 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import apn from '@parse/node-apn';
-import type { Transport } from '../transports.js';
-import { pushText } from './text.js';
+import { pushText } from './push-text.js';
+import type { Transport } from './transports.js';
 
 /** An organisation's APNs credentials. */
 export interface ApnsCredentials {

@@ -4,19 +4,19 @@
  * as a JWS with Assent's signing keys so that anyone can check it against the JWKS.
  */
 import { randomUUID } from 'node:crypto';
-import { type DocumentSigner, DocumentType } from '../../identity/tokens/signer.js';
-import { organisationName } from '../../organisations/directory.js';
+import { type DocumentSigner, DocumentType } from '../../identity/index.js';
+import { organisationName } from '../../organisations/index.js';
 import type { Db } from '../../platform/db/open.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import type { DataAttributeService } from '../data-attributes/service.js';
+import type { ChainSealer } from '../evidence/sealer.js';
+import * as evidence from '../evidence/store.js';
 import type { PurposeService } from '../purposes/service.js';
 import type { ConsentService } from '../records/service.js';
 import type { RetentionService } from '../retention/service.js';
 import { buildReceipt, type ConsentReceipt } from './receipt-record.js';
-import type { ChainSealer } from './sealer.js';
-import * as evidence from './store.js';
 
 /** What a receipt service is built from (src/app/context.ts). */
 export interface ReceiptDeps {

@@ -7,10 +7,10 @@
  */
 import { type Static, Type } from 'typebox';
 import type { RecordedDataAttribute } from '../data-attributes/service.js';
+import type { SealedEvent } from '../evidence/chain.js';
+import { expiryOf } from '../model/values.js';
 import type { RecordedPurpose } from '../purposes/service.js';
-import { expiryOf } from '../records/values.js';
 import type { RetentionBody } from '../retention/service.js';
-import type { SealedEvent } from './chain.js';
 
 /** The `schema_version` of the receipts built here (ISO/IEC TS 27560 "schema version"). */
 export const RECEIPT_SCHEMA = 'assent-consent-receipt/1 (ISO/IEC TS 27560:2023)';

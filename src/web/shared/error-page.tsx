@@ -5,9 +5,9 @@
  * message; anything else is a fixed message, logged without detail reaching the page (ASVS 5.0 V16.5.1).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
-import { HttpError } from '../platform/http/errors.js';
-import { safeErrorMessage } from '../platform/util/errors.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
+import { HttpError } from '../../platform/http/errors.js';
+import { safeErrorMessage } from '../../platform/util/errors.js';
 import type { WebRouteConfig } from './guard.js';
 import { PAGE_HEADERS, sendPage } from './html.js';
 import { Layout } from './layout.js';

@@ -5,16 +5,7 @@
  * Rules: ASVS 5.0 V11.4.2 (argon2id, m ≥ 19456 KiB, t ≥ 2, p ≥ 1); RFC 9106.
  */
 import { Algorithm, hash, verify } from '@node-rs/argon2';
-
-/** argon2id cost parameters. */
-export interface Argon2Params {
-  /** Memory (KiB). */
-  memoryCost: number;
-  /** Iterations (count). */
-  timeCost: number;
-  /** Lanes (count). */
-  parallelism: number;
-}
+import type { Argon2Params } from '../../platform/config/load.js';
 
 /**
  * Hashes `password` into a PHC string that records its own parameters.

@@ -5,7 +5,7 @@
  * naming its message), instead of a page that loses the input (docs/decisions/0029-refused-console-forms.md).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from '../platform/http/errors.js';
+import { HttpError } from '../../platform/http/errors.js';
 
 /**
  * A form route's answer to its own refusal (the route config's `refused`, called by the web error

@@ -11,7 +11,7 @@
  * - the process that made a change calls `forgetUser` after its commit, so that it does not depend
  *   on its own notification's delivery for its next request.
  */
-import type { Store } from '../db/open.js';
+import type { Store } from './open.js';
 
 /** Wait before listening again after the listener was lost (milliseconds). */
 const RETRY_MS = 1_000;

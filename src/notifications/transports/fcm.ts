@@ -13,9 +13,9 @@ import { createPrivateKey } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { JWT } from 'google-auth-library';
-import type { DeliveryOutcome, Transport } from '../transports.js';
-import { idempotencyKey } from '../transports.js';
-import { pushText } from './text.js';
+import { pushText } from './push-text.js';
+import type { DeliveryOutcome, Transport } from './transports.js';
+import { idempotencyKey } from './transports.js';
 
 /** The fields of a service-account key that FCM needs. */
 export interface ServiceAccount {

@@ -1,6 +1,6 @@
 /** The words of a consent-request push notification, the same through FCM and APNs (docs/notifications.md "Mobile push"). */
 import { v5 as uuidv5 } from 'uuid';
-import type { NotificationContext } from '../transports.js';
+import type { NotificationContext } from './transports.js';
 
 /** Title and body of the notification, and the ID that makes a repeat replace it. */
 export interface NotificationText {
