@@ -1,206 +1,150 @@
 /**
- * The folders of src/ form no import cycle: a domain that needs another goes through that
- * domain's service or exported interface, and http/, db/, util/ never reach back into a domain.
- * Reads the value imports of every file under src/ (`import type` and all-`type` specifier lists
- * are erased by the compiler, so they do not count) and fails on any cycle between folders,
- * printing it with the imports that make each edge.
+ * The architecture rules of src/ (docs/development.md "Bounded contexts") are dependency-cruiser's
+ * (.dependency-cruiser.cjs), run by `npm run lint:arch` in `npm test`. This test runs the same command on the real
+ * tree, which must be clean and must include the .tsx files, and on a copy of src/ with one planted violation of
+ * each rule, each of which must be named: a rule that cannot fail would pass anything.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const SRC = path.resolve(__dirname, '../src');
+const ROOT = path.resolve(__dirname, '..');
+const CLI = path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
 
-/**
- * Folder edges that still close a cycle, left out of the check until they are removed; each entry
- * must still exist (a stale entry fails), so the list only shrinks. Empty is the goal.
- */
-const ALLOWED_CYCLE_EDGES: ReadonlyArray<readonly [string, string]> = [];
-
-/**
- * Imports of another folder's SQL (`store.ts`, `*-store.ts`) still to be replaced by that domain's
- * service or exported interface, as `importer → store`; each entry must still exist, so the list
- * only shrinks. Empty is the goal.
- */
-const ALLOWED_STORE_IMPORTS: readonly string[] = [];
-
-/** A folder of src/; files at the top of src/ are each a node of their own (`server.ts`). */
-function nodeOf(file: string): string {
-  return path.relative(SRC, file).split(path.sep)[0]!;
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+interface Cruise {
+  modules: Array<{ source: string; dependencies: Array<{ resolved: string; dependencyTypes: string[] }> }>;
+  summary: { violations: Violation[] };
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(full);
-    return e.name.endsWith('.ts') ? [full] : [];
+/** Runs dependency-cruiser over `dir`/src with the project's configuration; resolves with its JSON result. */
+async function cruise(dir: string): Promise<Cruise> {
+  const run = promisify(execFile);
+  // Exit status 1 means "violations found": the JSON on stdout is what the test reads either way.
+  const { stdout } = await run(
+    process.execPath,
+    [CLI, 'src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'],
+    { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((err: { stdout?: string; stderr?: string }) => {
+    if (!err.stdout) throw new Error(`dependency-cruiser failed: ${err.stderr}`);
+    return { stdout: err.stdout };
   });
+  return JSON.parse(stdout) as Cruise;
 }
 
-/**
- * Relative specifiers of a file's value imports and re-exports; with `withTypes`, of its type-only
- * imports too.
- */
-function valueImports(text: string, withTypes = false): string[] {
-  const out: string[] = [];
-  const re = /^\s*(import|export)\s+(type\s+)?([^'";]*?)\s*(?:from\s+)?['"]([^'"]+)['"]/gm;
-  for (const m of text.matchAll(re)) {
-    const [, , typeOnly, clause, spec] = m;
-    if (!spec!.startsWith('.')) continue;
-    if (withTypes) {
-      out.push(spec!);
-      continue;
-    }
-    if (typeOnly) continue;
-    const braces = /^\{([\s\S]*)\}$/.exec(clause!.trim());
-    if (braces) {
-      const names = braces[1]!
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      if (names.length > 0 && names.every((n) => n.startsWith('type '))) continue;
-    }
-    out.push(spec!);
-  }
-  return out;
-}
+/** Planted files (path under src/ → content) and edits, one violation of each rule. */
+const PLANTED: Record<string, string> = {
+  // A layer reaching up: platform/ must not know any business context.
+  'platform/util/planted-layer.ts': "export { ConsentService } from '../../consent/index.js';\n",
+  // identity/ stands below organisations/.
+  'identity/planted-layer.ts':
+    "import type { IndividualRow } from '../organisations/index.js';\nexport type X = IndividualRow;\n",
+  // consent/ stands below notifications/ (the type-only import counts too).
+  'consent/planted-layer.ts':
+    "import type { NotificationService } from '../notifications/index.js';\nexport type X = NotificationService;\n",
+  // federation/ and provider/ are siblings: provider may use federation, not the reverse.
+  'federation/planted-layer.ts': "export { WalletSettingsService } from '../provider/index.js';\n",
+  // web/ is below app/, the composition root.
+  'web/planted-layer.tsx': "import { buildApp } from '../app/server.js';\nexport const x = buildApp;\n",
+  // organisations/ stands below consent/.
+  'organisations/planted-layer.ts': "export { PurposeService } from '../consent/index.js';\n",
+  // notifications/ stands beside federation/, not above it.
+  'notifications/planted-layer.ts': "export { federationRoutes } from '../federation/index.js';\n",
+  // provider/ stands below accounts/.
+  'provider/planted-layer.ts': "export { AccountService } from '../accounts/index.js';\n",
+  // accounts/ stands below web/.
+  'accounts/planted-layer.ts': "export { webRoutes } from '../web/index.js';\n",
+  // A context's internals, from a .tsx file: only index.ts is public.
+  'web/planted-internals.tsx':
+    "import { ConsentService } from '../consent/records/service.js';\nexport const y = ConsentService;\n",
+  // Another context's store: SQL stays with its context.
+  'app/planted-store.ts': "import { findRecord } from '../consent/records/store.js';\nexport const z = findRecord;\n",
+  // A context's own module going through its own entry (a load-order cycle in waiting).
+  'consent/records/planted-own-entry.ts': "import { COUNTING } from '../index.js';\nexport const c = COUNTING;\n",
+  // A type-only import closing a cycle between two folders: records/ imports model/, so model/ must not import records/.
+  'consent/model/planted-cycle.ts':
+    "import type { RecordViews } from '../records/reads.js';\nexport type V = RecordViews;\n",
+  // A runtime cycle inside one folder (no folder cycle): two modules importing each other's values.
+  'platform/util/planted-a.ts': "import { b } from './planted-b.js';\nexport const a = () => b;\n",
+  'platform/util/planted-b.ts': "import { a } from './planted-a.js';\nexport const b = () => a;\n",
+  // A new top-level folder, outside the layers; app/ may import every layer, but not an unknown one.
+  'extra/thing.ts': "import { isId } from '../platform/util/ids.js';\nexport const thing = isId;\n",
+  'app/planted-unknown.ts': "export { thing } from '../extra/thing.js';\n",
+};
 
-/**
- * Every value import (with `withTypes`, every import) between files of src/, as [importer, target],
- * both relative to src/.
- */
-function fileImports(withTypes = false): Array<[string, string]> {
-  return sourceFiles(SRC).flatMap((file) =>
-    valueImports(readFileSync(file, 'utf8'), withTypes).map((spec): [string, string] => [
-      path.relative(SRC, file),
-      path.relative(SRC, path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts')),
-    ]),
-  );
-}
+/** Rule → the planted module (under src/) whose import it must name. */
+const EXPECTED: Array<[rule: string, from: string]> = [
+  ['layer-platform', 'platform/util/planted-layer.ts'],
+  ['layer-identity', 'identity/planted-layer.ts'],
+  ['layer-consent', 'consent/planted-layer.ts'],
+  ['layer-federation', 'federation/planted-layer.ts'],
+  ['layer-web', 'web/planted-layer.tsx'],
+  ['layer-organisations', 'organisations/planted-layer.ts'],
+  ['layer-notifications', 'notifications/planted-layer.ts'],
+  ['layer-provider', 'provider/planted-layer.ts'],
+  ['layer-accounts', 'accounts/planted-layer.ts'],
+  ['layer-app', 'app/planted-unknown.ts'],
+  ['top-level-folders', 'extra/thing.ts'],
+  ['context-entry-only', 'web/planted-internals.tsx'],
+  ['store-private', 'app/planted-store.ts'],
+  ['entry-exposes-no-store', 'consent/index.ts'],
+  ['no-own-entry', 'consent/records/planted-own-entry.ts'],
+  ['no-folder-cycle', 'consent/model'],
+  ['no-runtime-cycle', 'platform/util/planted-a.ts'],
+];
 
-/** Folder graph: node → node → the imports (file → target) that make the edge. */
-function folderGraph(): Map<string, Map<string, string[]>> {
-  const graph = new Map<string, Map<string, string[]>>();
-  for (const file of sourceFiles(SRC)) {
-    const from = nodeOf(file);
-    if (!graph.has(from)) graph.set(from, new Map());
-    for (const spec of valueImports(readFileSync(file, 'utf8'))) {
-      const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
-      const to = nodeOf(target);
-      if (to === from) continue;
-      const edges = graph.get(from)!;
-      if (!edges.has(to)) edges.set(to, []);
-      edges.get(to)!.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+describe('architecture rules (dependency-cruiser)', () => {
+  let copy: string;
+  let planted: Cruise;
+
+  beforeAll(async () => {
+    copy = mkdtempSync(path.join(tmpdir(), 'assent-arch-'));
+    cpSync(path.join(ROOT, 'src'), path.join(copy, 'src'), { recursive: true });
+    cpSync(path.join(ROOT, 'tsconfig.json'), path.join(copy, 'tsconfig.json'));
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+    for (const [file, text] of Object.entries(PLANTED)) {
+      const full = path.join(copy, 'src', file);
+      mkdirSync(path.dirname(full), { recursive: true });
+      writeFileSync(full, text);
     }
-  }
-  return graph;
-}
+    // The consent context's entry re-exporting a store.
+    const index = path.join(copy, 'src/consent/index.ts');
+    writeFileSync(index, `${readFileSync(index, 'utf8')}export { findRecord } from './records/store.js';\n`);
+    planted = await cruise(copy);
+  }, 120_000);
 
-/** Strongly connected components with more than one node (Tarjan). */
-function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
-  let index = 0;
-  const idx = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string) => {
-    idx.set(v, index);
-    low.set(v, index++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v)?.keys() ?? []) {
-      if (!idx.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-    }
-    if (low.get(v) === idx.get(v)) {
-      const scc: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        scc.push(w);
-      } while (w !== v);
-      if (scc.length > 1) found.push(scc.sort());
-    }
-  };
-  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
-  return found;
-}
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-/** One closed path through a component, e.g. `http → users → http`, with each edge's imports. */
-function describeCycle(graph: Map<string, Map<string, string[]>>, scc: string[]): string {
-  const inScc = new Set(scc);
-  const start = scc[0]!;
-  // Breadth-first from start back to start, inside the component.
-  const prev = new Map<string, string>();
-  const queue = [start];
-  let end: string | undefined;
-  while (queue.length && !end) {
-    const v = queue.shift()!;
-    for (const w of graph.get(v)?.keys() ?? []) {
-      if (!inScc.has(w)) continue;
-      if (w === start) {
-        end = v;
-        break;
-      }
-      if (!prev.has(w)) {
-        prev.set(w, v);
-        queue.push(w);
-      }
-    }
-  }
-  const pathNodes = [start];
-  for (let v = end!; v !== start; v = prev.get(v)!) pathNodes.splice(1, 0, v);
-  pathNodes.push(start);
-  const lines = [`cycle {${scc.join(', ')}}: ${pathNodes.join(' → ')}`];
-  for (let i = 0; i + 1 < pathNodes.length; i++)
-    lines.push(`  ${graph.get(pathNodes[i]!)!.get(pathNodes[i + 1]!)![0]}`);
-  lines.push('  every edge inside it:');
-  for (const from of scc) {
-    for (const [to, imports] of graph.get(from) ?? [])
-      if (inScc.has(to)) lines.push(`    ${from} → ${to}: ${imports.join(', ')}`);
-  }
-  return lines.join('\n');
-}
+  it('src/ breaks no rule, and the .tsx files are read with their imports', async () => {
+    const real = await cruise(ROOT);
+    const found = real.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+    expect(found).toEqual([]);
+    const tsx = real.modules.filter((m) => m.source.endsWith('.tsx'));
+    expect(tsx.length).toBeGreaterThan(20);
+    expect(tsx.some((m) => m.dependencies.some((d) => d.resolved.startsWith('src/platform/')))).toBe(true);
+    // Type-only imports are dependencies too (they count for the folder-cycle and layer rules).
+    expect(real.modules.some((m) => m.dependencies.some((d) => d.dependencyTypes.includes('type-only')))).toBe(true);
+  }, 120_000);
 
-describe('architecture', () => {
-  it('reads value imports and skips type-only ones', () => {
-    expect(
-      valueImports(
-        "import { a } from './a.js';\nimport type { B } from '../b/x.js';\nimport { type C } from '../c.js';\n" +
-          "import {\n  type D,\n  e,\n} from '../d.js';\nexport * from './f.js';\n",
-      ),
-    ).toEqual(['./a.js', '../d.js', './f.js']);
-  });
-
-  it('has no import cycle between the folders of src/', () => {
-    const graph = folderGraph();
-    const stale = ALLOWED_CYCLE_EDGES.filter(([from, to]) => !graph.get(from)?.has(to)).map(
-      ([from, to]) => `${from} → ${to}`,
+  it.each(EXPECTED)('the rule %s fails on a planted violation in src/%s', (rule, from) => {
+    const hits = planted.summary.violations.filter(
+      (v) => v.rule.name === rule && (v.from === `src/${from}` || v.from.startsWith(`src/${from}/`)),
     );
-    expect(stale, 'allow-listed edges that no longer exist: remove them from ALLOWED_CYCLE_EDGES').toEqual([]);
-    for (const [from, to] of ALLOWED_CYCLE_EDGES) graph.get(from)!.delete(to);
-    const found = cycles(graph);
-    const report = found.map((scc) => describeCycle(graph, scc)).join('\n');
-    expect(report, `folder import cycles:\n${report}`).toBe('');
+    expect(hits, `${rule} did not name src/${from}`).not.toEqual([]);
   });
 
-  it("keeps each domain's SQL to itself: no folder imports another folder's store, not even a type", () => {
-    const found = fileImports(true)
-      .filter(([from, to]) => from.includes(path.sep) && nodeOf(path.join(SRC, from)) !== nodeOf(path.join(SRC, to)))
-      .filter(([, to]) => /(^|[-/])store\.ts$/.test(to))
-      .map(([from, to]) => `${from} → ${to}`);
-    const unique = [...new Set(found)];
-    const stale = ALLOWED_STORE_IMPORTS.filter((edge) => !unique.includes(edge));
-    expect(stale, 'allow-listed store imports that no longer exist: remove them from ALLOWED_STORE_IMPORTS').toEqual(
-      [],
-    );
-    expect(
-      unique.filter((edge) => !ALLOWED_STORE_IMPORTS.includes(edge)),
-      "imports of another domain's store",
-    ).toEqual([]);
+  it('every rule of the configuration has a planted violation here', async () => {
+    const { forbidden } = (await import(path.join(ROOT, '.dependency-cruiser.cjs'))).default as {
+      forbidden: Array<{ name: string }>;
+    };
+    const covered = new Set(EXPECTED.map(([rule]) => rule));
+    expect(forbidden.map((r) => r.name).filter((n) => !covered.has(n))).toEqual([]);
   });
 });
