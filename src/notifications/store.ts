@@ -1,6 +1,6 @@
 /**
  * SQL of the special consent request (docs/api.md "Permissions and consents"): jobs and delivery rows (the organisations'
- * transports and the device tokens are `transports-store.ts`, the webhook log `attempts-store.ts`).
+ * transports and the device tokens are `transports/store.ts`, the webhook log `attempts-store.ts`).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { COUNTING } from '../consent/index.js';

@@ -1,7 +1,7 @@
 /**
  * Organisation routes under `{base}`:
  * - `GET /organizations/roles`: the admin roles an organisation can grant;
- * - `GET /organizations/{organizationID}/audit-log`: the organisation audit log (`audit.ts`).
+ * - `GET /organizations/{organizationID}/audit-log`: the organisation audit log (`audit/service.ts`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

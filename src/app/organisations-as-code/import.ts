@@ -21,7 +21,7 @@ import type { ImportConsentEvent, ImportFile, ImportOrganisation, ImportResult }
 import * as store from './store.js';
 import { ImportValidationError, validateImportFile } from './validate.js';
 
-/** The file's validation (`import-validate.ts`), for callers of the import. */
+/** The file's validation (`validate.ts`), for callers of the import. */
 export { ImportValidationError, validateImportFile };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Issuing consent receipts (docs/consents.md "Consent receipts"; docs/decisions/0019-consent-receipts.md):
- * one event of an individual's consent history as an ISO/IEC TS 27560 record (`receipt.ts`), signed
+ * one event of an individual's consent history as an ISO/IEC TS 27560 record (`receipt-record.ts`), signed
  * as a JWS with Assent's signing keys so that anyone can check it against the JWKS.
  */
 import { randomUUID } from 'node:crypto';

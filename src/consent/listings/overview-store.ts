@@ -72,7 +72,7 @@ const VALUE_COUNTS = sql`count(*) FILTER (WHERE c.value = 'Allow') AS allow,
 /**
  * CTEs `live`, `gone` and `counts` (per live pair: allow, disallow, askme at `now()`). The stored consents of the
  * scope's purposes are counted in one pass, everyone's, and those of `gone` records (primary-key probes) taken away.
- * An AskMe whose expiry is at or before `now()` reads Disallow, as in `COUNTING` (listing-store.ts) and
+ * An AskMe whose expiry is at or before `now()` reads Disallow, as in `COUNTING` (`consent/model/counting.ts`) and
  * `effectiveValue` (values.ts).
  */
 function countsCtes(scope: CountScope): SQL {

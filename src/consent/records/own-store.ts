@@ -2,7 +2,7 @@
  * SQL of the privacy dashboard's "My consents" read (docs/web.md "Privacy dashboard"): every consent record of the
  * organisations an individual is subscribed to, with the organisation's name, in one named statement for several
  * individuals at once, so that the page costs one round trip, shared under load (as `consent_record_views` is,
- * docs/decisions/0007-consent-read-and-write-path.md). Each row is the head and consents of `view-store.ts` for one
+ * docs/decisions/0007-consent-read-and-write-path.md). Each row is the head and consents of `read-store.ts` for one
  * subscription, read as the individual themself.
  */
 import { sql } from 'drizzle-orm';

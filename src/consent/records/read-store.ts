@@ -54,7 +54,7 @@ function viewSql(onePurpose: boolean) {
 
 /**
  * The head of one key: the organisation's retention and catalogue version,
- * the caller's roles, the record, the subscription (also the individual's own records, `own-view-store.ts`).
+ * the caller's roles, the record, the subscription (also the individual's own records, `own-store.ts`).
  */
 export function headSql(orgId: SQL, userId: SQL, principalId: SQL): SQL {
   return sql`

@@ -58,7 +58,7 @@ export class RecordViews {
 
   /**
    * Reads every consent record of the organisations an individual is subscribed to, as the
-   * individual (the dashboard's "My consents", `own-view-store.ts`), in organisation ID order.
+   * individual (the dashboard's "My consents", `own-store.ts`), in organisation ID order.
    * @param userId - a UUID, already checked.
    * @returns per subscription, the organisation's name and the view (null when its catalogue is gone).
    * @throws the database error of the read's statement.

@@ -1,7 +1,7 @@
 /**
  * The rules of consent records (docs/api.md "Permissions and consents", the seven operations on an individual's record;
  * docs/decisions/0008-consent-records-and-catalogue.md). Every change is applied under the record's
- * row lock and appends its evidence in the same transaction (see `evidence.ts`).
+ * row lock and appends its evidence in the same transaction (see `consent/evidence/chain.ts`).
  */
 
 import type { RolesCache } from '../../organisations/index.js';

@@ -8,7 +8,7 @@
  *   into a push to the individual's device.
  * - `email`: a mail to the individual's address through SMTP or the outbox (`platform/mail/mailer.ts`).
  * - `fcm` and `apns`: a push straight to the individual's device (`User.Client.Token`) with the
- *   organisation's credentials (push-fcm.ts, push-apns.ts).
+ *   organisation's credentials (fcm.ts, apns.ts).
  */
 import { createHmac } from 'node:crypto';
 import { CLIENT_TYPE_ANDROID, CLIENT_TYPE_IOS } from '../../identity/index.js';

@@ -50,7 +50,7 @@ type Described = Omit<Setting, 'read' | 'default' | 'allowed'>;
  * An integer setting in decimal digits (no `1e3`, no `0x10`), from `min` (1 unless stated) to `max`
  * (`MAX_TIMER_SECONDS` when `timer` is set: a timer waits for it; else unbounded).
  * @param d.default - the value when unset or empty; `shown` overrides how the table shows it.
- * @returns a setting whose `read` throws `ConfigError` for anything else (`int` in config-parse.ts).
+ * @returns a setting whose `read` throws `ConfigError` for anything else (`int` in parse.ts).
  * @throws {Error} at declaration, when `default` lies outside its own bounds (a mistake in the code).
  */
 export function integer(
@@ -72,7 +72,7 @@ export function integer(
 
 /**
  * A boolean setting, `true` or `false`; false when unset or empty.
- * @returns a setting whose `read` throws `ConfigError` for any other word (`bool` in config-parse.ts).
+ * @returns a setting whose `read` throws `ConfigError` for any other word (`bool` in parse.ts).
  */
 export function boolean(d: Omit<Described, 'unit'>): Setting<boolean> {
   return { ...d, default: 'false', allowed: '`true`, `false`', unit: 'boolean', read: (env) => bool(env, d.env) };
@@ -102,7 +102,7 @@ export function oneOf<const W extends string>(
 }
 
 /**
- * Any other setting: its text goes to `parse` (a parser of config-parse.ts), `undefined` when unset or empty.
+ * Any other setting: its text goes to `parse` (a parser of parse.ts), `undefined` when unset or empty.
  * @param d.default - how the table shows the default, which `parse` gives for `undefined`.
  * @returns a setting whose `read` throws what `parse` throws (`ConfigError`).
  */

@@ -145,7 +145,7 @@ export interface Config {
   webhookRetries: number;
   /** Delay before the first webhook retry, doubled for each further one (seconds). */
   webhookRetryDelaySeconds: number;
-  /** Endpoints of FCM and APNs (config-push.ts). */
+  /** Endpoints of FCM and APNs (settings-push.ts). */
   push: PushEndpoints;
   /**
    * Longest time a client may take to send one request, headers and body (seconds;

@@ -59,7 +59,7 @@ export function interactionPaths(mountPath: string, uid: string) {
   };
 }
 
-/** The interaction steps, for the routes of provider-routes.ts. */
+/** The interaction steps, for the routes of routes.ts. */
 export class WalletInteractions {
   /**
    * @param providers - the organisations' providers.

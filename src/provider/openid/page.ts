@@ -2,7 +2,7 @@
  * The wallet sign-in page (docs/wallet.md "The sign-in page", "Headers"): the organisation's and
  * the relying party's names, the request as an inline SVG QR code (no script, no `data:` URL) and
  * as an "Open in wallet" link, a countdown to the transaction's expiry, and a "new code" button.
- * Its script is the hashed static file of provider-assets.ts; what it needs is in `data-`
+ * Its script is the hashed static file of assets.ts; what it needs is in `data-`
  * attributes of `#wallet`.
  */
 import { qrSvg } from '../wallet/qr.js';

@@ -139,7 +139,7 @@ export class OrgProviders {
         wallet: deps.wallet,
       }),
     );
-    // Endpoint URLs follow X-Forwarded-Proto/Host (decision 0015 §2, gotcha 5), which provider-routes.ts
+    // Endpoint URLs follow X-Forwarded-Proto/Host (decision 0015 §2, gotcha 5), which routes.ts
     // sets from the public URL on every request (`pinToPublicUrl`), never from what the client sent.
     provider.proxy = true;
     // Client secrets are stored hashed: the presented one is checked against the hash (decision 0016).

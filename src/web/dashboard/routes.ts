@@ -1,6 +1,6 @@
 /**
  * Routes of the privacy dashboard (docs/web.md "Privacy dashboard"), at `{PUBLIC_URL}/dashboard`:
- * - `GET /dashboard` → the consents (sign-in and sign-out: `../sign-in-routes.ts`)
+ * - `GET /dashboard` → the consents (sign-in and sign-out: `../sign-in/routes.ts`)
  * - `GET /dashboard/consents`; `POST /dashboard/consents/{organizationID}/{purposeID}/{attributeID}`
  * - `GET /dashboard/history?org=&startid=`; `GET /dashboard/history/{organizationID}/{eventID}/receipt`
  * - `GET /dashboard/data`; `GET /dashboard/data/export`; `POST /dashboard/data/profile`; `POST /dashboard/data/password`;

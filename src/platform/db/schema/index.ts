@@ -1,8 +1,8 @@
 /**
  * The relational schema, shared by PGlite and PostgreSQL: every table, from the core tables
- * (`schema-core.ts`) and one file per area that references them. drizzle-kit generates the SQL
+ * (`core.ts`) and one file per area that references them. drizzle-kit generates the SQL
  * migrations in `drizzle/` from these files (`npm run db:generate`). This file only re-exports, so
- * that no schema file imports it back (no module cycle: each area's file imports `schema-core.ts`).
+ * that no schema file imports it back (no module cycle: each area's file imports `core.ts`).
  */
 export * from './consent.js';
 export * from './core.js';

@@ -1,7 +1,7 @@
 /**
  * SAML 2.0 federation with each organisation's IdP (docs/federation.md "SAML 2.0";
  * docs/decisions/0022-saml-federation.md). Sign-ins reuse the broker's tables of
- * `schema-federation.ts` (pending states, codes, links, sessions); these hold what SAML adds.
+ * `federation.ts` (pending states, codes, links, sessions); these hold what SAML adds.
  */
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
