@@ -11,12 +11,12 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
+import { NotFound } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import type { IdentityService } from '../identity/sessions/service.js';
 import { rolesInOrganisation } from '../organisations/membership.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db } from '../platform/db/open.js';
-import type { Principal } from '../platform/http/auth.js';
-import { NotFound } from '../platform/http/errors.js';
 import { guardedFetch } from '../platform/net/guarded-fetch.js';
 import { isId } from '../platform/util/ids.js';
 import { ID_TOKEN_PURPOSE } from './broker.js';

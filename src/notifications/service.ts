@@ -4,11 +4,11 @@
  * transports.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { InvalidRequest, NotFound } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import { recordAudit } from '../organisations/audit/service.js';
 import type { Db } from '../platform/db/open.js';
 import { rawIn } from '../platform/db/open.js';
-import type { Principal } from '../platform/http/auth.js';
-import { BadRequest, NotFound } from '../platform/http/errors.js';
 import { keysetPage } from '../platform/http/pagination.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { urlProblem } from '../platform/net/outbound.js';
@@ -79,7 +79,7 @@ export class NotificationService {
    * The push credentials are checked and sealed (`push-settings.ts`). The change and the audit
    * entry `notifications.transports.update` (what changed, never a secret or key) are one transaction.
    * @param actor - who changes them, for the audit log.
-   * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host), or a
+   * @throws {InvalidRequest} when the URL is not an absolute https URL (or an allowed http host), or a
    *   push key is malformed.
    */
   async updateTransports(actor: Principal, orgId: string, input: TransportsInput): Promise<TransportsView> {
@@ -90,7 +90,7 @@ export class NotificationService {
     if (input.webhook === null) [webhookUrl, sealed] = [null, null];
     else if (input.webhook !== undefined) {
       const problem = urlProblem(input.webhook.url, this.setup.policy);
-      if (problem) throw new BadRequest(`webhook.url ${problem}`);
+      if (problem) throw new InvalidRequest(`webhook.url ${problem}`);
       if (input.webhook.url !== webhookUrl || !sealed) secret = newSecret();
       webhookUrl = input.webhook.url;
     }

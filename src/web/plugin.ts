@@ -7,10 +7,10 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { NotFound } from '../core/errors.js';
 import type { FederatedWebSignIn } from '../federation/web-sign-in.js';
 import { BINDING_TTL_SECONDS } from '../federation/web-sign-in.js';
 import { WEB_SESSION_SECONDS } from '../identity/sessions/web-sessions.js';
-import { NotFound } from '../platform/http/errors.js';
 import type { DashboardWalletSignIn } from '../provider/wallet/dashboard.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './assets.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';

@@ -12,12 +12,12 @@ import {
   type ExportedEventBody,
   ExportedRecord,
 } from '../../consent/transfer/export.js';
+import { NotFound } from '../../core/errors.js';
 import { ExportedFederatedIdentity, exportFederatedIdentities } from '../../federation/export.js';
 import { ExportedApiKey, ExportedSession, exportCredentials } from '../../identity/sessions/export.js';
 import { ExportedProfile, exportProfile } from '../../identity/users/export.js';
 import { ExportedRole, ExportedSubscription, exportMemberships } from '../../organisations/export.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { ExportedWalletIdentity, exportWalletIdentities } from '../../provider/wallet/export.js';
 

@@ -10,6 +10,7 @@
  * to a person any more. The history's hash chain is untouched, so its verification still passes.
  */
 
+import { NotFound } from '../../core/errors.js';
 import { eraseFederatedIdentities } from '../../federation/erasure.js';
 import { eraseImages } from '../../identity/images/erasure.js';
 import { eraseResetToken } from '../../identity/passwords/erasure.js';
@@ -18,7 +19,6 @@ import type { LivenessCache } from '../../identity/sessions/liveness.js';
 import { scrubAccount } from '../../identity/users/erasure.js';
 import { eraseMemberships } from '../../organisations/erasure.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { eraseWalletIdentities } from '../../provider/wallet/erasure.js';
 import { type AccountExport, assembleExport, type ExportSources } from './export.js';

@@ -4,13 +4,13 @@
  */
 
 import { consentHistoryImport } from '../../consent/transfer/import.js';
+import { NotFound } from '../../core/errors.js';
 import { redirectUriImport } from '../../federation/redirect-uris.js';
 import { activateSpKeys, stageSpKeys } from '../../federation/saml/sp-keys.js';
 import { maxTokenTtl, rotateSigningKey } from '../../identity/tokens/keys.js';
 import type { Config } from '../../platform/config/load.js';
 import { loadMasterKey } from '../../platform/crypto/master-key.js';
 import type { Store } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { oidcClientImport } from '../../provider/relying-parties/import.js';
 import { walletSettingsImport } from '../../provider/wallet/import.js';
 import type { Context } from '../context.js';

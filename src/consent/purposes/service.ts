@@ -5,10 +5,10 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 
+import { NotFound } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import { recordAudit } from '../../organisations/audit/service.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { type OrganizationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';

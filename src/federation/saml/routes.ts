@@ -11,7 +11,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../core/principal.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
 import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';

@@ -5,9 +5,9 @@
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
+import { NotFound } from '../../core/errors.js';
 import { rolesInOrganisation } from '../../organisations/membership.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { PERSISTENT } from './config.js';
 import { withSloBindings } from './logout-binding.js';

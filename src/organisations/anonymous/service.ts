@@ -7,6 +7,7 @@
  */
 
 import { v7 as uuidv7 } from 'uuid';
+import { Conflict, NotFound } from '../../core/errors.js';
 import { hashPassword } from '../../identity/passwords/hashing.js';
 import { assertPasswordPolicy } from '../../identity/passwords/policy.js';
 import { normaliseUsername } from '../../identity/sessions/service.js';
@@ -14,7 +15,6 @@ import { presentUser } from '../../identity/users/present.js';
 import { userProfile } from '../../identity/users/profile.js';
 import type { Config } from '../../platform/config/load.js';
 import type { Db } from '../../platform/db/open.js';
-import { Conflict, NotFound } from '../../platform/http/errors.js';
 import type { UserBody } from '../../platform/http/schemas.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
@@ -42,7 +42,7 @@ export class AnonymousService {
   /**
    * Creates an anonymous user subscribed to `orgId`, with its consent record.
    * @returns the bare User (docs/api.md "Resources").
-   * @throws {TooManyRequests} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
+   * @throws {RateLimited} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
    */
   async create(orgId: string): Promise<UserBody> {
     // Anti-automation (ASVS 5.0 V2.4.1): a leaked API key must not mint users without bound.

@@ -13,11 +13,12 @@ import { Type } from 'typebox';
 import type { HistoryService } from '../../consent/evidence/history.js';
 import type { PurposeService } from '../../consent/purposes/service.js';
 import type { ConsentService } from '../../consent/records/service.js';
+import { AccessDenied, AssentError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import { PasswordPolicyError } from '../../identity/passwords/policy.js';
 import { AddBody, ListQuery } from '../../organisations/individuals/routes.js';
 import { type IndividualService, managesIndividuals } from '../../organisations/individuals/service.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { Forbidden, HttpError } from '../../platform/http/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { PageQuery, pageLimit } from '../../platform/http/pagination.js';
 import { HISTORY_PAGE, principalOf } from '../dashboard/views.js';
 import { type FormRefusal, fieldNamedIn, type RefusedForm, refusedForm } from '../form-state.js';
@@ -130,7 +131,7 @@ function addRefused(deps: ConsoleIndividualsDeps): FormRefusal {
     const refused = refusedForm(error, req.body, ['password'], fieldOf);
     if (!refused) return null;
     const page = await listPage(deps, req as ListRequest, {}, refused);
-    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+    return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
   };
 }
 
@@ -182,7 +183,7 @@ async function historyPage(
     const { record } = await deps.consents.open(principal, path, 'history');
     return await deps.history.page(record, { startId }, limit);
   } catch (err) {
-    if (err instanceof Forbidden) return null;
+    if (err instanceof AccessDenied) return null;
     throw err;
   }
 }

@@ -14,8 +14,9 @@ import type { DataAttributeService } from '../../consent/data-attributes/service
 import type { PurposeService } from '../../consent/purposes/service.js';
 import { ConsentRequestInput } from '../../consent/requests/routes.js';
 import type { ConsentRequestService } from '../../consent/requests/service.js';
+import { AssentError } from '../../core/errors.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
-import { HttpError } from '../../platform/http/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
@@ -64,7 +65,7 @@ export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDep
         if (!refused) return null;
         const [org, attributes] = await frame((req.params as { organizationID: string }).organizationID);
         const page = RequestsPage({ org, attributes, roles: req.webRoles, csrfToken: session(req).csrfToken, refused });
-        return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+        return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
       }) satisfies FormRefusal,
     },
     schema: { params: Org, body: RequestForm },

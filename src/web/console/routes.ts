@@ -15,9 +15,10 @@ import type { DataAttributeService } from '../../consent/data-attributes/service
 import { PurposeInput } from '../../consent/purposes/routes.js';
 import type { PurposeService } from '../../consent/purposes/service.js';
 import type { RetentionService } from '../../consent/retention/service.js';
+import { AssentError, InvalidRequest } from '../../core/errors.js';
 import type { IdentityService } from '../../identity/sessions/service.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
-import { BadRequest, HttpError } from '../../platform/http/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../form-state.js';
 import { seeOther, sendPage } from '../html.js';
@@ -98,7 +99,7 @@ function orgRefused(
       csrfToken,
       refused: { ...refused, form: form(params) },
     });
-    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+    return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
   };
 }
 
@@ -155,7 +156,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
       const orgId = req.params.organizationID;
       const days = Number(req.body.days);
       // The API's bounds (consent/retention/routes.ts): at least one day here, at most 100 years.
-      if (days < 1 || days > 36_500) throw new BadRequest('The retention period must be 1 to 36500 days');
+      if (days < 1 || days > 36_500) throw new InvalidRequest('The retention period must be 1 to 36500 days');
       await deps.retention.setPeriod(orgId, days * 86_400);
       await deps.retention.setEnabled(orgId, req.body.enabled === 'on');
       return back(reply, orgId, 'retention');

@@ -12,12 +12,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { AssentError, NotFound } from '../../core/errors.js';
 import { readImageField, UPLOAD_LIMITS } from '../../identity/images/form.js';
 import { sendImage } from '../../identity/images/routes.js';
 import type { ImageService } from '../../identity/images/service.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
 import type { UserService } from '../../identity/users/service.js';
-import { HttpError, NotFound } from '../../platform/http/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import { assertMultipartCsrf } from '../guard.js';
 import { seeOther, sendPage } from '../html.js';
 import { DataPage } from './data.js';
@@ -46,11 +47,16 @@ export const dashboardImageRoutes: FastifyPluginAsyncTypebox<DashboardImageDeps>
         await deps.images.upload(s.userId, bytes);
       } catch (err) {
         // A refused file (too large, not an image, …) is a message on the page, with the API's status.
-        if (!(err instanceof HttpError) || err.statusCode < 400 || err.statusCode >= 500 || err.statusCode === 403)
+        if (
+          !(err instanceof AssentError) ||
+          httpStatusOf(err) < 400 ||
+          httpStatusOf(err) >= 500 ||
+          httpStatusOf(err) === 403
+        )
           throw err;
-        reply.headers(err.headers);
+        reply.headers(httpHeadersOf(err));
         const user = await deps.users.me(s.userId);
-        return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, error: err.message }), err.statusCode);
+        return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, error: err.message }), httpStatusOf(err));
       }
       return seeOther(reply, '/dashboard/data?done=image', false);
     },

@@ -6,9 +6,9 @@
 import type { HistoryService } from '../../consent/evidence/history.js';
 import type { OwnRecords } from '../../consent/records/own.js';
 import type { ConsentService } from '../../consent/records/service.js';
+import type { Principal } from '../../core/principal.js';
 import type { IdentityService } from '../../identity/sessions/service.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
-import type { Principal } from '../../platform/http/auth.js';
 import type { OrgConsents } from './consents.js';
 import type { HistoryView } from './history.js';
 
