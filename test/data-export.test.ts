@@ -7,8 +7,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJson } from '../src/accounts/export.js';
 import { EXPORT_CHUNK } from '../src/consent/transfer/export.js';
+import { NotFound } from '../src/platform/core/errors.js';
 import { rowsOf } from '../src/platform/db/open.js';
-import { NotFound } from '../src/platform/http/errors.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 

@@ -16,8 +16,8 @@ import {
   exportProfile,
 } from '../identity/index.js';
 import { ExportedRole, ExportedSubscription, exportMemberships } from '../organisations/index.js';
+import { NotFound } from '../platform/core/errors.js';
 import type { Db } from '../platform/db/open.js';
-import { NotFound } from '../platform/http/errors.js';
 import { isId } from '../platform/util/ids.js';
 import { ExportedWalletIdentity, exportWalletIdentities } from '../provider/index.js';
 

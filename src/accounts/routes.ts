@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../platform/http/auth.js';
+import type { Principal } from '../platform/core/principal.js';
 import { errors } from '../platform/http/schemas.js';
 import { type AccountExport, ExportDocument, exportJson } from './export.js';
 import type { AccountService } from './service.js';

@@ -11,11 +11,10 @@
  */
 
 import { eraseFederatedIdentities } from '../federation/index.js';
-import type { LivenessCache } from '../identity/index.js';
-import { eraseCredentials, eraseImages, eraseResetToken, scrubAccount } from '../identity/index.js';
+import { eraseCredentials, eraseImages, eraseResetToken, type LivenessCache, scrubAccount } from '../identity/index.js';
 import { eraseMemberships } from '../organisations/index.js';
+import { NotFound } from '../platform/core/errors.js';
 import type { Db } from '../platform/db/open.js';
-import { NotFound } from '../platform/http/errors.js';
 import { isId } from '../platform/util/ids.js';
 import { eraseWalletIdentities } from '../provider/index.js';
 import { type AccountExport, assembleExport, type ExportSources } from './export.js';

@@ -23,17 +23,18 @@ import {
   RecordViews,
   RetentionService,
 } from '../consent/index.js';
-import type { FederationServices, SamlServices } from '../federation/index.js';
 import {
   Broker,
   Exchange,
   FederatedLogout,
   FederatedWebSignIn,
   FederationConfigService,
+  type FederationServices,
   SamlBroker,
   SamlConfigService,
   SamlLogout,
   SamlMetadataService,
+  type SamlServices,
   SpKeys,
   WebOrigins,
 } from '../federation/index.js';
@@ -52,8 +53,7 @@ import {
   UserService,
   WebSessions,
 } from '../identity/index.js';
-import type { NotificationService } from '../notifications/index.js';
-import { createNotifications } from '../notifications/index.js';
+import { createNotifications, type NotificationService } from '../notifications/index.js';
 import {
   AnonymousService,
   AuditLogService,
@@ -66,7 +66,6 @@ import { loadMasterKey, type MasterKey } from '../platform/crypto/master-key.js'
 import type { Store } from '../platform/db/open.js';
 import type { GuardServices } from '../platform/http/auth.js';
 import { createMailer, type Mailer } from '../platform/mail/mailer.js';
-import type { WalletSignIn } from '../provider/index.js';
 import {
   DashboardWalletSignIn,
   OidcClientService,
@@ -75,6 +74,7 @@ import {
   WalletFlow,
   WalletInteractions,
   WalletSettingsService,
+  type WalletSignIn,
 } from '../provider/index.js';
 import { startWorkers } from './workers.js';
 

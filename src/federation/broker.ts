@@ -7,10 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
+import { InvalidRequest, NotFound } from '../platform/core/errors.js';
 import { sha256 } from '../platform/crypto/digest.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db } from '../platform/db/open.js';
-import { BadRequest, NotFound } from '../platform/http/errors.js';
 import { enforce } from '../platform/ratelimit/limit.js';
 import { isId } from '../platform/util/ids.js';
 import {
@@ -69,13 +69,13 @@ export class Broker {
    * @param appState - the app's opaque `state`, returned to it unchanged.
    * @param ip - client address, for the rate limit.
    * @returns the provider's authorization URL to redirect to.
-   * @throws {NotFound} no provider. @throws {BadRequest} unregistered redirect URI. @throws {TooManyRequests}
+   * @throws {NotFound} no provider. @throws {InvalidRequest} unregistered redirect URI. @throws {RateLimited}
    */
   async authorize(orgId: string, appRedirectUri: string, appState: string | undefined, ip: string): Promise<string> {
     const settings = await this.requireSettings(orgId);
     // Open redirector: a sign-in result may only go to a URI the organisation registered.
     if (!(await store.isRedirectUri(this.db, orgId, appRedirectUri)))
-      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
+      throw new InvalidRequest('redirect_uri is not registered for this organisation', 'invalid_request');
     return this.begin(orgId, settings, appRedirectUri, appState, ip);
   }
 
@@ -85,7 +85,7 @@ export class Broker {
    * registered app redirect URIs. `pageUri` comes from Assent's code, never from a request.
    * @param state - the page's opaque `state`, returned to it unchanged.
    * @returns the provider's authorization URL to redirect to.
-   * @throws {NotFound} no provider. @throws {TooManyRequests}
+   * @throws {NotFound} no provider. @throws {RateLimited}
    */
   async authorizeAssentPage(orgId: string, pageUri: string, state: string, ip: string): Promise<string> {
     return this.begin(orgId, await this.requireSettings(orgId), pageUri, state, ip);
@@ -126,17 +126,17 @@ export class Broker {
    * @param query - the callback's query (`code`, `state`, `iss`, or `error`).
    * @param log - the request's logger: where an unreachable provider's network detail goes, since
    *   the browser that is sent back to the app holds no credential (see `publicMessage`).
-   * @throws {BadRequest} when `state` is missing, unknown, expired or already used.
+   * @throws {InvalidRequest} when `state` is missing, unknown, expired or already used.
    */
   async callback(
     orgId: string,
     query: Record<string, string | undefined>,
     log: { warn(obj: object, msg: string): void },
   ): Promise<CallbackOutcome> {
-    if (!query.state || !isId(orgId)) throw new BadRequest('Unknown or expired sign-in (state)', 'invalid_request');
+    if (!query.state || !isId(orgId)) throw new InvalidRequest('Unknown or expired sign-in (state)', 'invalid_request');
     // CSRF and replay of a callback: the state must be one we issued, and it is used once.
     const pending = await store.takeState(this.db, sha256(query.state), orgId);
-    if (!pending) throw new BadRequest('Unknown or expired sign-in (state)', 'invalid_request');
+    if (!pending) throw new InvalidRequest('Unknown or expired sign-in (state)', 'invalid_request');
     const back = (params: Record<string, string>) => {
       const url = new URL(pending.appRedirectUri);
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);

@@ -4,7 +4,7 @@
  * identity provider. Saving a configuration never contacts the provider.
  */
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../platform/http/errors.js';
+import { InvalidRequest } from '../platform/core/errors.js';
 import { urlProblem } from '../platform/net/outbound.js';
 
 const UrlField = Type.String({ maxLength: 2000 });
@@ -113,7 +113,7 @@ export function idpUrlProblem(raw: string, allowHttpHosts: readonly string[]): s
  * @param stored - the current settings (PUT), or null (POST: every field but the two booleans is required).
  * @param allowHttpHosts - `ASSENT_FEDERATION_ALLOW_HTTP_HOSTS`.
  * @returns the complete settings; `validateSignature` defaults to true and `disableUserInfo` to false.
- * @throws {BadRequest} naming every field that is missing or invalid.
+ * @throws {InvalidRequest} naming every field that is missing or invalid.
  */
 export function mergeSettings(
   input: IdpInput,
@@ -142,7 +142,7 @@ export function mergeSettings(
     problems.push('userInfoUrl: required unless disableUserInfo is true');
   if (merged.clientId === '' || merged.clientSecret === '')
     problems.push('clientId and clientSecret: must not be empty');
-  if (problems.length > 0) throw new BadRequest(`Invalid IdP configuration: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new InvalidRequest(`Invalid IdP configuration: ${problems.join('; ')}`);
   return merged as unknown as IdpSettings;
 }
 

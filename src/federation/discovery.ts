@@ -7,7 +7,7 @@
  * the configured one (§4.3). The endpoints found are then validated like typed ones.
  */
 import * as oidc from 'openid-client';
-import { BadRequest } from '../platform/http/errors.js';
+import { InvalidRequest } from '../platform/core/errors.js';
 import { guardedFetch } from '../platform/net/guarded-fetch.js';
 import { OutboundError, type OutboundPolicy } from '../platform/net/outbound.js';
 import { type IdpInput, idpUrlProblem } from './config.js';
@@ -39,12 +39,12 @@ function reason(err: unknown): string {
  * @param issuer - the issuer identifier as entered (already trimmed).
  * @param policy - the outbound policy (`ASSENT_FEDERATION_ALLOW_HTTP_HOSTS`, `ASSENT_DNS_SERVERS`).
  * @returns the five endpoints (`""` for an absent userinfo or end-session endpoint).
- * @throws {BadRequest} when the issuer is not an acceptable URL, the document cannot be fetched
+ * @throws {InvalidRequest} when the issuer is not an acceptable URL, the document cannot be fetched
  *   (refused address, timeout, network, bad status), names another issuer, or lacks an endpoint.
  */
 export async function discoverEndpoints(issuer: string, policy: OutboundPolicy): Promise<DiscoveredEndpoints> {
   const problem = idpUrlProblem(issuer, policy.allowHttpHosts);
-  if (problem) throw new BadRequest(`Invalid IdP configuration: issuer: ${problem}`);
+  if (problem) throw new InvalidRequest(`Invalid IdP configuration: issuer: ${problem}`);
   let meta: oidc.ServerMetadata;
   try {
     const config = await oidc.discovery(new URL(issuer), 'discovery', undefined, oidc.None(), {
@@ -60,7 +60,7 @@ export async function discoverEndpoints(issuer: string, policy: OutboundPolicy):
     });
     meta = config.serverMetadata();
   } catch (err) {
-    throw new BadRequest(`The discovery document of ${issuer} could not be used: ${reason(err)}`);
+    throw new InvalidRequest(`The discovery document of ${issuer} could not be used: ${reason(err)}`);
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const found = {
@@ -72,7 +72,7 @@ export async function discoverEndpoints(issuer: string, policy: OutboundPolicy):
   };
   const missing = (['authorizationUrl', 'tokenUrl', 'jwksUrl'] as const).filter((k) => found[k] === '');
   if (missing.length > 0)
-    throw new BadRequest(
+    throw new InvalidRequest(
       `The discovery document of ${issuer} names no ${missing.join(', ')} (OpenID Connect Discovery §3)`,
     );
   return found;

@@ -5,13 +5,19 @@
  * and is throttled per client IP like a login (ASVS 5.0 V6.3.1).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { IdentityService, LoginResult } from '../identity/index.js';
-import { assertKeyNotBlocked, recordKeyFailure, type Tokens, TokenType } from '../identity/index.js';
+import {
+  assertKeyNotBlocked,
+  type IdentityService,
+  type LoginResult,
+  recordKeyFailure,
+  type Tokens,
+  TokenType,
+} from '../identity/index.js';
 import type { Config } from '../platform/config/load.js';
+import { type AssentError, InvalidRequest, NotFound, UpstreamFailure } from '../platform/core/errors.js';
 import { sha256 } from '../platform/crypto/digest.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db } from '../platform/db/open.js';
-import { BadRequest, HttpError, NotFound } from '../platform/http/errors.js';
 import { isId } from '../platform/util/ids.js';
 import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
@@ -37,11 +43,11 @@ const INVALID_CODE = 'Invalid, expired or already used code';
  * the failed check, an unreachable provider a 502 `temporarily_unavailable` with a fixed message
  * (`publicMessage`); never a 500, never the provider's body.
  */
-function answer(err: FederationError, log: FastifyBaseLogger): HttpError {
+function answer(err: FederationError, log: FastifyBaseLogger): AssentError {
   const message = publicMessage(err, log, 'code exchange');
   return err.kind === 'unreachable'
-    ? new HttpError(502, message, 'temporarily_unavailable')
-    : new BadRequest(message, 'invalid_grant');
+    ? new UpstreamFailure(message, 'temporarily_unavailable')
+    : new InvalidRequest(message, 'invalid_grant');
 }
 
 /** Exchanges codes for Assent sessions. */
@@ -55,8 +61,8 @@ export class Exchange {
    * @param code - an Assent code (`asc_…`) or a provider's code.
    * @param ip - client address, for the throttle.
    * @param log - the request's logger: where a failure's network detail goes (never to the caller).
-   * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
-   * @throws {NotFound} no provider (provider codes only). @throws {HttpError} 502 provider unreachable.
+   * @throws {RateLimited} while the IP is blocked. @throws {InvalidRequest} `invalid_grant`.
+   * @throws {NotFound} no provider (provider codes only). @throws {UpstreamFailure} provider unreachable.
    */
   async redeem(
     orgId: string,
@@ -72,7 +78,7 @@ export class Exchange {
       return await this.redeemUnthrottled(orgId, redirectUri, code, log);
     } catch (err) {
       // Guessing codes costs like guessing passwords: failures count against the IP.
-      if (err instanceof HttpError && err.statusCode === 400) await recordKeyFailure(db, key, config.throttleIp);
+      if (err instanceof InvalidRequest) await recordKeyFailure(db, key, config.throttleIp);
       throw err;
     }
   }
@@ -83,32 +89,32 @@ export class Exchange {
    * would hold it; the page opens its own browser session. Throttled per IP like `redeem`.
    * @param redirectUri - the page's URI the code was sent to.
    * @returns the user's ID.
-   * @throws {TooManyRequests} while the IP is blocked. @throws {BadRequest} `invalid_grant`.
+   * @throws {RateLimited} while the IP is blocked. @throws {InvalidRequest} `invalid_grant`.
    */
   async redeemForUser(orgId: string, redirectUri: string, code: string, ip: string): Promise<string> {
     const { db, config } = this.deps;
     const key = `fed-exchange:ip:${ip}`;
     await assertKeyNotBlocked(db, key);
     try {
-      if (!isId(orgId) || !code.startsWith(CODE_PREFIX)) throw new BadRequest(INVALID_CODE, 'invalid_grant');
+      if (!isId(orgId) || !code.startsWith(CODE_PREFIX)) throw new InvalidRequest(INVALID_CODE, 'invalid_grant');
       return (await this.takeCode(orgId, redirectUri, code)).userId;
     } catch (err) {
-      if (err instanceof HttpError && err.statusCode === 400) await recordKeyFailure(db, key, config.throttleIp);
+      if (err instanceof InvalidRequest) await recordKeyFailure(db, key, config.throttleIp);
       throw err;
     }
   }
 
   /**
    * Consumes an Assent code bound to `redirectUri`.
-   * @throws {BadRequest} `invalid_grant` when unknown, expired, used, or issued to another URI.
+   * @throws {InvalidRequest} `invalid_grant` when unknown, expired, used, or issued to another URI.
    */
   private async takeCode(orgId: string, redirectUri: string, code: string) {
     // Deleted as it is read: a replayed code finds nothing (RFC 6749 §4.1.2, §10.5).
     const row = await store.takeCode(this.deps.db, sha256(code), orgId);
-    if (!row) throw new BadRequest(INVALID_CODE, 'invalid_grant');
+    if (!row) throw new InvalidRequest(INVALID_CODE, 'invalid_grant');
     // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
     if (row.appRedirectUri !== redirectUri)
-      throw new BadRequest('redirect_uri does not match the sign-in', 'invalid_grant');
+      throw new InvalidRequest('redirect_uri does not match the sign-in', 'invalid_grant');
     return row;
   }
 
@@ -124,12 +130,12 @@ export class Exchange {
       const row = await this.takeCode(orgId, redirectUri, code);
       // Threat: a code issued to Assent's own page (the dashboard) turned into a token pair; only registered URIs' codes.
       if (!(await store.isRedirectUri(db, orgId, row.appRedirectUri)))
-        throw new BadRequest(INVALID_CODE, 'invalid_grant');
+        throw new InvalidRequest(INVALID_CODE, 'invalid_grant');
       return this.login(orgId, row.userId, row.idTokenSealed);
     }
     const settings = await this.deps.broker.requireSettings(orgId);
     if (!(await store.isRedirectUri(db, orgId, redirectUri)))
-      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
+      throw new InvalidRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
     const callbackUrl = new URL(redirectUri);
     callbackUrl.search = '';
     callbackUrl.searchParams.set('code', code);

@@ -7,10 +7,10 @@
 
 import { recordAudit } from '../organisations/index.js';
 import type { Config } from '../platform/config/load.js';
+import { Conflict, InvalidRequest, NotFound } from '../platform/core/errors.js';
+import type { Principal } from '../platform/core/principal.js';
 import type { MasterKey } from '../platform/crypto/master-key.js';
 import type { Db, Executor } from '../platform/db/open.js';
-import type { Principal } from '../platform/http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../platform/http/errors.js';
 import type { OutboundPolicy } from '../platform/net/outbound.js';
 import { IDP_FIELDS, type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
 import { type DiscoveredEndpoints, discoverEndpoints } from './discovery.js';
@@ -60,7 +60,7 @@ export class FederationConfigService {
 
   /**
    * Adds the configuration (docs/api.md "Identity management" "Add external IDP"): 201.
-   * @throws {BadRequest} invalid fields. @throws {Conflict} when one exists already.
+   * @throws {InvalidRequest} invalid fields. @throws {Conflict} when one exists already.
    */
   async create(actor: Principal, orgId: string, input: IdpInput) {
     const settings = mergeSettings(input, null, this.config.federationAllowHttpHosts);
@@ -75,7 +75,7 @@ export class FederationConfigService {
   /**
    * Updates it (docs/api.md "Identity management" "Update external IDP"): absent fields keep their value, so a body
    * without `clientSecret` keeps the stored secret.
-   * @throws {NotFound} when none exists. @throws {BadRequest} invalid fields.
+   * @throws {NotFound} when none exists. @throws {InvalidRequest} invalid fields.
    */
   async update(actor: Principal, orgId: string, input: IdpInput) {
     return this.db.transaction(async (tx) => {
@@ -109,7 +109,7 @@ export class FederationConfigService {
   /**
    * The endpoints of `issuer`'s discovery document (OpenID Connect Discovery 1.0 §4), fetched
    * through the SSRF guard; nothing is stored (the console's IdP form, docs/web.md "Console").
-   * @throws {BadRequest} when the document cannot be fetched or used.
+   * @throws {InvalidRequest} when the document cannot be fetched or used.
    */
   async discover(issuer: string): Promise<DiscoveredEndpoints> {
     return discoverEndpoints(issuer.trim(), this.policy);
@@ -122,14 +122,16 @@ export class FederationConfigService {
 
   /**
    * Replaces the registered app redirect URIs.
-   * @throws {BadRequest} naming each invalid URI.
+   * @throws {InvalidRequest} naming each invalid URI.
    */
   async setAppRedirectUris(actor: Principal, orgId: string, uris: string[]): Promise<string[]> {
     const problems = uris
       .map((u, i) => [i, redirectUriProblem(u, this.config.federationAllowHttpHosts)] as const)
       .filter(([, p]) => p);
     if (problems.length > 0)
-      throw new BadRequest(`Invalid redirect URIs: ${problems.map(([i, p]) => `RedirectURIs[${i}]: ${p}`).join('; ')}`);
+      throw new InvalidRequest(
+        `Invalid redirect URIs: ${problems.map(([i, p]) => `RedirectURIs[${i}]: ${p}`).join('; ')}`,
+      );
     const unique = [...new Set(uris)];
     await this.db.transaction(async (tx) => {
       await store.setRedirectUris(tx, orgId, unique);

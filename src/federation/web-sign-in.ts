@@ -7,8 +7,8 @@
  * broker hands back.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidRequest } from '../platform/core/errors.js';
 import { sha256 } from '../platform/crypto/digest.js';
-import { BadRequest } from '../platform/http/errors.js';
 import { isId } from '../platform/util/ids.js';
 import type { Broker } from './broker.js';
 import type { Exchange } from './exchange.js';
@@ -72,7 +72,7 @@ export class FederatedWebSignIn {
    * Starts a sign-in.
    * @param next - where to go once signed in (already checked by the page: a dashboard path).
    * @param ip - the client's address, for the broker's rate limit.
-   * @throws {NotFound} no provider. @throws {TooManyRequests}
+   * @throws {NotFound} no provider. @throws {RateLimited}
    */
   async start(orgId: string, next: string, ip: string): Promise<FederatedStart> {
     const binding = `${orgId}.${randomBytes(32).toString('base64url')}.${next}`;
@@ -87,8 +87,8 @@ export class FederatedWebSignIn {
    * @param binding - the binding cookie's value, as sent.
    * @param ip - the client's address, for the exchange's throttle.
    * @returns the linked user's ID, and where to go (the `next` kept in the binding).
-   * @throws {BadRequest} another browser, expired, the provider's refusal, or a used or unknown code.
-   * @throws {TooManyRequests} while the IP is blocked.
+   * @throws {InvalidRequest} another browser, expired, the provider's refusal, or a used or unknown code.
+   * @throws {RateLimited} while the IP is blocked.
    */
   async finish(
     binding: string | undefined,
@@ -98,12 +98,12 @@ export class FederatedWebSignIn {
     const first = binding?.indexOf('.') ?? -1;
     const second = first < 0 ? -1 : binding!.indexOf('.', first + 1);
     if (!binding || second < 0 || !query.state || !sameState(stateOf(binding), query.state))
-      throw new BadRequest(ANOTHER_BROWSER, 'invalid_request');
+      throw new InvalidRequest(ANOTHER_BROWSER, 'invalid_request');
     if (query.error) {
       const code = /^[a-z_]{1,40}$/.test(query.error) ? query.error : 'access_denied';
-      throw new BadRequest(`The identity provider did not sign you in (${code}).`, 'access_denied');
+      throw new InvalidRequest(`The identity provider did not sign you in (${code}).`, 'access_denied');
     }
-    if (!query.code) throw new BadRequest(ANOTHER_BROWSER, 'invalid_request');
+    if (!query.code) throw new InvalidRequest(ANOTHER_BROWSER, 'invalid_request');
     const orgId = binding.slice(0, first);
     const userId = await this.exchange.redeemForUser(orgId, this.callbackUri, query.code, ip);
     return { userId, next: binding.slice(second + 1) };

@@ -10,8 +10,7 @@
  * of waiting for the poll (which only finds retries scheduled by other processes).
  */
 import type PgBoss from 'pg-boss';
-import type { Db } from '../platform/db/open.js';
-import { rawIn } from '../platform/db/open.js';
+import { type Db, rawIn } from '../platform/db/open.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';

@@ -6,10 +6,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ConsentRequestDelivery, JobView } from '../consent/index.js';
 import { recordAudit } from '../organisations/index.js';
-import type { Db } from '../platform/db/open.js';
-import { rawIn } from '../platform/db/open.js';
-import type { Principal } from '../platform/http/auth.js';
-import { BadRequest, NotFound } from '../platform/http/errors.js';
+import { InvalidRequest, NotFound } from '../platform/core/errors.js';
+import type { Principal } from '../platform/core/principal.js';
+import { type Db, rawIn } from '../platform/db/open.js';
 import { keysetPage } from '../platform/http/pagination.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { urlProblem } from '../platform/net/outbound.js';
@@ -60,7 +59,7 @@ export class NotificationService implements ConsentRequestDelivery {
    * The push credentials are checked and sealed (`push-settings.ts`). The change and the audit
    * entry `notifications.transports.update` (what changed, never a secret or key) are one transaction.
    * @param actor - who changes them, for the audit log.
-   * @throws {BadRequest} when the URL is not an absolute https URL (or an allowed http host), or a
+   * @throws {InvalidRequest} when the URL is not an absolute https URL (or an allowed http host), or a
    *   push key is malformed.
    */
   async updateTransports(actor: Principal, orgId: string, input: TransportsInput): Promise<TransportsView> {
@@ -71,7 +70,7 @@ export class NotificationService implements ConsentRequestDelivery {
     if (input.webhook === null) [webhookUrl, sealed] = [null, null];
     else if (input.webhook !== undefined) {
       const problem = urlProblem(input.webhook.url, this.setup.policy);
-      if (problem) throw new BadRequest(`webhook.url ${problem}`);
+      if (problem) throw new InvalidRequest(`webhook.url ${problem}`);
       if (input.webhook.url !== webhookUrl || !sealed) secret = newSecret();
       webhookUrl = input.webhook.url;
     }

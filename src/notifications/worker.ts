@@ -12,8 +12,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type PgBoss from 'pg-boss';
-import type { Db } from '../platform/db/open.js';
-import { rawIn } from '../platform/db/open.js';
+import { type Db, rawIn } from '../platform/db/open.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { safeErrorMessage } from '../platform/util/errors.js';
 import { queueJobId } from './ids.js';

@@ -7,10 +7,9 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FederatedWebSignIn } from '../federation/index.js';
-import { BINDING_TTL_SECONDS } from '../federation/index.js';
+import { BINDING_TTL_SECONDS, type FederatedWebSignIn } from '../federation/index.js';
 import { WEB_SESSION_SECONDS } from '../identity/index.js';
-import { NotFound } from '../platform/http/errors.js';
+import { NotFound } from '../platform/core/errors.js';
 import type { DashboardWalletSignIn } from '../provider/index.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
 import { consoleIdpRoutes } from './console/idp-routes.js';

@@ -7,9 +7,9 @@
  */
 
 import { recordAudit } from '../../organisations/index.js';
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import * as store from './store.js';
 
@@ -46,20 +46,22 @@ export class DataAttributeService {
 
   /**
    * The distinct purpose IDs of `inputs`, all live purposes of the organisation.
-   * @throws {BadRequest} naming the first ID that is not.
+   * @throws {InvalidRequest} naming the first ID that is not.
    */
   private async checkPurposes(orgId: string, inputs: DataAttributeInput[]): Promise<void> {
     const wanted = [...new Set(inputs.flatMap((i) => i.purposeids ?? []))];
     const live = await store.livePurposeIds(this.db, orgId, wanted.filter(isId));
     const missing = wanted.find((id) => !live.has(id));
     if (missing !== undefined)
-      throw new BadRequest(`Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`);
+      throw new InvalidRequest(
+        `Invalid request: purpose ${JSON.stringify(missing)} is not a purpose of this organisation`,
+      );
   }
 
   /**
    * Creates data attributes, all or none.
    * @returns the created data attributes, in request order.
-   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
   async create(orgId: string, inputs: DataAttributeInput[]): Promise<DataAttributeBody[]> {
     await this.checkPurposes(orgId, inputs);
@@ -90,7 +92,7 @@ export class DataAttributeService {
   /**
    * Renames a data attribute and replaces its purposes.
    * @throws {NotFound} when it is not a live data attribute of this organisation.
-   * @throws {BadRequest} when a purpose ID is not one of the organisation's live purposes.
+   * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
   async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
     if (!isId(id)) throw new NotFound('Template not found');

@@ -2,8 +2,9 @@
  * Reading the consent history (docs/decisions/0005-consent-evidence.md "Evidence"): an individual's events, newest
  * first; the record as it was at an instant; and the verification of an organisation's chain.
  */
+
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { isId } from '../../platform/util/ids.js';
 import { checkEvent, GENESIS_LINK, type SealedEvent, type VerifyReport } from '../evidence/chain.js';
@@ -43,13 +44,13 @@ export function presentEvent(e: SealedEvent): ConsentEventBody {
 /**
  * Parses an RFC 3339 instant from a query.
  * @param name - the parameter, for the message.
- * @throws {BadRequest} when it is not one.
+ * @throws {InvalidRequest} when it is not one.
  */
 export function parseInstant(raw: string, name: string): Date {
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(raw)
     ? Date.parse(raw)
     : Number.NaN;
-  if (Number.isNaN(ms)) throw new BadRequest(`${name} must be an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z`);
+  if (Number.isNaN(ms)) throw new InvalidRequest(`${name} must be an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z`);
   return new Date(ms);
 }
 
@@ -79,7 +80,7 @@ export class HistoryService {
     if (filter.purposeId !== undefined && !isId(filter.purposeId)) return { events: [], next: undefined, intact: 0 };
     const beforeSeq = filter.startId === undefined ? undefined : Number(filter.startId);
     if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq))
-      throw new BadRequest('startid must be the Seq of an event');
+      throw new InvalidRequest('startid must be the Seq of an event');
     await this.sealer.flush(record.orgId);
     const rows = await evidence.historyPage(
       this.db,

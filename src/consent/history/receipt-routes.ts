@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
 import { ConsentReceipt } from './receipt-record.js';
 import type { ReceiptService } from './receipts.js';

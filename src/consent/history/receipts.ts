@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { type DocumentSigner, DocumentType } from '../../identity/index.js';
 import { organisationName } from '../../organisations/index.js';
+import { NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import type { DataAttributeService } from '../data-attributes/service.js';
 import type { ChainSealer } from '../evidence/sealer.js';
@@ -51,7 +51,7 @@ export class ReceiptService {
    *   history's rule, src/consent/records/access.ts).
    * @throws {NotFound} when the organisation, the consent record or the event is unknown or
    *   malformed, or the event is another record's.
-   * @throws {Forbidden} when the caller may not read this individual's history.
+   * @throws {AccessDenied} when the caller may not read this individual's history.
    */
   async receipt(principal: Principal, orgId: string, userId: string, eventId: string): Promise<SignedReceipt> {
     const { db, sealer, consents, signer, issuer } = this.deps;

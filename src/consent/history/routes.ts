@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
 import { errors } from '../../platform/http/schemas.js';
 import { ConsentEvent, ConsentsAndPurpose } from '../records/schemas.js';

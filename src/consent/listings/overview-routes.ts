@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
 import { OverviewBody, TrendBody } from '../records/schemas.js';
 import { DEFAULT_TREND_DAYS, type ListingService, MAX_TREND_DAYS } from './service.js';

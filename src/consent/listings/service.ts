@@ -5,11 +5,11 @@
  * (docs/consents.md "Overview and trend").
  */
 
-import type { RolesCache } from '../../organisations/index.js';
-import { type IndividualBody, presentIndividual } from '../../organisations/index.js';
+import { type IndividualBody, presentIndividual, type RolesCache } from '../../organisations/index.js';
+import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import { type Principal, requireOrgRole } from '../../platform/http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';
+import { requireOrgRole } from '../../platform/http/auth.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { ACCESS_POLICY } from '../../platform/http/policy.js';
 import { isId } from '../../platform/util/ids.js';
@@ -31,13 +31,13 @@ export const DEFAULT_TREND_DAYS = 90;
  * Parses the trend's `days`.
  * @param raw - the query value, or undefined.
  * @returns days, 1..366 (90 when absent).
- * @throws {BadRequest} when it is not a whole number in 1..366.
+ * @throws {InvalidRequest} when it is not a whole number in 1..366.
  */
 export function trendLength(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_TREND_DAYS;
   const n = Number(raw);
   if (!/^\d{1,3}$/.test(raw) || n < 1 || n > MAX_TREND_DAYS)
-    throw new BadRequest(`days must be a whole number from 1 to ${MAX_TREND_DAYS}`);
+    throw new InvalidRequest(`days must be a whole number from 1 to ${MAX_TREND_DAYS}`);
   return n;
 }
 
@@ -59,7 +59,7 @@ export class ListingService {
    * that ran out included, as the consents API reads it), AskMe and undecided (nothing stored; the consents API reads
    * the purpose's default), at one instant; and `Consented`, the size of the attribute's consented-users page.
    * Purposes and attributes in the catalogue's order, a purpose without attributes with none.
-   * @throws {NotFound} when the organisation does not exist; {Forbidden} when the caller is not its Owner, Admin, Dpo
+   * @throws {NotFound} when the organisation does not exist; {AccessDenied} when the caller is not its Owner, Admin, Dpo
    *   or Developer (the policy row `consents.overview`, checked here too for callers other than the HTTP guard);
    *   {Conflict} when the catalogue kept changing during the request.
    */
@@ -102,8 +102,8 @@ export class ListingService {
    * now (docs/consents.md "Overview and trend"). Today's totals are the overview's sums.
    * @param query.days - as sent: 1..366 (days), default 90.
    * @param query.purposeId - as sent: one live purpose, or undefined for all.
-   * @throws {BadRequest} for a bad `days`; {NotFound} when the organisation does not exist or the purpose is not a
-   *   live one of it; {Forbidden} as `overview` (policy row `consents.trend`); {Conflict} as `overview`.
+   * @throws {InvalidRequest} for a bad `days`; {NotFound} when the organisation does not exist or the purpose is not a
+   *   live one of it; {AccessDenied} as `overview` (policy row `consents.trend`); {Conflict} as `overview`.
    */
   async trend(principal: Principal, orgId: string, query: { days?: string; purposeId?: string }): Promise<TrendBody> {
     await this.authorise(principal, orgId, ACCESS_POLICY['consents.trend'].orgRoles);
@@ -131,7 +131,7 @@ export class ListingService {
   /**
    * Threat: organisation-wide consent figures read by someone who is not the organisation's staff, through a caller
    * of the service (the console) that skipped the HTTP guard.
-   * @throws {NotFound} | {Forbidden} as `requireOrgRole`.
+   * @throws {NotFound} | {AccessDenied} as `requireOrgRole`.
    */
   private authorise(principal: Principal, orgId: string, allowed: readonly number[]): Promise<void> {
     return requireOrgRole((o, u) => this.roles.rolesIn(o, u), orgId, principal.userId, allowed);

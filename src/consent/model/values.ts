@@ -2,7 +2,7 @@
  * The rules of an attribute consent's value (docs/api.md "Requests", "Defaults", "Count",
  * "AskMe with days"): three values, defaults from the lawful basis, AskMe expiry, counting.
  */
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 
 /** The three consent values; AskMe means "allowed for a number of days; ask again after". */
 export type ConsentValue = 'Allow' | 'Disallow' | 'AskMe';
@@ -16,11 +16,11 @@ export const MAX_DAYS = 36_500;
  * Normalises a consent value sent by a client; the match ignores case (docs/api.md: clients send
  * `allow`, `DisAllow`, `Askme` …).
  * @param raw - the value as sent.
- * @throws {BadRequest} when it is none of the three.
+ * @throws {InvalidRequest} when it is none of the three.
  */
 export function parseConsentValue(raw: string): ConsentValue {
   const value = VALUES[raw.trim().toLowerCase()];
-  if (!value) throw new BadRequest(`Consented must be one of Allow, Disallow, AskMe (got "${raw.slice(0, 40)}")`);
+  if (!value) throw new InvalidRequest(`Consented must be one of Allow, Disallow, AskMe (got "${raw.slice(0, 40)}")`);
   return value;
 }
 
@@ -49,12 +49,12 @@ export function choiceOf(value: ConsentValue, days: number): AttributeChoice {
  * slider; a value sent with days is stored as `choiceOf` says.
  * @param consented - the value as sent, or undefined.
  * @param days - the days as sent (days, 0 to `MAX_DAYS`, checked by the schema), or undefined.
- * @throws {BadRequest} when neither is sent, when `days` alone is 0, or when the value is none of the three.
+ * @throws {InvalidRequest} when neither is sent, when `days` alone is 0, or when the value is none of the three.
  */
 export function attributeChoice(consented: string | undefined, days: number | undefined): AttributeChoice {
   if (consented !== undefined) return choiceOf(parseConsentValue(consented), days ?? 0);
-  if (days === undefined) throw new BadRequest('The body must carry consented, days, or both');
-  if (days < 1) throw new BadRequest('days alone means AskMe for that many days, so it must be at least 1');
+  if (days === undefined) throw new InvalidRequest('The body must carry consented, days, or both');
+  if (days < 1) throw new InvalidRequest('days alone means AskMe for that many days, so it must be at least 1');
   return { value: 'AskMe', days };
 }
 

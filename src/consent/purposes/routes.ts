@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
 import { OrganizationBody, PurposeBody } from './present.js';
 import type { PurposeService } from './service.js';

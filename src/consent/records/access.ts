@@ -10,8 +10,8 @@
 
 import { Role } from '../../identity/index.js';
 import type { RolesCache } from '../../organisations/index.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { Forbidden, NotFound } from '../../platform/http/errors.js';
+import { AccessDenied, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { isId } from '../../platform/util/ids.js';
 import type { Actor } from '../evidence/chain.js';
 
@@ -25,7 +25,7 @@ const HISTORY_READERS: readonly number[] = [Role.Dpo];
 /**
  * Decides whether `principal` may act on `userId`'s record in `orgId`, and names the actor.
  * @throws {NotFound} when the organisation or user ID is malformed, or the organisation unknown.
- * @throws {Forbidden} when the caller may not.
+ * @throws {AccessDenied} when the caller may not.
  */
 export async function authorise(
   roles: RolesCache,
@@ -41,7 +41,7 @@ export async function authorise(
 /**
  * The decision of `authorise`, given the caller's roles as already read.
  * @param roles - the caller's RoleIDs in the organisation, or null when the organisation does not exist.
- * @throws {NotFound} when `roles` is null; {Forbidden} when the caller may not.
+ * @throws {NotFound} when `roles` is null; {AccessDenied} when the caller may not.
  */
 export function decideAccess(principal: Principal, roles: number[] | null, userId: string, access: Access): Actor {
   if (roles === null) throw new NotFound('Organisation not found');
@@ -57,5 +57,5 @@ export function decideAccess(principal: Principal, roles: number[] | null, userI
   if (access === 'write' && agent) return { type: 'apiKey', userId: principal.userId, apiKeyId: principal.apiKeyId };
   if (access === 'read' && (agent || roles.some((r) => READERS.includes(r)))) return own;
   if (access === 'history' && roles.some((r) => HISTORY_READERS.includes(r))) return own;
-  throw new Forbidden('You may not access this consent record');
+  throw new AccessDenied('You may not access this consent record');
 }

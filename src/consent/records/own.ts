@@ -3,8 +3,9 @@
  * dashboard"): the records of every organisation they are subscribed to, each as `GET …/users/{userID}/consents`
  * reads it for them (docs/api.md "Permissions and consents"), in one round trip shared under load (`RecordViews.readOwn`).
  */
-import type { Principal } from '../../platform/http/auth.js';
-import { NotFound } from '../../platform/http/errors.js';
+
+import { NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { isId } from '../../platform/util/ids.js';
 import { decideAccess } from './access.js';
 import type { RecordViews } from './reads.js';

@@ -9,7 +9,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
 import { attributeChoice, MAX_DAYS, parseConsentValue } from '../model/values.js';
 import { ConsentRecordBody, PurposeConsentsBody, UpdateResultBody } from './schemas.js';

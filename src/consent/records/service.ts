@@ -5,9 +5,9 @@
  */
 
 import type { RolesCache } from '../../organisations/index.js';
+import { NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import type { Actor, Channel, EventDraft } from '../evidence/chain.js';
 import type { ChainSealer } from '../evidence/sealer.js';
@@ -74,7 +74,7 @@ export class ConsentService {
   /**
    * Authorises the caller and finds the record of the path.
    * @throws {NotFound} when the record does not exist, the individual is not subscribed, or
-   *   `consentId` is not the record's; {Forbidden} see `authorise`.
+   *   `consentId` is not the record's; {AccessDenied} see `authorise`.
    */
   async open(
     principal: Principal,
@@ -93,7 +93,7 @@ export class ConsentService {
    * caller for `read`, finds the record of the path, and its purposes with their consents.
    * @param purposeId - restricts to that purpose (from the path); absent reads them all.
    * @throws {NotFound} when the organisation, the record or the purpose is not there, or the
-   *   individual is not subscribed; {Forbidden} see `decideAccess`.
+   *   individual is not subscribed; {AccessDenied} see `decideAccess`.
    */
   async read(principal: Principal, path: RecordPath, purposeId?: string): Promise<RecordRead> {
     const { read } = await this.view(principal, path, 'read', purposeId);
@@ -105,7 +105,7 @@ export class ConsentService {
    * The one round trip of `read` and `change`: authorises the caller for `access` and finds the
    * subscribed individual's record of the path with its purposes (all, or `purposeId`'s).
    * @param purposeId - restricts to that purpose; undefined reads them all.
-   * @throws {NotFound} | {Forbidden} as `read` says.
+   * @throws {NotFound} | {AccessDenied} as `read` says.
    */
   private async view(
     principal: Principal,
@@ -179,7 +179,7 @@ export class ConsentService {
    * @param wholeRecord - answer every purpose of the record (POST status), not only this one.
    * @returns the record as it is after the change (the purpose's consents as written against, changed).
    * @throws {NotFound} for an unknown record, purpose, or an attribute that is not the purpose's;
-   *   {Forbidden} when the caller may not write (see `decideAccess`).
+   *   {AccessDenied} when the caller may not write (see `decideAccess`).
    */
   async change(
     principal: Principal,

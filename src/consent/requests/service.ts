@@ -5,9 +5,9 @@
  * transports, retries, the webhook log) is the notifications domain's (docs/notifications.md).
  */
 
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { loadCatalogue } from '../catalogue/store.js';
 
@@ -65,7 +65,7 @@ export class ConsentRequestService {
    *   means all of them (docs/api.md "Permissions and consents": the body is optional).
    * @returns the job's ID.
    * @throws {NotFound} for a purpose not of the organisation, or an attribute not of the purpose.
-   * @throws {BadRequest} when the purpose has no attributes to ask about.
+   * @throws {InvalidRequest} when the purpose has no attributes to ask about.
    */
   async start(
     principal: Principal,
@@ -80,7 +80,7 @@ export class ConsentRequestService {
     const wanted = attributeIds === undefined ? live : [...new Set(attributeIds)];
     const unknown = wanted.find((id) => !live.includes(id));
     if (unknown !== undefined) throw new NotFound(`Attribute ${unknown.slice(0, 64)} not found in this purpose`);
-    if (wanted.length === 0) throw new BadRequest('The purpose has no data attributes to ask about');
+    if (wanted.length === 0) throw new InvalidRequest('The purpose has no data attributes to ask about');
     return this.notifications.enqueue(principal, orgId, purposeId, wanted);
   }
 

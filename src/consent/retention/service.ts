@@ -3,8 +3,9 @@
  * a consented purpose's `DataRetention.Expiry` is the latest consent plus the period
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
+
+import { NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import * as store from './store.js';
 
 /** The body of every data-retention answer. */

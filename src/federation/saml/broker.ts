@@ -8,10 +8,10 @@
  * redeems, as for the OpenID provider.
  */
 import { randomBytes } from 'node:crypto';
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isId } from '../../platform/util/ids.js';
 import { AUTHORIZE_LIMIT, CODE_PREFIX } from '../broker.js';
@@ -72,13 +72,13 @@ export class SamlBroker {
    * @param appState - the app's opaque `state`, returned to it unchanged.
    * @param ip - client address, for the rate limit (shared with the OpenID flow's).
    * @returns the IdP's SSO URL with the deflated, signed AuthnRequest and the RelayState.
-   * @throws {NotFound} no IdP. @throws {BadRequest} unregistered redirect URI. @throws {TooManyRequests}
+   * @throws {NotFound} no IdP. @throws {InvalidRequest} unregistered redirect URI. @throws {RateLimited}
    */
   async authorize(orgId: string, appRedirectUri: string, appState: string | undefined, ip: string): Promise<string> {
     const settings = await this.requireSettings(orgId);
     // Open redirector: a sign-in result may only go to a URI the organisation registered.
     if (!(await fedStore.isRedirectUri(this.db, orgId, appRedirectUri)))
-      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
+      throw new InvalidRequest('redirect_uri is not registered for this organisation', 'invalid_request');
     await enforce(this.db, `fed-authorize:ip:${ip}`, AUTHORIZE_LIMIT);
     const relayState = random();
     const requestId = `_${randomBytes(20).toString('hex')}`;
@@ -105,7 +105,7 @@ export class SamlBroker {
    * real cause, never the assertion's content.
    * @param form - the HTTP-POST binding's `SAMLResponse` and `RelayState`.
    * @param log - the request's logger.
-   * @throws {BadRequest} when the RelayState names no pending sign-in (and is not, for an
+   * @throws {InvalidRequest} when the RelayState names no pending sign-in (and is not, for an
    *   organisation that accepts IdP-initiated sign-ins, a registered app URI).
    */
   async acs(
@@ -113,7 +113,7 @@ export class SamlBroker {
     form: { SAMLResponse: string; RelayState?: string },
     log: RefusalLog,
   ): Promise<{ location: string }> {
-    const unknown = () => new BadRequest('Unknown or expired sign-in (RelayState)', 'invalid_request');
+    const unknown = () => new InvalidRequest('Unknown or expired sign-in (RelayState)', 'invalid_request');
     if (!isId(orgId)) throw unknown();
     const relayState = form.RelayState ?? '';
     // CSRF and replay: the RelayState must be one Assent issued, and it is used once.

@@ -5,7 +5,7 @@
  * beside the metadata override what it says.
  */
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { idpUrlProblem } from '../config.js';
 import { certificatePem, type IdpMetadata } from './metadata.js';
 
@@ -105,7 +105,7 @@ export const DEFAULT_MAPPING = { email: 'email', name: 'displayName', phone: 'te
  * @param metadata - what `metadataXml` or `metadataUrl` said, or null; explicit fields win over it.
  * @param stored - the current settings (PUT), or null (POST).
  * @param allowHttpHosts - `ASSENT_FEDERATION_ALLOW_HTTP_HOSTS`.
- * @throws {BadRequest} naming every field that is missing or invalid.
+ * @throws {InvalidRequest} naming every field that is missing or invalid.
  */
 export function mergeSamlSettings(
   input: SamlInput,
@@ -146,7 +146,7 @@ export function mergeSamlSettings(
   if (pems.length > MAX_CERTIFICATES) problems.push(`signingCertificates: at most ${MAX_CERTIFICATES}`);
   if (!(NAME_ID_FORMATS as readonly string[]).includes(merged.nameIdFormat))
     problems.push(`nameIdFormat: must be one of ${NAME_ID_FORMATS.join(', ')} (a stable identifier to link by)`);
-  if (problems.length > 0) throw new BadRequest(`Invalid SAML IdP configuration: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new InvalidRequest(`Invalid SAML IdP configuration: ${problems.join('; ')}`);
   return { ...merged, signingCertificates: pems as string[] };
 }
 

@@ -18,10 +18,10 @@ import type { Profile } from '@node-saml/node-saml';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IdentityService } from '../../identity/index.js';
 import { rolesInOrganisation } from '../../organisations/index.js';
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import * as fedStore from '../store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
@@ -69,7 +69,7 @@ export class SamlLogout {
    * @param log - the request's logger (never the NameID).
    * @returns the IdP's logout URL with the signed LogoutRequest, or null when the IdP has no
    *   SingleLogoutService or the session was not a SAML sign-in.
-   * @throws {NotFound} unknown organisation. @throws {BadRequest} `returnTo` not registered.
+   * @throws {NotFound} unknown organisation. @throws {InvalidRequest} `returnTo` not registered.
    */
   async end(
     principal: Principal,
@@ -81,7 +81,7 @@ export class SamlLogout {
       throw new NotFound('Organisation not found');
     // Open redirector: the browser is sent on only to a URI the organisation registered.
     if (returnTo !== undefined && !(await fedStore.isRedirectUri(this.db, orgId, returnTo)))
-      throw new BadRequest('redirect_uri is not registered for this organisation', 'invalid_request');
+      throw new InvalidRequest('redirect_uri is not registered for this organisation', 'invalid_request');
     const familyId = principal.familyId!;
     // Threat: the session's tokens still accepted after logout: revoked now, whatever the IdP does.
     await this.identity.revokeSession(principal.userId, familyId, 'saml logout');
@@ -111,14 +111,14 @@ export class SamlLogout {
    * @param log - the request's logger: each refusal is logged with its check, never the message.
    * @returns for a LogoutResponse, the registered app URI of `RelayState` or `{ loggedOut: true }`;
    *   for a LogoutRequest, the IdP's SLO URL with Assent's signed LogoutResponse.
-   * @throws {NotFound} no IdP configured. @throws {BadRequest} the message is refused (nothing changes).
+   * @throws {NotFound} no IdP configured. @throws {InvalidRequest} the message is refused (nothing changes).
    */
   async receive(orgId: string, message: LogoutMessage, log: FastifyBaseLogger): Promise<LogoutOutcome> {
     const settings = isId(orgId) ? await this.configs.settings(orgId) : null;
     if (!settings) throw new NotFound('No SAML identity provider is configured for this organisation');
     const { fields } = message;
     if ((fields.SAMLRequest === undefined) === (fields.SAMLResponse === undefined))
-      throw new BadRequest('Send one of SAMLRequest or SAMLResponse', 'invalid_request');
+      throw new InvalidRequest('Send one of SAMLRequest or SAMLResponse', 'invalid_request');
     const parameter: LogoutParameter = fields.SAMLRequest !== undefined ? 'SAMLRequest' : 'SAMLResponse';
     const type = parameter === 'SAMLRequest' ? 'LogoutRequest' : 'LogoutResponse';
     const sp = this.configs.endpoints(orgId);
@@ -139,7 +139,7 @@ export class SamlLogout {
       if (!(err instanceof LogoutRefusal)) throw err;
       // The operator sees why (the check), never the message: it names the user (NameID).
       log.warn({ orgId, binding: message.binding, type, check: err.message }, 'SAML logout message refused');
-      throw new BadRequest(`${type} refused: ${err.message}`, 'invalid_request');
+      throw new InvalidRequest(`${type} refused: ${err.message}`, 'invalid_request');
     }
   }
 

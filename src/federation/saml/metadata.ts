@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
 
@@ -30,10 +30,10 @@ export interface IdpMetadata {
  * Refuses XML with a document type declaration before any parser sees it. Threat: XXE and entity
  * expansion ("billion laughs"); SAML messages and metadata never need a DTD (SAML 2.0 Bindings §3.4.4.1,
  * OWASP XML Security Cheat Sheet).
- * @throws {BadRequest} when `xml` contains `<!DOCTYPE` or `<!ENTITY`.
+ * @throws {InvalidRequest} when `xml` contains `<!DOCTYPE` or `<!ENTITY`.
  */
 export function refuseDoctype(xml: string, what: string): void {
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new BadRequest(`${what}: a document type declaration is not accepted`);
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new InvalidRequest(`${what}: a document type declaration is not accepted`);
 }
 
 /**
@@ -66,7 +66,7 @@ function redirectLocation(idp: Element, service: string): string {
 /**
  * Parses IdP metadata.
  * @param xml - an EntityDescriptor, or an EntitiesDescriptor with exactly one IdP (or the one named `entityId`).
- * @throws {BadRequest} naming what is missing or malformed.
+ * @throws {InvalidRequest} naming what is missing or malformed.
  */
 export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
   refuseDoctype(xml, 'metadata');
@@ -74,14 +74,16 @@ export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
   const doc = new DOMParser({
     errorHandler: (level, msg) => level !== 'warning' && errors.push(String(msg)),
   }).parseFromString(xml, 'text/xml');
-  if (errors.length > 0 || !doc.documentElement) throw new BadRequest('metadata: not well-formed XML');
+  if (errors.length > 0 || !doc.documentElement) throw new InvalidRequest('metadata: not well-formed XML');
   const entities = children(doc.documentElement as unknown as Element, MD, 'EntityDescriptor');
   if (doc.documentElement.localName === 'EntityDescriptor') entities.unshift(doc.documentElement as unknown as Element);
   const idps = entities.filter(
     (e) => children(e, MD, 'IDPSSODescriptor').length > 0 && (!entityId || e.getAttribute('entityID') === entityId),
   );
   if (idps.length !== 1)
-    throw new BadRequest('metadata: expected exactly one EntityDescriptor with an IDPSSODescriptor (or name entityId)');
+    throw new InvalidRequest(
+      'metadata: expected exactly one EntityDescriptor with an IDPSSODescriptor (or name entityId)',
+    );
   const entity = idps[0]!;
   const idp = children(entity, MD, 'IDPSSODescriptor')[0]!;
   const signingCertificates = children(idp, MD, 'KeyDescriptor')
@@ -98,7 +100,7 @@ export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
 
 /**
  * Fetches metadata through the SSRF guard (only that host, checked addresses, no redirects, 5 s, 1 MiB).
- * @throws {BadRequest} when it cannot be fetched or is not a 200; the network detail goes to `log` only.
+ * @throws {InvalidRequest} when it cannot be fetched or is not a 200; the network detail goes to `log` only.
  */
 export async function fetchIdpMetadata(
   url: string,
@@ -112,6 +114,6 @@ export async function fetchIdpMetadata(
   } catch (err) {
     // Threat: the admin API as a probe of Assent's network; the cause is logged, not answered.
     log.warn({ detail: (err as Error).message }, 'SAML metadata could not be fetched');
-    throw new BadRequest('metadataUrl: the metadata could not be fetched (it must answer 200 within 5 s)');
+    throw new InvalidRequest('metadataUrl: the metadata could not be fetched (it must answer 200 within 5 s)');
   }
 }

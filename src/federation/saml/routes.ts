@@ -11,12 +11,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
 import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';
-import type { SamlBroker } from './broker.js';
-import { MAX_RESPONSE_CHARS } from './broker.js';
+import { MAX_RESPONSE_CHARS, type SamlBroker } from './broker.js';
 import { SamlBody, SamlInput } from './config.js';
 import type { LogoutOutcome, SamlLogout } from './logout.js';
 import { MAX_LOGOUT_CHARS } from './logout-binding.js';

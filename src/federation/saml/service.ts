@@ -8,9 +8,9 @@
 
 import { recordAudit } from '../../organisations/index.js';
 import type { Config } from '../../platform/config/load.js';
+import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { idpUrlProblem } from '../config.js';
 import {
@@ -59,7 +59,7 @@ export class SamlConfigService {
     if (input.metadataXml === undefined && !url) return null;
     const problem =
       input.metadataXml === undefined && url ? idpUrlProblem(url, this.config.federationAllowHttpHosts) : null;
-    if (problem) throw new BadRequest(`Invalid SAML IdP configuration: metadataUrl: ${problem}`);
+    if (problem) throw new InvalidRequest(`Invalid SAML IdP configuration: metadataUrl: ${problem}`);
     const xml = input.metadataXml ?? (await fetchIdpMetadata(url!, { ...this.policy, timeoutMs: 5000 }, log));
     return parseIdpMetadata(xml, input.entityId);
   }
@@ -70,7 +70,7 @@ export class SamlConfigService {
 
   /**
    * Adds the configuration: 201.
-   * @throws {BadRequest} invalid fields or metadata. @throws {Conflict} when one exists already.
+   * @throws {InvalidRequest} invalid fields or metadata. @throws {Conflict} when one exists already.
    */
   async create(actor: Principal, orgId: string, input: SamlInput, log: Log) {
     const settings = mergeSamlSettings(
@@ -89,7 +89,7 @@ export class SamlConfigService {
 
   /**
    * Updates it: absent fields keep their value; a `metadataUrl` or `metadataXml` is read again.
-   * @throws {NotFound} when none exists. @throws {BadRequest} invalid fields or metadata.
+   * @throws {NotFound} when none exists. @throws {InvalidRequest} invalid fields or metadata.
    */
   async update(actor: Principal, orgId: string, input: SamlInput, log: Log) {
     if (!(await this.settings(orgId))) throw new NotFound(NONE);

@@ -6,8 +6,8 @@
  */
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { rolesInOrganisation } from '../../organisations/index.js';
+import { NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { PERSISTENT } from './config.js';
 import { withSloBindings } from './logout-binding.js';

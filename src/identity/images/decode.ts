@@ -7,7 +7,7 @@
  * checked against the expected type, V5.4.x files handed to users).
  */
 import sharp, { type Metadata, type OutputInfo } from 'sharp';
-import { BadRequest, HttpError } from '../../platform/http/errors.js';
+import { AssentError, InvalidRequest, UnsupportedMediaType } from '../../platform/core/errors.js';
 
 // Threat: caching decoded attacker images in libvips' operation cache keeps them in memory for nothing.
 sharp.cache(false);
@@ -48,12 +48,8 @@ export interface Reencoded {
   sourceFormat: ImageFormat;
 }
 
-/** 415: the bytes are not an image of an accepted format. */
-export class UnsupportedImage extends HttpError {
-  constructor(message: string) {
-    super(415, message);
-  }
-}
+/** The bytes are not an image of an accepted format (`ASSENT_ERR_UNSUPPORTED_MEDIA_TYPE`, 415). */
+export class UnsupportedImage extends UnsupportedMediaType {}
 
 const ACCEPTED = 'send a JPEG, PNG or WebP image';
 
@@ -134,12 +130,12 @@ export function headerDimensions(bytes: Buffer, format: ImageFormat): Dimensions
 
 /**
  * Checks dimensions against the limits of docs/decisions/0010-profile-images.md.
- * @throws {BadRequest} when a side is 0 or larger than 4096 pixels.
+ * @throws {InvalidRequest} when a side is 0 or larger than 4096 pixels.
  */
 function assertWithinLimits(d: Dimensions): void {
-  if (d.width < 1 || d.height < 1) throw new BadRequest('The image header declares no pixels: the file is damaged');
+  if (d.width < 1 || d.height < 1) throw new InvalidRequest('The image header declares no pixels: the file is damaged');
   if (d.width > MAX_IMAGE_SIDE || d.height > MAX_IMAGE_SIDE) {
-    throw new BadRequest(
+    throw new InvalidRequest(
       `The image is ${d.width}×${d.height} pixels; at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} is accepted`,
     );
   }
@@ -171,11 +167,11 @@ async function inDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
  *
  * @param bytes - the uploaded file, at most `MAX_IMAGE_BYTES` (the caller enforces it while streaming).
  * @throws {UnsupportedImage} (415) when the bytes are not JPEG, PNG or WebP.
- * @throws {BadRequest} (400) when the file is empty, its header is cut short or inconsistent,
+ * @throws {InvalidRequest} (400) when the file is empty, its header is cut short or inconsistent,
  *   it is larger than 4096×4096 pixels, or it cannot be decoded (truncated or damaged data).
  */
 export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
-  if (bytes.length === 0) throw new BadRequest('The file is empty');
+  if (bytes.length === 0) throw new InvalidRequest('The file is empty');
   const format = sniffFormat(bytes);
   if (!format) {
     const what = bytes.toString('latin1', 0, 4).startsWith('GIF8')
@@ -184,7 +180,7 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
     throw new UnsupportedImage(`${what}: ${ACCEPTED}`);
   }
   const declared = headerDimensions(bytes, format);
-  if (!declared) throw new BadRequest(`The ${format.toUpperCase()} header is damaged or cut short`);
+  if (!declared) throw new InvalidRequest(`The ${format.toUpperCase()} header is damaged or cut short`);
   // Threat: a decompression bomb (a small file declaring a huge bitmap) is refused before decoding.
   assertWithinLimits(declared);
   return inDecodeSlot(async () => {
@@ -201,7 +197,7 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
       const meta: Metadata = await image.metadata();
       // Threat: a polyglot file sniffed as one format but decoded as another, or two frames of different sizes.
       if (meta.format !== format || meta.width !== declared.width || meta.height !== declared.height) {
-        throw new BadRequest('The image header is inconsistent: the file is damaged');
+        throw new InvalidRequest('The image header is inconsistent: the file is damaged');
       }
       // Threat: EXIF (GPS, camera serial), ICC, XMP and comments leak personal data; none is written (sharp's default).
       output = await image
@@ -212,9 +208,9 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
         .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
         .toBuffer({ resolveWithObject: true });
     } catch (err) {
-      if (err instanceof HttpError) throw err;
+      if (err instanceof AssentError) throw err;
       // Decoder failures on caller-supplied bytes are the caller's problem (400), never a 500.
-      throw new BadRequest(`The ${format.toUpperCase()} image cannot be decoded: it is truncated or damaged`);
+      throw new InvalidRequest(`The ${format.toUpperCase()} image cannot be decoded: it is truncated or damaged`);
     }
     return { data: output.data, width: output.info.width, height: output.info.height, sourceFormat: format };
   });

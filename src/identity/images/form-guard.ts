@@ -9,7 +9,7 @@
  * A refusal closes the connection, so the unread rest of the upload is never waited for.
  */
 import type { Readable } from 'node:stream';
-import { HttpError } from '../../platform/http/errors.js';
+import { type AssentError, InvalidRequest, TooLarge } from '../../platform/core/errors.js';
 import { MAX_IMAGE_BYTES } from './decode.js';
 
 /** Bounds of the watch (bytes). */
@@ -23,9 +23,9 @@ export const FORM_BOUNDS = {
 } as const;
 
 // Threat: a refused upload's remaining bytes; the connection closes after the answer instead.
-const CLOSE = { Connection: 'close' };
-const tooLarge = (message: string) => new HttpError(413, message, undefined, CLOSE);
-const malformed = (message: string) => new HttpError(400, message, undefined, CLOSE);
+const CLOSE = { closeConnection: true };
+const tooLarge = (message: string) => new TooLarge(message, CLOSE);
+const malformed = (message: string) => new InvalidRequest(message, undefined, CLOSE);
 
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -49,7 +49,7 @@ export class MultipartScanner {
    * @param chunk - the next bytes of the body.
    * @returns the error to answer with, or undefined while the body is acceptable so far.
    */
-  push(chunk: Buffer): HttpError | undefined {
+  push(chunk: Buffer): AssentError | undefined {
     this.total += chunk.length;
     if (this.total > FORM_BOUNDS.maxBytes) return tooLarge(`The image is larger than 5 MiB (${MAX_IMAGE_BYTES} bytes)`);
     let buf = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;

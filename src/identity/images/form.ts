@@ -4,7 +4,7 @@
  * while the body streams in, so an oversized file is cut off at 5 MiB, never buffered whole.
  */
 import type { FastifyRequest } from 'fastify';
-import { BadRequest, HttpError } from '../../platform/http/errors.js';
+import { AssentError, InvalidRequest, TooLarge, UnsupportedMediaType } from '../../platform/core/errors.js';
 import { MAX_IMAGE_BYTES } from './decode.js';
 import { boundaryOf, watchMultipart } from './form-guard.js';
 
@@ -25,10 +25,10 @@ export const UPLOAD_LIMITS = {
   headerPairs: 20,
 } as const;
 
-/** 413: the file is larger than the limit. */
-class FileTooLarge extends HttpError {
+/** The file is larger than the limit (`ASSENT_ERR_TOO_LARGE`, 413). */
+class FileTooLarge extends TooLarge {
   constructor() {
-    super(413, `The image is larger than 5 MiB (${MAX_IMAGE_BYTES} bytes)`);
+    super(`The image is larger than 5 MiB (${MAX_IMAGE_BYTES} bytes)`);
   }
 }
 
@@ -38,20 +38,20 @@ const NOT_MULTIPART = `The body must be multipart/form-data with the image in th
  * Turns what the multipart reader threw into a 4xx with a clear message: every error of reading
  * a request body is the client's doing (a malformed or cut-off form), never a 500.
  */
-function formError(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
+function formError(err: unknown): AssentError {
+  if (err instanceof AssentError) return err;
   switch ((err as { code?: unknown }).code) {
     case 'FST_REQ_FILE_TOO_LARGE':
       return new FileTooLarge();
     case 'FST_FILES_LIMIT':
-      return new BadRequest(`Send one file only, in the form field ${IMAGE_FIELD}`);
+      return new InvalidRequest(`Send one file only, in the form field ${IMAGE_FIELD}`);
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new BadRequest(`The form has too many parts: send one file, in the form field ${IMAGE_FIELD}`);
+      return new InvalidRequest(`The form has too many parts: send one file, in the form field ${IMAGE_FIELD}`);
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return new HttpError(415, NOT_MULTIPART);
+      return new UnsupportedMediaType(NOT_MULTIPART);
     default:
-      return new BadRequest('The multipart body is malformed or incomplete');
+      return new InvalidRequest('The multipart body is malformed or incomplete');
   }
 }
 
@@ -68,22 +68,22 @@ export interface ImageFormOptions {
 /**
  * Reads the whole form and returns the bytes of its `userimage` file. Other fields are ignored but
  * for `options.beforeFile`.
- * @throws {HttpError} 415 when the body is not multipart/form-data; 413 when the file exceeds
- *   5 MiB; 400 when there is no file, the file is in another field, there is more than one file,
+ * @throws {UnsupportedMediaType} when the body is not multipart/form-data; {TooLarge} when the file exceeds
+ *   5 MiB; {InvalidRequest} when there is no file, the file is in another field, there is more than one file,
  *   or the form is malformed.
  */
 export async function readImageField(req: FastifyRequest, options: ImageFormOptions = {}): Promise<Buffer> {
-  if (!req.isMultipart()) throw new HttpError(415, NOT_MULTIPART);
+  if (!req.isMultipart()) throw new UnsupportedMediaType(NOT_MULTIPART);
   const boundary = boundaryOf(req.headers['content-type']);
-  if (!boundary) throw new BadRequest('The multipart body is malformed: its Content-Type has no boundary');
+  if (!boundary) throw new InvalidRequest('The multipart body is malformed: its Content-Type has no boundary');
   // Refuses at once what the reader would wait on for ever (form-guard.ts); started before it pipes the body.
   const watch = watchMultipart(req.raw, boundary);
   const reading = readParts(req, options);
   reading.catch(() => {}); // when the watch wins, the reader ends with the closed connection
   try {
     const { image, otherField } = await Promise.race([reading, watch.failed]);
-    if (otherField) throw new BadRequest(`The image must be sent in the form field ${IMAGE_FIELD}`);
-    if (!image) throw new BadRequest(`The form carries no file: send the image in the field ${IMAGE_FIELD}`);
+    if (otherField) throw new InvalidRequest(`The image must be sent in the form field ${IMAGE_FIELD}`);
+    if (!image) throw new InvalidRequest(`The form carries no file: send the image in the field ${IMAGE_FIELD}`);
     return image;
   } finally {
     watch.stop();

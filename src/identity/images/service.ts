@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { AccessDenied, NotFound, Unauthenticated } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { Forbidden, NotFound, Unauthorized } from '../../platform/http/errors.js';
 import type { UserBody } from '../../platform/http/schemas.js';
 import { isId } from '../../platform/util/ids.js';
 import type { IdentityService } from '../sessions/service.js';
@@ -47,7 +47,7 @@ export class ImageService {
    * Checks that `callerId` may change the image of `userId` (the user themself only). Called
    * before the upload's body is read, so a refused caller's bytes are never decoded.
    * @returns the user ID in canonical (lower-case) form.
-   * @throws {Forbidden} when the caller may see the user's image but is not the user.
+   * @throws {AccessDenied} when the caller may see the user's image but is not the user.
    * @throws {NotFound} for anyone else, and for IDs that name no user (docs/api.md "Identifiers").
    */
   async assertMayChange(callerId: string, userId: string): Promise<string> {
@@ -55,7 +55,7 @@ export class ImageService {
     if (id === callerId) return id;
     // Threat: user-ID probing; only a caller who can already see this user learns it exists (403).
     if (id && (await store.maySeeUser(this.db, callerId, id)))
-      throw new Forbidden('Only the user themself may change their image');
+      throw new AccessDenied('Only the user themself may change their image');
     throw new NotFound('User not found');
   }
 
@@ -64,8 +64,8 @@ export class ImageService {
    * @param userId - the caller's own ID, as `assertMayChange` returned it.
    * @param bytes - the uploaded file (at most 5 MiB, enforced while it was streamed).
    * @returns the user's User record (docs/api.md "Resources"), with `ImageID` and the absolute `ImageURL`.
-   * @throws {UnsupportedImage} | {BadRequest} see `reencodeImage`.
-   * @throws {Unauthorized} when the user no longer exists.
+   * @throws {UnsupportedImage} | {InvalidRequest} see `reencodeImage`.
+   * @throws {Unauthenticated} when the user no longer exists.
    */
   async upload(userId: string, bytes: Buffer): Promise<UserBody> {
     const image = await reencodeImage(bytes);
@@ -77,7 +77,7 @@ export class ImageService {
       width: image.width,
       height: image.height,
     });
-    if (!stored) throw new Unauthorized();
+    if (!stored) throw new Unauthenticated();
     return this.identity.userRecord(userId, true);
   }
 

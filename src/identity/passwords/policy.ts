@@ -23,7 +23,7 @@
  * A refusal is a 400 whose `Message` starts with "Password policy (<rule>)".
  */
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 
 /** Fewest characters (Unicode code points of the NFKC form) a password may have. */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -126,7 +126,7 @@ export function passwordProblem(password: string, context: PasswordContext = {})
 }
 
 /** 400: a password the policy refuses; the message names the rule. */
-export class PasswordPolicyError extends BadRequest {
+export class PasswordPolicyError extends InvalidRequest {
   override name = 'PasswordPolicyError';
 }
 

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../platform/config/load.js';
+import { InvalidRequest, Unauthenticated } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, Unauthorized } from '../../platform/http/errors.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import type { LivenessCache } from '../sessions/liveness.js';
@@ -80,9 +80,9 @@ export class PasswordService {
    * @param input.password - the new password, as typed.
    * @param input.currentpassword - the current password; optional (docs/api.md "User management": the body is `password` alone), verified when sent.
    * @param ip - client address, for the brute-force throttle of `currentpassword`.
-   * @throws {TooManyRequests} (429) while the account or IP is blocked by failed attempts (ASVS 5.0 V6.3.1).
-   * @throws {BadRequest} (400) when `currentpassword` is wrong; {PasswordPolicyError} (400) naming the broken rule.
-   * @throws {Unauthorized} (401) when the account no longer exists.
+   * @throws {RateLimited} (429) while the account or IP is blocked by failed attempts (ASVS 5.0 V6.3.1).
+   * @throws {InvalidRequest} (400) when `currentpassword` is wrong; {PasswordPolicyError} (400) naming the broken rule.
+   * @throws {Unauthenticated} (401) when the account no longer exists.
    */
   async changeWithSession(
     principal: Principal,
@@ -92,7 +92,7 @@ export class PasswordService {
   ): Promise<void> {
     const { db, config } = this.deps;
     const account = await credentialAccountById(db, principal.userId);
-    if (!account) throw new Unauthorized();
+    if (!account) throw new Unauthenticated();
     if (input.currentpassword !== undefined) await this.checkCurrent(account, input.currentpassword, ip);
     const password = assertPasswordPolicy(input.password, { username: account.username });
     // argon2id runs before the transaction: it must not hold a connection.
@@ -117,7 +117,7 @@ export class PasswordService {
     const match = account.passwordHash ? await verifyNormalised(account.passwordHash, current) : false;
     if (!match) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
-      throw new BadRequest(WRONG_CURRENT_PASSWORD);
+      throw new InvalidRequest(WRONG_CURRENT_PASSWORD);
     }
     await throttle.recordSuccess(db, keys);
   }
@@ -131,12 +131,12 @@ export class PasswordService {
    * @param username - as sent.
    * @param ip - client address.
    * @param log - the request's logger.
-   * @throws {BadRequest} (400) without a username; {TooManyRequests} (429, `Retry-After`) past a limit.
+   * @throws {InvalidRequest} (400) without a username; {RateLimited} (429, `Retry-After`) past a limit.
    */
   async requestReset(username: string | undefined, ip: string, log: FastifyBaseLogger): Promise<void> {
     const { db, config } = this.deps;
     const name = username === undefined ? '' : normaliseUsername(username);
-    if (!name) throw new BadRequest('username is required');
+    if (!name) throw new InvalidRequest('username is required');
     // Both limits count every request, for existing and unknown usernames alike (mail bombing, enumeration at scale).
     await enforce(db, `forgot:ip:${ip}`, config.forgotPerIp);
     await enforce(db, `forgot:u:${name}`, config.forgotPerUsername);
@@ -172,7 +172,7 @@ export class PasswordService {
    * @param password - the new password, as typed.
    * @param ip - client address.
    * @param log - the request's logger.
-   * @throws {BadRequest} (400) `INVALID_RESET_LINK` for a used, replaced or unknown token,
+   * @throws {InvalidRequest} (400) `INVALID_RESET_LINK` for a used, replaced or unknown token,
    *   `EXPIRED_RESET_LINK` for an expired one; {PasswordPolicyError} (400) naming the broken rule
    *   (the token then stays usable, so the user can try another password).
    */
@@ -183,8 +183,8 @@ export class PasswordService {
     const found = await store.findResetToken(db, hashOfToken);
     // A token whose account has since been deleted is as unknown as one never issued.
     const account = found && (await credentialAccountById(db, found.userId));
-    if (!found || !account) throw new BadRequest(INVALID_RESET_LINK);
-    if (!found.live) throw new BadRequest(EXPIRED_RESET_LINK);
+    if (!found || !account) throw new InvalidRequest(INVALID_RESET_LINK);
+    if (!found.live) throw new InvalidRequest(EXPIRED_RESET_LINK);
     const normalised = assertPasswordPolicy(password, { username: account.username });
     const hash = await hashPassword(normalised, config.argon2);
     const changed = await db.transaction(async (tx) => {
@@ -197,7 +197,7 @@ export class PasswordService {
       await throttle.recordSuccess(tx, throttle.attemptKeys(account.username, ip));
       return true;
     });
-    if (!changed) throw new BadRequest(INVALID_RESET_LINK);
+    if (!changed) throw new InvalidRequest(INVALID_RESET_LINK);
     this.deps.liveness.forgetUser(account.id);
     this.notify(account, 'reset', log);
   }

@@ -5,8 +5,9 @@
  * Accepted headers (docs/api.md "Authentication"; docs/api.md "Authorization header"): `Bearer <access token>`,
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
-import type { Principal } from '../../platform/http/auth.js';
-import { Unauthorized } from '../../platform/http/errors.js';
+
+import { Unauthenticated } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { InvalidTokenError, type Tokens, TokenType, unverifiedHeader } from '../tokens/tokens.js';
 import type { LivenessCache } from './liveness.js';
 
@@ -23,7 +24,7 @@ function credentialOf(header: string | undefined): { scheme: 'bearer' | 'apikey'
  * empties at once (`LivenessCache`; logout must take effect at once,
  * docs/decisions/0001-logout-takes-effect-at-once.md).
  * @param authorization - the request's Authorization header.
- * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
+ * @throws {Unauthenticated} when the header is absent, malformed, or the credential is not live.
  */
 export async function authenticate(
   authorization: string | undefined,
@@ -31,7 +32,7 @@ export async function authenticate(
   tokens: Tokens,
 ): Promise<Principal> {
   const credential = credentialOf(authorization);
-  if (!credential) throw new Unauthorized('Missing or malformed Authorization header');
+  if (!credential) throw new Unauthenticated('Missing or malformed Authorization header');
   let type: TokenType;
   let header: ReturnType<typeof unverifiedHeader>;
   try {
@@ -39,18 +40,19 @@ export async function authenticate(
     header = unverifiedHeader(credential.token);
     type = credential.scheme === 'apikey' || header.typ === TokenType.apiKey ? TokenType.apiKey : TokenType.access;
   } catch {
-    throw new Unauthorized('Invalid token');
+    throw new Unauthenticated('Invalid token');
   }
   try {
     const claims = await tokens.verify(credential.token, type, header);
     if (type === TokenType.apiKey) {
-      if (!(await liveness.isApiKeyLive(claims.jti, claims.sub))) throw new Unauthorized('API key revoked');
+      if (!(await liveness.isApiKeyLive(claims.jti, claims.sub))) throw new Unauthenticated('API key revoked');
       return { userId: claims.sub, via: 'apiKey', apiKeyId: claims.jti };
     }
-    if (!claims.sid || !(await liveness.isFamilyLive(claims.sid, claims.sub))) throw new Unauthorized('Session ended');
+    if (!claims.sid || !(await liveness.isFamilyLive(claims.sid, claims.sub)))
+      throw new Unauthenticated('Session ended');
     return { userId: claims.sub, via: 'access', familyId: claims.sid };
   } catch (err) {
-    if (err instanceof InvalidTokenError) throw new Unauthorized('Invalid token');
+    if (err instanceof InvalidTokenError) throw new Unauthenticated('Invalid token');
     throw err;
   }
 }

@@ -3,11 +3,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../platform/config/load.js';
+import { AccessDenied, InvalidRequest, Unauthenticated } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import { Batcher } from '../../platform/db/batcher.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, Forbidden, Unauthorized } from '../../platform/http/errors.js';
 import type { TokenBody, UserBody } from '../../platform/http/schemas.js';
 import { hashJti, InvalidTokenError, type Tokens, TokenType } from '../tokens/tokens.js';
 import { hashPassword, needsRehash, verifyNormalised } from '../users/password-hashing.js';
@@ -90,8 +90,8 @@ export class IdentityService {
    * @param password - as sent.
    * @param ip - client address, for the per-IP throttle.
    * @returns the user's profile, read by the same statement as the password hash.
-   * @throws {TooManyRequests} when the account or IP is blocked (ASVS 5.0 V6.3.1).
-   * @throws {Unauthorized} `invalid_grant` on a wrong username or password (RFC 6749 §5.2).
+   * @throws {RateLimited} when the account or IP is blocked (ASVS 5.0 V6.3.1).
+   * @throws {Unauthenticated} `invalid_grant` on a wrong username or password (RFC 6749 §5.2).
    */
   async checkPassword(username: string, password: string, ip: string): Promise<UserProfile> {
     const { db, config } = this.deps;
@@ -105,7 +105,7 @@ export class IdentityService {
     const ok = match !== false && stored !== null;
     if (!ok || !found.profile) {
       await throttle.recordFailure(db, keys, config.throttleAccount, config.throttleIp);
-      throw new Unauthorized(BAD_CREDENTIALS, 'invalid_grant');
+      throw new Unauthenticated(BAD_CREDENTIALS, 'invalid_grant');
     }
     if (found.accountHasFailures) await throttle.recordSuccess(db, keys);
     // A hash of the password as typed (before NFKC) or with weak parameters is replaced by the NFKC form's.
@@ -121,12 +121,12 @@ export class IdentityService {
   /**
    * Resolves the client a new session belongs to: the one named, else `ASSENT_DEFAULT_CLIENT_ID`,
    * else the first registered client.
-   * @throws {BadRequest} `invalid_client` when it is not registered.
+   * @throws {InvalidRequest} `invalid_client` when it is not registered.
    */
   async resolveClient(clientId: string | undefined): Promise<string> {
     const { config } = this.deps;
     const id = clientId ?? config.defaultClientId ?? (await this.clients.firstClient());
-    if (!id || !(await this.clients.has(id))) throw new BadRequest('Unknown client', 'invalid_client');
+    if (!id || !(await this.clients.has(id))) throw new InvalidRequest('Unknown client', 'invalid_client');
     return id;
   }
 
@@ -193,11 +193,11 @@ export class IdentityService {
   /**
    * The User record of docs/api.md "Resources", with `APIKey` when asked (one round trip, plus one write when a
    * new API key must be minted).
-   * @throws {Unauthorized} when the user no longer exists.
+   * @throws {Unauthenticated} when the user no longer exists.
    */
   async userRecord(userId: string, withApiKey: boolean): Promise<UserBody> {
     const profile = await users.userProfile(this.deps.db, userId);
-    if (!profile) throw new Unauthorized();
+    if (!profile) throw new Unauthenticated();
     return this.presentProfile(profile, withApiKey);
   }
 
@@ -209,7 +209,7 @@ export class IdentityService {
   /**
    * Logs in (docs/api.md "Identity management" "Login as user" v1.1 and "Login as organisation admin").
    * @param admin - true for the admin login: a user without any admin role gets a 403.
-   * @throws {Unauthorized} | {TooManyRequests} | {BadRequest} | {Forbidden}
+   * @throws {Unauthenticated} | {RateLimited} | {InvalidRequest} | {AccessDenied}
    */
   async login(
     input: { username: string; password: string; clientid?: string },
@@ -220,7 +220,7 @@ export class IdentityService {
     const userId = profile.row.id;
     const clientId = await this.resolveClient(input.clientid);
     const user = await this.presentProfile(profile, true);
-    if (admin && (user.Roles ?? []).length === 0) throw new Forbidden('The user is not an organisation admin');
+    if (admin && (user.Roles ?? []).length === 0) throw new AccessDenied('The user is not an organisation admin');
     const { token, lastVisit } = await this.openSession(userId, clientId);
     user.LastVisit = lastVisit.toISOString();
     return { User: user, Token: token };
@@ -231,7 +231,7 @@ export class IdentityService {
    * The answer is built before the rotation so that the same statement keeps it sealed for the
    * reuse grace period (`successor.ts`). A consumed token presented again within that period,
    * while its successor is unused, answers the same tokens; any other reuse revokes the family.
-   * @throws {BadRequest} `invalid_grant` / `invalid_client`.
+   * @throws {InvalidRequest} `invalid_grant` / `invalid_client`.
    */
   async refresh(input: { refreshtoken: string; clientid: string }): Promise<TokenBody> {
     const { db, config, tokens, master } = this.deps;
@@ -260,18 +260,18 @@ export class IdentityService {
     if (reused?.successorSealed) return openSuccessor(master, reused.successorSealed);
     // A consumed token presented again otherwise means it was stolen or raced: end the session for everyone holding it.
     if (reused) await this.revokeSession(claims.sub, reused.familyId, 'refresh token reuse');
-    throw new BadRequest('Invalid refresh token', 'invalid_grant');
+    throw new InvalidRequest('Invalid refresh token', 'invalid_grant');
   }
 
   /**
    * Ends the session of a refresh token (docs/api.md "Identity management" "Logout user"). The token must belong to the caller.
-   * @throws {BadRequest} `invalid_grant` / `invalid_client`.
+   * @throws {InvalidRequest} `invalid_grant` / `invalid_client`.
    */
   async logout(principal: Principal, input: { refreshtoken: string; clientid: string }): Promise<void> {
     const claims = await this.verifyRefresh(input.refreshtoken);
     await this.assertClient(input.clientid, claims.client_id);
     // Someone else's refresh token must not let the caller end that person's session.
-    if (claims.sub !== principal.userId) throw new BadRequest('Invalid refresh token', 'invalid_grant');
+    if (claims.sub !== principal.userId) throw new InvalidRequest('Invalid refresh token', 'invalid_grant');
     await this.revokeSession(claims.sub, claims.sid as string, 'logout');
   }
 
@@ -281,14 +281,14 @@ export class IdentityService {
       if (!claims.sid || !claims.client_id) throw new InvalidTokenError('missing sid');
       return claims as typeof claims & { sid: string; client_id: string };
     } catch (err) {
-      if (err instanceof InvalidTokenError) throw new BadRequest('Invalid refresh token', 'invalid_grant');
+      if (err instanceof InvalidTokenError) throw new InvalidRequest('Invalid refresh token', 'invalid_grant');
       throw err;
     }
   }
 
   private async assertClient(sent: string, bound: string): Promise<void> {
-    if (!(await this.clients.has(sent))) throw new BadRequest('Unknown client', 'invalid_client');
+    if (!(await this.clients.has(sent))) throw new InvalidRequest('Unknown client', 'invalid_client');
     // RFC 6749 §6: a refresh token is bound to the client it was issued to.
-    if (sent !== bound) throw new BadRequest('The refresh token was not issued to this client', 'invalid_grant');
+    if (sent !== bound) throw new InvalidRequest('The refresh token was not issued to this client', 'invalid_grant');
   }
 }

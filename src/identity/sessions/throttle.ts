@@ -5,9 +5,10 @@
  * attempt is answered 429 with `Retry-After` before any password is checked, whether the
  * account exists or not and whether the password is right or not, so the answer reveals neither.
  */
+
 import type { ThrottlePolicy } from '../../platform/config/load.js';
+import { RateLimited } from '../../platform/core/errors.js';
 import type { Executor } from '../../platform/db/open.js';
-import { TooManyRequests } from '../../platform/http/errors.js';
 import * as store from './throttle-store.js';
 
 /** The throttle keys of one login attempt. */
@@ -41,11 +42,11 @@ export function delayFor(failures: number, policy: ThrottlePolicy): number {
 /**
  * Refuses the attempt when the account or the IP is currently blocked.
  * @param blockedUntil - the later block end of the attempt's keys, or null (see `loginLookup`).
- * @throws {TooManyRequests} with the seconds until that block ends.
+ * @throws {RateLimited} with the seconds until that block ends.
  */
 export function assertNotBlocked(blockedUntil: Date | null): void {
   if (blockedUntil && blockedUntil.getTime() > Date.now())
-    throw new TooManyRequests((blockedUntil.getTime() - Date.now()) / 1000);
+    throw new RateLimited((blockedUntil.getTime() - Date.now()) / 1000);
 }
 
 /** Records a failed attempt against both keys and blocks them as the policies say. */
@@ -76,7 +77,7 @@ export async function recordKeyFailure(db: Executor, key: string, policy: Thrott
 
 /**
  * Refuses the attempt while `key` is blocked (see `recordKeyFailure`).
- * @throws {TooManyRequests} with the seconds until the block ends.
+ * @throws {RateLimited} with the seconds until the block ends.
  */
 export async function assertKeyNotBlocked(db: Executor, key: string): Promise<void> {
   assertNotBlocked(await store.blockedUntil(db, [key]));
@@ -85,7 +86,7 @@ export async function assertKeyNotBlocked(db: Executor, key: string): Promise<vo
 /**
  * Refuses a credential check outside the login (the current password of a password change) while
  * the account or the IP of the attempt is blocked, as the login itself would (ASVS 5.0 V6.3.1).
- * @throws {TooManyRequests} with the seconds until the later block ends.
+ * @throws {RateLimited} with the seconds until the later block ends.
  */
 export async function assertAttemptNotBlocked(db: Executor, keys: AttemptKeys): Promise<void> {
   assertNotBlocked(await store.blockedUntil(db, [keys.account, keys.ip]));

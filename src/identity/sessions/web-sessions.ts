@@ -57,7 +57,7 @@ export class WebSessions {
   /**
    * Opens a session for a user whose credentials the caller has just checked.
    * @returns the cookie's value (shown to the browser once, stored only as its SHA-256) and the session.
-   * @throws {BadRequest} `invalid_client` when no client is registered to own its token family.
+   * @throws {InvalidRequest} `invalid_client` when no client is registered to own its token family.
    */
   async open(userId: string): Promise<{ cookie: string; session: WebSession }> {
     const familyId = await this.openFamily(userId);

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { errors } from '../../platform/http/schemas.js';
 import { clientTypeOf } from './client-type.js';
 import type { UserService } from './service.js';
@@ -54,7 +54,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = asy
       const { client, ...rest } = req.body;
       if (!client) return { User: await users.updateProfile(req.principal!.userId, rest) };
       const type = clientTypeOf(client.type);
-      if (type === null) throw new BadRequest('client.type must be 0-100, "ios" or "android"');
+      if (type === null) throw new InvalidRequest('client.type must be 0-100, "ios" or "android"');
       return {
         User: await users.updateProfile(req.principal!.userId, { ...rest, client: { token: client.token, type } }),
       };

@@ -1,6 +1,7 @@
 /** Rules of the signed-in user's own record. */
+
+import { Unauthenticated } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { Unauthorized } from '../../platform/http/errors.js';
 import type { UserBody } from '../../platform/http/schemas.js';
 import * as store from './store.js';
 
@@ -31,7 +32,7 @@ export class UserService {
 
   /**
    * Changes Name, Phone and Client; fields absent from the patch stay as they are.
-   * @throws {Unauthorized} when the user no longer exists.
+   * @throws {Unauthenticated} when the user no longer exists.
    */
   async updateProfile(
     userId: string,
@@ -44,7 +45,7 @@ export class UserService {
       fields.clientToken = patch.client.token;
       fields.clientType = patch.client.type;
     }
-    if (!(await store.updateProfile(this.db, userId, fields))) throw new Unauthorized();
+    if (!(await store.updateProfile(this.db, userId, fields))) throw new Unauthenticated();
     return this.me(userId);
   }
 }

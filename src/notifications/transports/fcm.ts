@@ -14,8 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { JWT } from 'google-auth-library';
 import { pushText } from './push-text.js';
-import type { DeliveryOutcome, Transport } from './transports.js';
-import { idempotencyKey } from './transports.js';
+import { type DeliveryOutcome, idempotencyKey, type Transport } from './transports.js';
 
 /** The fields of a service-account key that FCM needs. */
 export interface ServiceAccount {

@@ -3,8 +3,9 @@
  * (docs/notifications.md "Mobile push"): checked, sealed under the master key, and never shown again;
  * admins see only their public identifiers.
  */
+
+import { InvalidRequest } from '../../platform/core/errors.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
-import { BadRequest } from '../../platform/http/errors.js';
 import { apnsProblem } from './apns.js';
 import { parseServiceAccount } from './fcm.js';
 import type { TransportRow } from './store.js';
@@ -50,7 +51,7 @@ export interface PushView {
 /**
  * The push columns after `input`.
  * @param row - the stored row, or null.
- * @throws {BadRequest} when a key is malformed or a required field is missing; nothing is stored then.
+ * @throws {InvalidRequest} when a key is malformed or a required field is missing; nothing is stored then.
  */
 export function applyPush(row: TransportRow | null, input: PushInput, master: MasterKey): PushColumns {
   const next: PushColumns = {
@@ -68,7 +69,7 @@ export function applyPush(row: TransportRow | null, input: PushInput, master: Ma
     const raw = input.fcm.serviceaccount;
     const json = typeof raw === 'string' ? raw : JSON.stringify(raw);
     const account = parseServiceAccount(json);
-    if (typeof account === 'string') throw new BadRequest(`fcm.serviceaccount ${account}`);
+    if (typeof account === 'string') throw new InvalidRequest(`fcm.serviceaccount ${account}`);
     // Threat: a leaked database or backup must not yield a key that can message every device of the app.
     // The same key sent again keeps its sealed copy, so that re-saving changes nothing (and is not audited).
     const same = next.fcmKeySealed !== null && sameJson(master.open(next.fcmKeySealed, FCM_KEY_PURPOSE), json);
@@ -82,9 +83,9 @@ export function applyPush(row: TransportRow | null, input: PushInput, master: Ma
     const a = input.apns;
     const stored = next.apnsKeySealed === null ? null : master.open(next.apnsKeySealed, APNS_KEY_PURPOSE);
     const key = a.key ?? stored;
-    if (key === null) throw new BadRequest('apns.key is required');
+    if (key === null) throw new InvalidRequest('apns.key is required');
     const problem = apnsProblem({ key, keyId: a.keyid, teamId: a.teamid, bundleId: a.bundleid });
-    if (problem) throw new BadRequest(problem);
+    if (problem) throw new InvalidRequest(problem);
     // Threat: as for FCM, a leaked database must not yield the team's APNs signing key. The same key keeps its sealed copy.
     if (a.key !== undefined && a.key !== stored) next.apnsKeySealed = master.seal(a.key, APNS_KEY_PURPOSE);
     next.apnsKeyId = a.keyid;

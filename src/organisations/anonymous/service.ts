@@ -15,8 +15,8 @@ import {
   userProfile,
 } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
+import { Conflict, NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import { Conflict, NotFound } from '../../platform/http/errors.js';
 import type { UserBody } from '../../platform/http/schemas.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
@@ -44,7 +44,7 @@ export class AnonymousService {
   /**
    * Creates an anonymous user subscribed to `orgId`, with its consent record.
    * @returns the bare User (docs/api.md "Resources").
-   * @throws {TooManyRequests} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
+   * @throws {RateLimited} past `ASSENT_ANONYMOUS_LIMIT` creations per window in the organisation.
    */
   async create(orgId: string): Promise<UserBody> {
     // Anti-automation (ASVS 5.0 V2.4.1): a leaked API key must not mint users without bound.

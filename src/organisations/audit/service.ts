@@ -5,8 +5,9 @@
  * of the change, so that a change and its entry commit together; they never use
  * `organisations/audit/store.ts` (docs/development.md, code layout).
  */
+
+import { InvalidRequest } from '../../platform/core/errors.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import { BadRequest } from '../../platform/http/errors.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { isId } from '../../platform/util/ids.js';
 import { type AuditFilter, type AuditRow, entriesBefore, insertEntry } from './store.js';
@@ -47,7 +48,7 @@ export class AuditLogService {
    * @param limit - the page size (count; `pageLimit` has checked it).
    * @param filter - only the entries of this action and/or this acting user (exact match).
    * @returns the entries, and the ID to start the next page after when there is one.
-   * @throws {BadRequest} when `startId` is not an entry ID, or `filter.actorUserId` not a user ID.
+   * @throws {InvalidRequest} when `startId` is not an entry ID, or `filter.actorUserId` not a user ID.
    */
   async page(
     orgId: string,
@@ -55,8 +56,9 @@ export class AuditLogService {
     limit: number,
     filter: AuditFilter = {},
   ): Promise<{ items: AuditRow[]; next?: string }> {
-    if (startId !== undefined && !isId(startId)) throw new BadRequest('startid is not an entry ID');
-    if (filter.actorUserId !== undefined && !isId(filter.actorUserId)) throw new BadRequest('actor is not a user ID');
+    if (startId !== undefined && !isId(startId)) throw new InvalidRequest('startid is not an entry ID');
+    if (filter.actorUserId !== undefined && !isId(filter.actorUserId))
+      throw new InvalidRequest('actor is not a user ID');
     return keysetPage(await entriesBefore(this.db, orgId, startId, limit, filter), limit, (e) => e.id);
   }
 }

@@ -12,12 +12,17 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import type { BackgroundTasks } from '../../identity/index.js';
-import { assertPasswordPolicy, hashPassword, normaliseUsername, Role } from '../../identity/index.js';
+import {
+  assertPasswordPolicy,
+  type BackgroundTasks,
+  hashPassword,
+  normaliseUsername,
+  Role,
+} from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
+import { AccessDenied, Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, Conflict, Forbidden, NotFound } from '../../platform/http/errors.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';
@@ -157,8 +162,8 @@ export class IndividualService {
    * @param log - the request's logger, where a failed invitation is reported.
    * @returns the user, their consent record ID, and whether the answer is a creation (201).
    * @throws {NotFound} for an unknown organisation, and for a `userid` that is neither the caller
-   *   nor subscribed (an unknown and an unmanaged user get the same answer); {Forbidden} when the
-   *   caller is neither the user named nor the Owner or Admin; {BadRequest} unless exactly one of
+   *   nor subscribed (an unknown and an unmanaged user get the same answer); {AccessDenied} when the
+   *   caller is neither the user named nor the Owner or Admin; {InvalidRequest} unless exactly one of
    *   `userid` and `username` is given; {PasswordPolicyError} (400) when `password` breaks the
    *   password policy; {Conflict} when `username` is already subscribed to this organisation.
    */
@@ -172,9 +177,10 @@ export class IndividualService {
     if (held === null) throw new NotFound('Organisation not found');
     if (input.username === undefined && input.userid?.toLowerCase() === principal.userId)
       return this.subscribeSelf(orgId, principal.userId);
-    if (!managesIndividuals(held)) throw new Forbidden('Your roles in this organisation do not allow this operation');
+    if (!managesIndividuals(held))
+      throw new AccessDenied('Your roles in this organisation do not allow this operation');
     if ((input.userid === undefined) === (input.username === undefined))
-      throw new BadRequest('Send either userid (an existing user) or username (a new user)');
+      throw new InvalidRequest('Send either userid (an existing user) or username (a new user)');
     if (input.userid !== undefined) {
       // Enrolling someone else would hand their profile and consents to the organisation without
       // their act: staff only see users already subscribed, and any other ID is "not found".

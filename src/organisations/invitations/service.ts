@@ -13,10 +13,10 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../../platform/config/load.js';
+import { InvalidRequest, NotFound, UpstreamFailure } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, HttpError, NotFound } from '../../platform/http/errors.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { isId } from '../../platform/util/ids.js';
@@ -91,12 +91,12 @@ export class InvitationService {
    * Invites `email` to the organisation: mails the link first, then stores the invitation and its
    * audit entry, so that a refused mail leaves nothing behind.
    * @param actor - the staff member (Owner or Admin, checked by the access policy).
-   * @throws {BadRequest} when `email` is not one address; {NotFound} for an unknown organisation;
-   *   {HttpError} 502 when the mail relay refuses or cannot be reached (nothing is stored).
+   * @throws {InvalidRequest} when `email` is not one address; {NotFound} for an unknown organisation;
+   *   {UpstreamFailure} when the mail relay refuses or cannot be reached (nothing is stored).
    */
   async create(actor: Principal, orgId: string, email: string): Promise<InvitationBody> {
     const address = email.trim();
-    if (!isEmailAddress(address)) throw new BadRequest('email must be one e-mail address');
+    if (!isEmailAddress(address)) throw new InvalidRequest('email must be one e-mail address');
     const name = await store.organisationName(this.db, orgId);
     if (name === null) throw new NotFound('Organisation not found');
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
@@ -104,7 +104,7 @@ export class InvitationService {
     try {
       await this.mailer.send(invitationMail(address, name, this.link(token), ttl));
     } catch {
-      throw new HttpError(502, 'The invitation mail could not be sent; nothing was stored. Try again later.');
+      throw new UpstreamFailure('The invitation mail could not be sent; nothing was stored. Try again later.');
     }
     return this.db.transaction(async (tx) => {
       const row = await store.insertInvitation(tx, {
@@ -210,7 +210,7 @@ export class InvitationService {
    * @param principal - the invited person, with their own access token (the policy row is `session`).
    * @param token - the token of the link's fragment.
    * @returns the organisation, the consent record, and whether the caller was newly subscribed.
-   * @throws {BadRequest} `INVALID_INVITATION` for an unknown, accepted or revoked token,
+   * @throws {InvalidRequest} `INVALID_INVITATION` for an unknown, accepted or revoked token,
    *   `EXPIRED_INVITATION` for an expired one; nothing changes.
    */
   async accept(principal: Principal, token: string): Promise<{ body: AcceptedBody; subscribed: boolean }> {
@@ -231,7 +231,7 @@ export class InvitationService {
     if (!done) {
       // The lookup is by the SHA-256 of what was sent: its timing says nothing about stored tokens.
       const state = await store.tokenState(this.db, hash);
-      throw new BadRequest(state && !state.spent && state.expired ? EXPIRED_INVITATION : INVALID_INVITATION);
+      throw new InvalidRequest(state && !state.spent && state.expired ? EXPIRED_INVITATION : INVALID_INVITATION);
     }
     const name = (await store.organisationName(this.db, done.orgId)) ?? '';
     return { body: { Org: { OrgID: done.orgId, Name: name }, ConsentID: done.consentId }, subscribed: done.subscribed };

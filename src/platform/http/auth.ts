@@ -6,21 +6,10 @@
  * `Bearer <API key>`, `ApiKey <API key>`.
  */
 import type { FastifyInstance } from 'fastify';
+import { AccessDenied, NotFound, Unauthenticated } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import { isId } from '../util/ids.js';
-import { Forbidden, NotFound, Unauthorized } from './errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
-
-/** The authenticated caller. */
-export interface Principal {
-  /** The user's ID (`sub`). */
-  userId: string;
-  /** Which credential was presented. */
-  via: 'access' | 'apiKey';
-  /** Token family of an access token. */
-  familyId?: string;
-  /** `jti` of an API key (the api_keys row). */
-  apiKeyId?: string;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +22,7 @@ declare module 'fastify' {
 export interface GuardServices {
   /**
    * Resolves the caller from the Authorization header (docs/api.md "Authentication").
-   * @throws {Unauthorized} when the header is absent, malformed, or the credential is not live.
+   * @throws {Unauthenticated} when the header is absent, malformed, or the credential is not live.
    */
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** The user's RoleIDs in the organisation (empty when none); null when the organisation does not exist. */
@@ -46,7 +35,7 @@ export interface GuardServices {
  * @param rolesIn - the roles lookup (null when the organisation does not exist).
  * @param orgId - the organisation, as sent (any string).
  * @throws {NotFound} when the organisation does not exist (or the ID is malformed).
- * @throws {Forbidden} when the user holds none of the roles there.
+ * @throws {AccessDenied} when the user holds none of the roles there.
  */
 export async function requireOrgRole(
   rolesIn: GuardServices['rolesIn'],
@@ -59,7 +48,7 @@ export async function requireOrgRole(
   if (held === null) throw new NotFound('Organisation not found');
   // Deny by default: a signed-in user of another organisation, or an individual, has no say here.
   if (!held.some((r) => allowed.includes(r)))
-    throw new Forbidden('Your roles in this organisation do not allow this operation');
+    throw new AccessDenied('Your roles in this organisation do not allow this operation');
 }
 
 /**
@@ -87,7 +76,7 @@ export function installAuthGuard(app: FastifyInstance, services: GuardServices):
     const principal = await services.authenticate(request.headers.authorization);
     // Ending a session needs the session itself: a long-lived API key must not stand in for it.
     if (rule.credential === 'session' && principal.via !== 'access')
-      throw new Unauthorized('This operation needs an access token, not an API key');
+      throw new Unauthenticated('This operation needs an access token, not an API key');
     request.principal = principal;
     if ('orgRoles' in rule) {
       const orgId = (request.params as { organizationID?: string }).organizationID;

@@ -5,9 +5,9 @@
  * different cases is ambiguous and refused with a 400.
  */
 import type { FastifyInstance } from 'fastify';
+import { InvalidRequest } from '../core/errors.js';
 import { findNul } from '../util/nul.js';
 import { MAX_INPUT_DEPTH, nestedDeeperThan } from './depth.js';
-import { BadRequest } from './errors.js';
 
 interface JsonSchemaLike {
   type?: unknown;
@@ -24,7 +24,7 @@ interface JsonSchemaLike {
  * @param value - parsed JSON.
  * @param schema - a JSON Schema (TypeBox) object.
  * @param at - JSON path of `value`, for messages.
- * @throws {BadRequest} when two keys differ only in case.
+ * @throws {InvalidRequest} when two keys differ only in case.
  */
 export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefined, at = 'body'): unknown {
   if (!schema || value === null || typeof value !== 'object') return value;
@@ -40,7 +40,7 @@ export function canonicaliseKeys(value: unknown, schema: JsonSchemaLike | undefi
     const lower = key.toLowerCase();
     const previous = seen.get(lower);
     if (previous !== undefined) {
-      throw new BadRequest(
+      throw new InvalidRequest(
         `Invalid request: ${at} has both "${previous}" and "${key}"; keys are matched without regard to case`,
         'invalid_request',
       );
@@ -60,14 +60,14 @@ export function installBodyKeyCanonicalisation(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     // Threat: stack exhaustion by deeply nested bodies; checked iteratively before any recursive walk.
     if (nestedDeeperThan(request.body) || nestedDeeperThan(request.query)) {
-      throw new BadRequest(
+      throw new InvalidRequest(
         `Invalid request: the data is nested deeper than ${MAX_INPUT_DEPTH} levels`,
         'invalid_request',
       );
     }
     // U+0000 cannot be stored: a clear 400 now rather than a failed query later.
     const nul = findNul(request.query, 'query') ?? findNul(request.body, 'body');
-    if (nul) throw new BadRequest(`Invalid request: ${nul} contains the NUL character`, 'invalid_request');
+    if (nul) throw new InvalidRequest(`Invalid request: ${nul} contains the NUL character`, 'invalid_request');
     const schema = request.routeOptions.schema?.body as JsonSchemaLike | undefined;
     if (schema && request.body && typeof request.body === 'object') {
       request.body = canonicaliseKeys(request.body, schema);

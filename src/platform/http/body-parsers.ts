@@ -9,7 +9,7 @@
  * - any other non-empty body of a type no route reads is a 415.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BadRequest, HttpError } from './errors.js';
+import { InvalidRequest, UnsupportedMediaType } from '../core/errors.js';
 import { ACCESS_POLICY, type OperationConfig } from './policy.js';
 
 /**
@@ -31,23 +31,23 @@ export const FORM_OPERATIONS: ReadonlySet<string> = new Set([
 const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const UNSUPPORTED = 'Unsupported media type: send application/json';
-const unsupported = () => new HttpError(415, UNSUPPORTED);
+const unsupported = () => new UnsupportedMediaType(UNSUPPORTED);
 // Threat: a client streaming an endless body of a type nobody reads; the socket closes after the answer.
-const unsupportedAndClose = () => new HttpError(415, UNSUPPORTED, undefined, { Connection: 'close' });
+const unsupportedAndClose = () => new UnsupportedMediaType(UNSUPPORTED, { closeConnection: true });
 
 /**
  * Parses an `application/x-www-form-urlencoded` body (WHATWG URL "application/x-www-form-urlencoded
  * parsing"). A key sent twice becomes an array, which the route's schema refuses with a 400.
  * @param text - the body as received.
  * @returns a plain object of string (or string array) values.
- * @throws {BadRequest} for the keys `__proto__`, `constructor` and `prototype`, refused as in JSON bodies.
+ * @throws {InvalidRequest} for the keys `__proto__`, `constructor` and `prototype`, refused as in JSON bodies.
  */
 export function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(text)) {
     // Threat: prototype poisoning of the objects later built from the body (OWASP ASVS 5.0 V1.5, safe deserialisation).
     if (POISON_KEYS.has(key))
-      throw new BadRequest(`Invalid request: the form key "${key}" is not accepted`, 'invalid_request');
+      throw new InvalidRequest(`Invalid request: the form key "${key}" is not accepted`, 'invalid_request');
     const previous = out[key];
     out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }

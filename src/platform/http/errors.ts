@@ -1,92 +1,82 @@
 /**
- * Typed HTTP errors and the one error handler that turns them into the body the deployed
- * clients read: `{"Code": <status>, "Message": "..."}` (docs/api.md "Errors"), plus the OAuth 2.0
+ * The edge's answer to errors: the HTTP status and headers of each domain error (src/platform/core/errors.ts, by its
+ * stable code), and the one error handler that turns every error into the body the deployed clients read:
+ * `{"Code": <status>, "Message": "..."}` (docs/api.md "Errors"), plus the OAuth 2.0
  * `error`/`error_description` pair on token endpoints (RFC 6749 §5.2).
  */
+
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AssentError, type ErrorCode, type OAuthErrorCode, Unavailable } from '../core/errors.js';
 import { databaseErrorCode, isDatabaseUnavailable } from '../db/unavailable.js';
 import { safeErrorMessage } from '../util/errors.js';
 
-/** OAuth 2.0 error codes used by Assent (RFC 6749 §5.2). */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_grant'
-  | 'invalid_client'
-  | 'unauthorized_client'
-  | 'access_denied'
-  | 'temporarily_unavailable';
+/** The HTTP status of each error code (docs/api.md "Error codes"). */
+const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  ASSENT_ERR_INVALID_REQUEST: 400,
+  ASSENT_ERR_UNAUTHENTICATED: 401,
+  ASSENT_ERR_ACCESS_DENIED: 403,
+  ASSENT_ERR_NOT_FOUND: 404,
+  ASSENT_ERR_CONFLICT: 409,
+  ASSENT_ERR_GONE: 410,
+  ASSENT_ERR_TOO_LARGE: 413,
+  ASSENT_ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  ASSENT_ERR_RATE_LIMITED: 429,
+  ASSENT_ERR_UPSTREAM_FAILURE: 502,
+  ASSENT_ERR_UNAVAILABLE: 503,
+};
 
-/** An error with an HTTP status and a message safe to show to the caller. */
-export class HttpError extends Error {
-  override name = 'HttpError';
-  /**
-   * @param statusCode - HTTP status (4xx).
-   * @param message - human text for `Message`; never contains secrets.
-   * @param oauthError - RFC 6749 §5.2 code, added as `error` on token endpoints.
-   * @param headers - extra response headers, e.g. `Retry-After`.
-   */
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly oauthError?: OAuthErrorCode,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
+/**
+ * The HTTP status that answers a domain error (docs/api.md "Error codes").
+ * @param err - the domain error.
+ */
+export function httpStatusOf(err: AssentError): number {
+  return HTTP_STATUS[err.code];
 }
 
-/** 400: the request is malformed. */
-export class BadRequest extends HttpError {
-  constructor(message: string, oauthError?: OAuthErrorCode) {
-    super(400, message, oauthError);
-  }
+/**
+ * The response headers a domain error's answer carries: `Retry-After` in whole seconds (RFC 9110 §10.2.3),
+ * `WWW-Authenticate` with the scheme to present (RFC 6750 §3), and `Connection: close` when the rest of the
+ * request body is not read.
+ * @param err - the domain error.
+ */
+export function httpHeadersOf(err: AssentError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (err.challenge) headers['WWW-Authenticate'] = err.challenge;
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  if (err.closeConnection) headers.Connection = 'close';
+  return headers;
 }
 
-/** 401: no valid credentials. */
-export class Unauthorized extends HttpError {
-  constructor(message = 'Unauthorized', oauthError?: OAuthErrorCode) {
-    super(401, message, oauthError, { 'WWW-Authenticate': 'Bearer' });
-  }
+/** The code of each status of `HTTP_STATUS` (one code per status), for the framework's own errors. */
+const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/**
+ * Writes the request's error log line: the stable code (`code`, docs/api.md "Error codes") and the status,
+ * info for a 4xx, warn for a 5xx. The message is not logged: the code says what went wrong.
+ */
+function logCode(request: FastifyRequest, code: ErrorCode, statusCode: number): void {
+  if (statusCode >= 500) request.log.warn({ code, statusCode }, 'request failed');
+  else request.log.info({ code, statusCode }, 'request refused');
 }
 
-/** 403: authenticated, but the access policy does not allow this operation. */
-export class Forbidden extends HttpError {
-  constructor(message = 'Forbidden') {
-    super(403, message, 'access_denied');
-  }
+/**
+ * Logs the stable code of a request refused with a domain error (the request's error log line).
+ * @param request - the refused request.
+ * @param err - the domain error it is answered with.
+ */
+export function logError(request: FastifyRequest, err: AssentError): void {
+  logCode(request, err.code, httpStatusOf(err));
 }
 
-/** 404: nothing the caller may see has that name (docs/api.md "Identifiers"). */
-export class NotFound extends HttpError {
-  constructor(message = 'Not found') {
-    super(404, message);
-  }
-}
-
-/** 409: the request conflicts with what exists (e.g. a username already taken). */
-export class Conflict extends HttpError {
-  constructor(message = 'Conflict') {
-    super(409, message);
-  }
-}
-
-/** 429: throttled; `Retry-After` in whole seconds (RFC 9110 §10.2.3). */
-export class TooManyRequests extends HttpError {
-  /** @param retryAfterSeconds - seconds until a new attempt is accepted (rounded up, at least 1). */
-  constructor(retryAfterSeconds: number) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(429, 'Too many attempts; try again later', 'temporarily_unavailable', { 'Retry-After': String(seconds) });
-  }
-}
-
-/** 503: the database is unreachable or dropped the connection; `Retry-After` in whole seconds (RFC 9110 §15.6.4). */
-export class ServiceUnavailable extends HttpError {
-  /** @param retryAfterSeconds - seconds after which a retry may succeed. */
-  constructor(retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS) {
-    super(503, 'The service is temporarily unavailable; try again later', 'temporarily_unavailable', {
-      'Retry-After': String(retryAfterSeconds),
-    });
-  }
+/**
+ * Logs the code of a framework error's status (a schema's refusal is `ASSENT_ERR_INVALID_REQUEST`), when
+ * the status has one (405 has none).
+ */
+function logStatus(request: FastifyRequest, statusCode: number): void {
+  const code = CODE_OF_STATUS.get(statusCode);
+  if (code) logCode(request, code, statusCode);
 }
 
 /** Seconds a client is told to wait after a database outage answer: a restart or failover takes a few. */
@@ -144,17 +134,18 @@ export function errorBody(
 }
 
 /**
- * Sends an error body directly (for hooks that run before routing). Same shape as the handler.
+ * Sends the answer of a domain error: its status, headers and body (docs/api.md "Errors"). Same shape as the handler.
  * @param reply - the Fastify reply.
  * @param err - the error to send.
  */
-export function sendHttpError(reply: FastifyReply, err: HttpError): FastifyReply {
+export function sendHttpError(reply: FastifyReply, err: AssentError): FastifyReply {
   const oauth = Boolean((reply.request.routeOptions.config as OAuthRouteConfig | undefined)?.oauth);
+  const status = httpStatusOf(err);
   return reply
-    .code(err.statusCode)
-    .headers(err.headers)
+    .code(status)
+    .headers(httpHeadersOf(err))
     .type('application/json')
-    .send(errorBody(err.statusCode, err.message, oauth, err.oauthError));
+    .send(errorBody(status, err.message, oauth, err.oauthError));
 }
 
 /**
@@ -163,11 +154,15 @@ export function sendHttpError(reply: FastifyReply, err: HttpError): FastifyReply
  * @param app - the Fastify instance.
  */
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof HttpError) return sendHttpError(reply, error);
+  app.setErrorHandler((error: FastifyError | AssentError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AssentError) {
+      logError(request, error);
+      return sendHttpError(reply, error);
+    }
     const status = error.statusCode ?? 500;
     const oauth = Boolean((request.routeOptions.config as OAuthRouteConfig | undefined)?.oauth);
     if (error.validation) {
+      logStatus(request, 400);
       const message = `Invalid request: ${error.message}`;
       return reply
         .code(400)
@@ -177,6 +172,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const multipartError = error.code ? MULTIPART_ERRORS[error.code] : undefined;
     if (multipartError) {
       const [code, message] = multipartError;
+      logStatus(request, code);
       return reply
         .code(code)
         .type('application/json')
@@ -187,22 +183,25 @@ export function installErrorHandlers(app: FastifyInstance): void {
         error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
           ? 'Invalid request: the body is not valid JSON'
           : (STATUS_TEXT[status] ?? 'Bad request');
+      logStatus(request, status);
       return reply
         .code(status)
         .type('application/json')
         .send(errorBody(status, message, oauth));
     }
     if (isDatabaseUnavailable(error)) {
+      const unavailable = new Unavailable(DATABASE_RETRY_AFTER_SECONDS);
       // An outage, not a bug: one warn line, with the path but not the query string (it may carry tokens).
       request.log.warn(
         {
+          code: unavailable.code,
           err: { code: databaseErrorCode(error), message: safeErrorMessage(error) },
           method: request.method,
           path: request.url.split('?')[0],
         },
         'database unavailable',
       );
-      return sendHttpError(reply, new ServiceUnavailable());
+      return sendHttpError(reply, unavailable);
     }
     // Query errors carry their parameters (hashes, tokens): log the driver's message, not the query.
     request.log.error({ err: { type: error.name, message: safeErrorMessage(error) } }, 'unhandled error');
@@ -211,7 +210,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
       .type('application/json')
       .send(errorBody(500, 'Internal server error', oauth));
   });
-  app.setNotFoundHandler((_request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
+    logStatus(request, 404);
     reply
       .code(404)
       .type('application/json')

@@ -44,6 +44,22 @@ export function redactUrl(url: string): string {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** A stable error code of src/platform/core/errors.ts (docs/api.md "Error codes"): no secret, so not redacted. */
+const STABLE_CODE = /^ASSENT_ERR_[A-Z_]+$/;
+
+/**
+ * The censor of redacted fields: every value becomes `[redacted]`, but for a stable error code in the
+ * top-level `code` of a refused request's line (`logError` in errors.ts). Threat: an OAuth authorization
+ * code logged under `code`; one never has that form.
+ * @param value - the value at a redacted path.
+ * @param path - the path, as keys.
+ */
+function censor(value: unknown, path: string[]): unknown {
+  return path.length === 1 && path[0] === 'code' && typeof value === 'string' && STABLE_CODE.test(value)
+    ? value
+    : '[redacted]';
+}
+
 /**
  * Fastify server options for logging and request IDs. An incoming `X-Request-Id` is kept when it
  * is a short token (so a caller cannot inject log syntax); otherwise a UUID is generated.
@@ -60,7 +76,7 @@ export function loggingOptions(level: string): Pick<FastifyServerOptions, 'logge
           'res.headers["set-cookie"]',
           ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
         ],
-        censor: '[redacted]',
+        censor,
       },
       serializers: {
         req: (req: { method: string; url: string; ip?: string; headers: Record<string, unknown> }) => ({

@@ -3,7 +3,7 @@
  * absolute URLs, and `Next` (present only when another page exists) carries `limit` and `startid`.
  */
 import { Type } from 'typebox';
-import { BadRequest } from './errors.js';
+import { InvalidRequest } from '../core/errors.js';
 
 /** Default page size (count). */
 export const DEFAULT_LIMIT = 50;
@@ -26,13 +26,13 @@ export const Links = Type.Object({
  * Parses `limit`.
  * @param raw - the query value, or undefined.
  * @returns the page size (count).
- * @throws {BadRequest} when it is not a whole number in 1..500.
+ * @throws {InvalidRequest} when it is not a whole number in 1..500.
  */
 export function pageLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_LIMIT;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > MAX_LIMIT)
-    throw new BadRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}`);
+    throw new InvalidRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}`);
   return n;
 }
 

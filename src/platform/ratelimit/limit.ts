@@ -3,8 +3,9 @@
  * password-reset requests (per username and per client IP), anonymous-user creation per organisation
  * (ASVS 5.0 V2.4.1 anti-automation). A limit is counted in the database, so it holds across processes.
  */
+
+import { RateLimited } from '../core/errors.js';
 import type { Executor } from '../db/open.js';
-import { TooManyRequests } from '../http/errors.js';
 import { hit, purgeExpired } from './store.js';
 
 /** One limit. */
@@ -27,13 +28,13 @@ export async function allow(db: Executor, key: string, limit: RateLimit): Promis
 
 /**
  * Counts an event against `key` and refuses it beyond the limit.
- * @throws {TooManyRequests} (429, `Retry-After` = the rest of the window) past `limit.max`.
+ * @throws {RateLimited} (429, `Retry-After` = the rest of the window) past `limit.max`.
  */
 export async function enforce(db: Executor, key: string, limit: RateLimit): Promise<void> {
   const { count, windowStart } = await hit(db, key, limit.windowSeconds);
   if (count > limit.max) {
     const retryAfter = Math.max(1, limit.windowSeconds - (Date.now() - windowStart.getTime()) / 1000);
-    throw new TooManyRequests(retryAfter);
+    throw new RateLimited(retryAfter);
   }
 }
 

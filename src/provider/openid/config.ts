@@ -6,8 +6,13 @@
  * key ring, cookies signed with keys derived from the master key, state in Assent's database, and
  * a wallet sign-in on every authorization (no silent single sign-on).
  */
-import type { AdapterFactory, Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { errors, interactionPolicy } from 'oidc-provider';
+import {
+  type AdapterFactory,
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { WalletSignIn } from '../wallet/sign-in.js';
 import { errorPage, escapeHtml, htmlHeaders, logoutCsp, page } from './html.js';
 

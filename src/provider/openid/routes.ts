@@ -11,7 +11,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { NotFound } from '../../platform/http/errors.js';
+import { NotFound } from '../../platform/core/errors.js';
 import { ASSET_PREFIX, assetByName } from './assets.js';
 import { errorPage, htmlHeaders } from './html.js';
 import { InteractionError, type WalletInteractions } from './interaction.js';

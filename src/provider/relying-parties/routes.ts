@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
 import { MAX_CLIENT_NAME, MAX_CLIENT_URIS } from './rules.js';
 import type { OidcClientService } from './service.js';

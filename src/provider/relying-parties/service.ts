@@ -6,9 +6,9 @@
  */
 
 import { recordAudit } from '../../organisations/index.js';
+import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, Conflict, NotFound } from '../../platform/http/errors.js';
 import {
   type ClientFields,
   changedFields,
@@ -69,10 +69,10 @@ export function presentClient(row: store.ClientRow): ClientView {
 
 /**
  * Refuses an invalid registration.
- * @throws {BadRequest} naming every invalid field.
+ * @throws {InvalidRequest} naming every invalid field.
  */
 function check(problems: string[]): void {
-  if (problems.length > 0) throw new BadRequest(`Invalid OIDC client: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new InvalidRequest(`Invalid OIDC client: ${problems.join('; ')}`);
 }
 
 const notFound = () => new NotFound('No such OIDC client in this organisation');
@@ -89,7 +89,7 @@ export class OidcClientService {
   /**
    * Registers a client: 201. A confidential client gets a generated secret, answered here once.
    * @returns the client, with `clientSecret` when it is confidential.
-   * @throws {BadRequest} invalid fields. @throws {Conflict} when the organisation has that `clientId` already.
+   * @throws {InvalidRequest} invalid fields. @throws {Conflict} when the organisation has that `clientId` already.
    */
   async create(actor: Principal, orgId: string, input: CreateInput): Promise<ClientView & { clientSecret?: string }> {
     const fields: ClientFields = {
@@ -129,7 +129,7 @@ export class OidcClientService {
    * secret its operator never received (docs/decisions/0016-oidc-relying-parties.md); delete it and
    * register it again instead.
    * @throws {NotFound} when the organisation has no such client.
-   * @throws {BadRequest} invalid fields, or a `public` other than the stored one.
+   * @throws {InvalidRequest} invalid fields, or a `public` other than the stored one.
    */
   async update(actor: Principal, orgId: string, clientId: string, input: UpdateInput): Promise<ClientView> {
     if (!isClientId(clientId)) throw notFound();
@@ -137,7 +137,7 @@ export class OidcClientService {
       const stored = await store.findClient(tx, orgId, clientId);
       if (!stored) throw notFound();
       if (input.public !== undefined && input.public !== stored.public)
-        throw new BadRequest(
+        throw new InvalidRequest(
           'Invalid OIDC client: public: cannot change; delete the client and register it again as ' +
             (input.public ? 'public' : 'confidential'),
         );
@@ -161,7 +161,7 @@ export class OidcClientService {
    * Replaces a confidential client's secret with a new generated one, answered here once; the old
    * secret stops working at once.
    * @throws {NotFound} when the organisation has no such client.
-   * @throws {BadRequest} when the client is public (it has no secret).
+   * @throws {InvalidRequest} when the client is public (it has no secret).
    */
   async rotateSecret(
     actor: Principal,
@@ -174,7 +174,7 @@ export class OidcClientService {
       const row = await store.setSecretHash(tx, orgId, clientId, secret.hash);
       if (!row) {
         if (await store.findClient(tx, orgId, clientId))
-          throw new BadRequest('A public OIDC client has no secret to rotate');
+          throw new InvalidRequest('A public OIDC client has no secret to rotate');
         throw notFound();
       }
       await this.audit(tx, orgId, actor, 'oidc-client.secret.rotate', { clientId, fields: ['clientSecret'] });

@@ -7,9 +7,9 @@
  * wallet's same-device redirect returns to the dashboard (`returnUri` of the transaction).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { NotFound } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
-import { NotFound } from '../../platform/http/errors.js';
 import { enforce, type RateLimit } from '../../platform/ratelimit/limit.js';
 import { isId } from '../../platform/util/ids.js';
 import { walletUrlsAllowed } from './flow.js';
@@ -70,7 +70,7 @@ export class DashboardWalletSignIn {
    * @param ip - the client's address, for the rate limit.
    * @returns the cookie's value (`{orgId}.{random}`), and what the page shows.
    * @throws {WalletNotConfiguredError} when the organisation has no wallet settings.
-   * @throws {TooManyRequests} past the per-IP limit.
+   * @throws {RateLimited} past the per-IP limit.
    */
   async start(orgId: string, next: string, ip: string): Promise<{ binding: string; view: WalletTransactionView }> {
     // Threat: anyone flooding transactions (a row, a signature, a sealed key each) from the public page (ASVS 5.0 V2.4.1).

@@ -6,10 +6,10 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { setGlobalConfig } from '@openid4vc/utils';
 import type { Config } from '../../platform/config/load.js';
+import { Gone, NotFound } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
-import { HttpError, NotFound } from '../../platform/http/errors.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isId } from '../../platform/util/ids.js';
 import { PresentationError } from './errors.js';
@@ -158,7 +158,7 @@ export class WalletFlow implements WalletSignIn {
   /**
    * The request object of `GET …/oid4vp/request/{requestId}`, once (docs/wallet.md "The verifier").
    * @param ip - the client's address, for the rate limit.
-   * @throws {NotFound} for an unknown request. @throws {HttpError} 410 when fetched before or expired.
+   * @throws {NotFound} for an unknown request. @throws {Gone} when fetched before or expired.
    */
   async requestObject(orgId: string, requestId: string, ip: string): Promise<string> {
     // Threat: automated guessing of request IDs or flooding the pipeline (ASVS 5.0 V2.4.1); generous by
@@ -171,7 +171,7 @@ export class WalletFlow implements WalletSignIn {
     // Threat: a request object read twice (a second scanner of the QR code); single use (docs/wallet.md
     // "The verifier").
     if (await txs.findByRequestId(this.db, orgId, requestId))
-      throw new HttpError(410, 'This request was fetched already or has expired', 'invalid_request');
+      throw new Gone('This request was fetched already or has expired', 'invalid_request');
     throw new NotFound('No such request');
   }
 
@@ -179,7 +179,7 @@ export class WalletFlow implements WalletSignIn {
    * The response of `POST …/oid4vp/response` (docs/wallet.md "Verification steps").
    * @param ip - the client's address, for the rate limit.
    * @returns the answer body: `{redirect_uri}` when verified, `{}` for a wallet's error.
-   * @throws {PresentationError} when any check fails. @throws {TooManyRequests} past the IP limit.
+   * @throws {PresentationError} when any check fails. @throws {RateLimited} past the IP limit.
    */
   async receive(orgId: string, body: Record<string, unknown>, ip: string): Promise<Record<string, string>> {
     // Threat: automated guessing of request IDs or flooding the pipeline (ASVS 5.0 V2.4.1); generous by

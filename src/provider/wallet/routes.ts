@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { PresentationError } from './errors.js';
 import type { WalletFlow } from './flow.js';
 
@@ -74,7 +74,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRouteOptions> = async
       } catch (err) {
         if (err instanceof PresentationError) {
           req.log.info({ reason: err.reason }, 'wallet response refused');
-          throw new BadRequest(err.message, 'invalid_request');
+          throw new InvalidRequest(err.message, 'invalid_request');
         }
         throw err;
       }

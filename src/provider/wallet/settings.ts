@@ -5,10 +5,10 @@
  */
 
 import { recordAudit } from '../../organisations/index.js';
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { BadRequest, NotFound } from '../../platform/http/errors.js';
 import { buildSettings, VERIFIER_KEY_PURPOSE } from './build.js';
 import { parseCertificates, x509HashClientId } from './pem.js';
 import type { VerifierPolicy, WalletSettingsInput } from './settings-rules.js';
@@ -79,13 +79,13 @@ export class WalletSettingsService {
   /**
    * Creates or replaces the settings (absent fields take their defaults; the key is kept unless
    * given or generated). A `PUT` that changes nothing adds no audit entry.
-   * @throws {BadRequest} naming every invalid field.
+   * @throws {InvalidRequest} naming every invalid field.
    */
   async put(actor: Principal, orgId: string, input: WalletSettingsInput): Promise<WalletSettingsView> {
     return this.db.transaction(async (tx) => {
       const stored = await store.findSettings(tx, orgId);
       const built = await buildSettings(orgId, input, stored, this.master, this.publicHost);
-      if (!('values' in built)) throw new BadRequest(`Invalid wallet settings: ${built.problems.join('; ')}`);
+      if (!('values' in built)) throw new InvalidRequest(`Invalid wallet settings: ${built.problems.join('; ')}`);
       if (stored && built.changed.length === 0) return presentSettings(stored);
       const row = await store.upsertSettings(tx, built.values);
       // The audit names the changed fields, never a key or certificate.

@@ -7,8 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PurposeService } from '../../consent/index.js';
 import type { WebSession } from '../../identity/index.js';
-import type { AuditLogService } from '../../organisations/index.js';
-import { AuditQuery } from '../../organisations/index.js';
+import { type AuditLogService, AuditQuery } from '../../organisations/index.js';
 import { sendPage } from '../shared/html.js';
 import { AuditPage } from './audit.js';
 

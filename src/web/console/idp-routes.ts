@@ -47,7 +47,7 @@ type IdpForm = Static<typeof IdpForm>;
 /**
  * The API body of a form: every field sent (unticked boxes false), the client secret only when typed.
  * With `discover`, the discovery document's endpoints replace the typed ones.
- * @throws {BadRequest} from discovery (unreachable, refused address, another issuer); nothing is stored.
+ * @throws {InvalidRequest} from discovery (unreachable, refused address, another issuer); nothing is stored.
  */
 async function inputOf(deps: IntegrationsDeps, f: IdpForm): Promise<IdpInput> {
   const input: IdpInput = {

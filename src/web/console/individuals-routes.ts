@@ -13,8 +13,9 @@ import { Type } from 'typebox';
 import type { ConsentService, HistoryService, PurposeService } from '../../consent/index.js';
 import { PasswordPolicyError } from '../../identity/index.js';
 import { AddBody, type IndividualService, ListQuery, managesIndividuals } from '../../organisations/index.js';
-import type { Principal } from '../../platform/http/auth.js';
-import { Forbidden, HttpError } from '../../platform/http/errors.js';
+import { AccessDenied, AssentError } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { PageQuery, pageLimit } from '../../platform/http/pagination.js';
 import { HISTORY_PAGE, principalOf } from '../dashboard/views.js';
 import { type FormRefusal, fieldNamedIn, type RefusedForm, refusedForm } from '../shared/form-state.js';
@@ -127,7 +128,7 @@ function addRefused(deps: ConsoleIndividualsDeps): FormRefusal {
     const refused = refusedForm(error, req.body, ['password'], fieldOf);
     if (!refused) return null;
     const page = await listPage(deps, req as ListRequest, {}, refused);
-    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+    return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
   };
 }
 
@@ -179,7 +180,7 @@ async function historyPage(
     const { record } = await deps.consents.open(principal, path, 'history');
     return await deps.history.page(record, { startId }, limit);
   } catch (err) {
-    if (err instanceof Forbidden) return null;
+    if (err instanceof AccessDenied) return null;
     throw err;
   }
 }

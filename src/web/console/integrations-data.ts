@@ -8,7 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PurposeService } from '../../consent/index.js';
 import type { FederationConfigService } from '../../federation/index.js';
 import type { NotificationService } from '../../notifications/index.js';
-import { HttpError, NotFound } from '../../platform/http/errors.js';
+import { AssentError, NotFound } from '../../platform/core/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { OidcClientService, WalletSettingsService } from '../../provider/index.js';
 import { type FormRefusal, type RefusedForm, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
@@ -98,13 +99,13 @@ export async function orFormError<V extends Record<string, string>>(
   try {
     return await change();
   } catch (err) {
-    if (!(err instanceof HttpError) || err.statusCode < 400 || err.statusCode >= 500) throw err;
+    if (!(err instanceof AssentError) || httpStatusOf(err) < 400 || httpStatusOf(err) >= 500) throw err;
     const view = await load(deps, req.params.organizationID, req.webRoles, undefined);
     const field = fieldOf?.(err.message);
     // The service's message beside the form (it may name several fields), and by the field it names first.
     const state: FormState = { values, error: err.message, ...(field ? { fields: { [field]: err.message } } : {}) };
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
-    return sendPage(reply.headers(err.headers), page, err.statusCode);
+    return sendPage(reply.headers(httpHeadersOf(err)), page, httpStatusOf(err));
   }
 }
 
@@ -145,6 +146,6 @@ export function integrationsRefused(
           fields: refused.fields,
         };
     const page = IntegrationsPage({ ...view, csrfToken: session(req).csrfToken, [`${form}Form`]: state });
-    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+    return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
   };
 }

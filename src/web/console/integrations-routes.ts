@@ -13,7 +13,7 @@ import { type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { RedirectUris } from '../../federation/index.js';
 import { WebhookUrl } from '../../notifications/index.js';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { CreateBody } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../shared/html.js';
@@ -59,7 +59,7 @@ const clientField = (message: string) =>
 
 /**
  * A textarea's non-empty lines, checked against the API's TypeBox schema of the list (count and length).
- * @throws {BadRequest} when the list breaks the schema; nothing is changed.
+ * @throws {InvalidRequest} when the list breaks the schema; nothing is changed.
  */
 function uriLines(text: string, schema: TSchema & { maxItems?: number }, field: string): string[] {
   const list = text
@@ -67,7 +67,7 @@ function uriLines(text: string, schema: TSchema & { maxItems?: number }, field: 
     .map((l) => l.trim())
     .filter((l) => l !== '');
   if (!Value.Check(schema, list))
-    throw new BadRequest(`${field}: at most ${schema.maxItems} URIs, each at most 2000 characters`);
+    throw new InvalidRequest(`${field}: at most ${schema.maxItems} URIs, each at most 2000 characters`);
   return list;
 }
 

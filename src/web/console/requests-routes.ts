@@ -10,10 +10,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ConsentRequestService, DataAttributeService, PurposeService } from '../../consent/index.js';
-import { ConsentRequestInput } from '../../consent/index.js';
+import {
+  ConsentRequestInput,
+  type ConsentRequestService,
+  type DataAttributeService,
+  type PurposeService,
+} from '../../consent/index.js';
 import type { WebSession } from '../../identity/index.js';
-import { HttpError } from '../../platform/http/errors.js';
+import { AssentError } from '../../platform/core/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
@@ -62,7 +67,7 @@ export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDep
         if (!refused) return null;
         const [org, attributes] = await frame((req.params as { organizationID: string }).organizationID);
         const page = RequestsPage({ org, attributes, roles: req.webRoles, csrfToken: session(req).csrfToken, refused });
-        return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+        return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
       }) satisfies FormRefusal,
     },
     schema: { params: Org, body: RequestForm },

@@ -10,10 +10,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { DataAttributeService, PurposeService, RetentionService } from '../../consent/index.js';
-import { DataAttributeInput, PurposeInput } from '../../consent/index.js';
+import {
+  DataAttributeInput,
+  type DataAttributeService,
+  PurposeInput,
+  type PurposeService,
+  type RetentionService,
+} from '../../consent/index.js';
 import type { IdentityService, WebSession } from '../../identity/index.js';
-import { BadRequest, HttpError } from '../../platform/http/errors.js';
+import { AssentError, InvalidRequest } from '../../platform/core/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
@@ -94,7 +100,7 @@ function orgRefused(
       csrfToken,
       refused: { ...refused, form: form(params) },
     });
-    return sendPage(reply, page, error instanceof HttpError ? error.statusCode : 400);
+    return sendPage(reply, page, error instanceof AssentError ? httpStatusOf(error) : 400);
   };
 }
 
@@ -151,7 +157,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
       const orgId = req.params.organizationID;
       const days = Number(req.body.days);
       // The API's bounds (consent/retention/routes.ts): at least one day here, at most 100 years.
-      if (days < 1 || days > 36_500) throw new BadRequest('The retention period must be 1 to 36500 days');
+      if (days < 1 || days > 36_500) throw new InvalidRequest('The retention period must be 1 to 36500 days');
       await deps.retention.setPeriod(orgId, days * 86_400);
       await deps.retention.setEnabled(orgId, req.body.enabled === 'on');
       return back(reply, orgId, 'retention');

@@ -6,8 +6,7 @@
  * is always empty, and left empty it keeps the stored key.
  */
 
-import type { WalletSettingsView } from '../../provider/index.js';
-import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY } from '../../provider/index.js';
+import { DEFAULT_CLAIM_MAPPING, DEFAULT_DCQL_QUERY, type WalletSettingsView } from '../../provider/index.js';
 import { FieldError, invalidAttrs, TextField } from '../shared/form-state.js';
 import { Csrf } from '../shared/layout.js';
 import { Checkbox } from './checkbox.js';

@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { BadRequest } from '../../platform/http/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
@@ -51,13 +51,13 @@ const WALLET_NAMES: Record<string, string> = {
 };
 /** The field a wallet settings refusal names first, if any. */
 const walletField = (message: string) => fieldNamedIn(message, Object.keys(WALLET_NAMES), WALLET_NAMES);
-const invalid = (problem: string) => new BadRequest(`Invalid wallet settings: ${problem}`);
+const invalid = (problem: string) => new InvalidRequest(`Invalid wallet settings: ${problem}`);
 const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g;
 const POISON_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * The PEM blocks of a textarea, one certificate each (the API takes an array).
- * @throws {BadRequest} when text other than PEM blocks is found; nothing is changed.
+ * @throws {InvalidRequest} when text other than PEM blocks is found; nothing is changed.
  */
 function pemBlocks(text: string): string[] {
   if (text.replace(PEM_BLOCK, '').trim() !== '')
@@ -67,7 +67,7 @@ function pemBlocks(text: string): string[] {
 
 /**
  * A JSON textarea's value, or undefined when empty (the API's default applies).
- * @throws {BadRequest} when it is not JSON, or holds a key the API's JSON parser refuses.
+ * @throws {InvalidRequest} when it is not JSON, or holds a key the API's JSON parser refuses.
  */
 function jsonField(text: string | undefined, field: string): unknown {
   if (!text?.trim()) return undefined;
@@ -82,7 +82,7 @@ function jsonField(text: string | undefined, field: string): unknown {
   }
 }
 
-/** The API body of a form. @throws {BadRequest} for a textarea that does not parse. */
+/** The API body of a form. @throws {InvalidRequest} for a textarea that does not parse. */
 function inputOf(f: WalletForm): WalletSettingsInput {
   const input: WalletSettingsInput = {
     profile: f.profile ?? 'haip',

@@ -5,8 +5,7 @@
  * registration form and deletion for the roles the API lets do them.
  */
 import type { X509Certificate } from 'node:crypto';
-import type { WalletSettingsView } from '../../provider/index.js';
-import { parseCertificates } from '../../provider/index.js';
+import { parseCertificates, type WalletSettingsView } from '../../provider/index.js';
 import { FormError, shown, TextArea, TextField } from '../shared/form-state.js';
 import { Csrf } from '../shared/layout.js';
 import type { IntegrationsView } from './integrations.js';

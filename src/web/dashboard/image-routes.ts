@@ -12,9 +12,16 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { ImageService, UserService, WebSession } from '../../identity/index.js';
-import { readImageField, sendImage, UPLOAD_LIMITS } from '../../identity/index.js';
-import { HttpError, NotFound } from '../../platform/http/errors.js';
+import {
+  type ImageService,
+  readImageField,
+  sendImage,
+  UPLOAD_LIMITS,
+  type UserService,
+  type WebSession,
+} from '../../identity/index.js';
+import { AssentError, NotFound } from '../../platform/core/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import { assertMultipartCsrf } from '../shared/guard.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { DataPage } from './data.js';
@@ -43,11 +50,16 @@ export const dashboardImageRoutes: FastifyPluginAsyncTypebox<DashboardImageDeps>
         await deps.images.upload(s.userId, bytes);
       } catch (err) {
         // A refused file (too large, not an image, …) is a message on the page, with the API's status.
-        if (!(err instanceof HttpError) || err.statusCode < 400 || err.statusCode >= 500 || err.statusCode === 403)
+        if (
+          !(err instanceof AssentError) ||
+          httpStatusOf(err) < 400 ||
+          httpStatusOf(err) >= 500 ||
+          httpStatusOf(err) === 403
+        )
           throw err;
-        reply.headers(err.headers);
+        reply.headers(httpHeadersOf(err));
         const user = await deps.users.me(s.userId);
-        return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, error: err.message }), err.statusCode);
+        return sendPage(reply, DataPage({ user, csrfToken: s.csrfToken, error: err.message }), httpStatusOf(err));
       }
       return seeOther(reply, '/dashboard/data?done=image', false);
     },

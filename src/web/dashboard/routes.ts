@@ -9,10 +9,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AccountService } from '../../accounts/index.js';
-import { sendExport } from '../../accounts/index.js';
-import type { ReceiptService } from '../../consent/index.js';
-import { attributeChoice, requestMeta } from '../../consent/index.js';
+import { type AccountService, sendExport } from '../../accounts/index.js';
+import { attributeChoice, type ReceiptService, requestMeta } from '../../consent/index.js';
 import type { PasswordService, UserService, WebSession, WebSessions } from '../../identity/index.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import type { CookieJar } from '../sign-in/routes.js';

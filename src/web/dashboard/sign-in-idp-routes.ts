@@ -9,7 +9,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DASHBOARD_IDP_CALLBACK_PATH, type FederatedWebSignIn } from '../../federation/index.js';
 import type { WebSessions } from '../../identity/index.js';
-import { HttpError } from '../../platform/http/errors.js';
+import { AssentError } from '../../platform/core/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import { sendPage } from '../shared/html.js';
 import { SignInPage, safeNext } from '../sign-in/page.js';
 import { type CookieJar, openWebSession } from '../sign-in/routes.js';
@@ -61,8 +62,8 @@ export const idpSignInRoutes: FastifyPluginAsyncTypebox<IdpSignInDeps> = async (
         // Threat: open redirect through the kept `next`; checked again on the way out.
         return reply.code(303).header('Location', safeNext(next, BASE)).header('Cache-Control', 'no-store').send();
       } catch (err) {
-        if (!(err instanceof HttpError) || (err.statusCode !== 400 && err.statusCode !== 429)) throw err;
-        reply.headers(err.headers);
+        if (!(err instanceof AssentError) || (httpStatusOf(err) !== 400 && httpStatusOf(err) !== 429)) throw err;
+        reply.headers(httpHeadersOf(err));
         const page = SignInPage({
           next: BASE,
           action: `${BASE}/sign-in`,
@@ -70,7 +71,7 @@ export const idpSignInRoutes: FastifyPluginAsyncTypebox<IdpSignInDeps> = async (
           home: BASE,
           error: err.message,
         });
-        return sendPage(reply, page, err.statusCode);
+        return sendPage(reply, page, httpStatusOf(err));
       }
     },
   });

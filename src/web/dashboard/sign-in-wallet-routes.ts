@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { WebSessions } from '../../identity/index.js';
-import { BadRequest, Conflict, type HttpError, NotFound } from '../../platform/http/errors.js';
+import { type AssentError, Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import {
   DASHBOARD_WALLET_RETURN_PATH,
   type DashboardWalletSignIn,
@@ -39,8 +39,8 @@ const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const PageQuery = Type.Object({ organisation: Type.String({ maxLength: 100 }), next: Str(500) });
 
 /** A fixed sentence for each reason a completion is refused (nothing about the transaction's content). */
-function refusal(err: WalletFlowError): HttpError {
-  if (err.reason === 'wrong_response_code') return new BadRequest('This sign-in cannot continue. Start again.');
+function refusal(err: WalletFlowError): AssentError {
+  if (err.reason === 'wrong_response_code') return new InvalidRequest('This sign-in cannot continue. Start again.');
   return new Conflict(
     err.reason === 'same_device_only'
       ? 'This organisation lets a wallet sign-in finish only in the browser your wallet opens.'

@@ -5,7 +5,7 @@
  */
 import type { ConsentService, HistoryService, OwnRecords } from '../../consent/index.js';
 import type { IdentityService, WebSession } from '../../identity/index.js';
-import type { Principal } from '../../platform/http/auth.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { OrgConsents } from './consents.js';
 import type { HistoryView } from './history.js';
 

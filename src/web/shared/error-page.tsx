@@ -5,8 +5,9 @@
  * message; anything else is a fixed message, logged without detail reaching the page (ASVS 5.0 V16.5.1).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AssentError } from '../../platform/core/errors.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
-import { HttpError } from '../../platform/http/errors.js';
+import { httpHeadersOf, httpStatusOf, logError } from '../../platform/http/errors.js';
 import { safeErrorMessage } from '../../platform/util/errors.js';
 import type { WebRouteConfig } from './guard.js';
 import { PAGE_HEADERS, sendPage } from './html.js';
@@ -48,10 +49,11 @@ const FALLBACK =
   '<body><main><h1>That did not work</h1><p role="alert">Something went wrong on our side.</p></main></body></html>';
 
 /** The status and the text the page shows for an error; logs what is not the caller's fault. */
-function describe(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof HttpError) {
-    reply.headers(error.headers);
-    return { status: error.statusCode, message: error.message };
+function describe(error: FastifyError | AssentError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AssentError) {
+    logError(request, error);
+    reply.headers(httpHeadersOf(error));
+    return { status: httpStatusOf(error), message: error.message };
   }
   if ((error as FastifyError).validation) return { status: 400, message: TEXTS[400]! };
   if (isDatabaseUnavailable(error)) {
@@ -93,8 +95,8 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: num
 }
 
 /** Whether an error may be about what a form's fields hold: a schema's refusal, or a service's 4xx. */
-function isFormError(error: FastifyError | HttpError): boolean {
-  if (error instanceof HttpError) return error.statusCode === 400 || error.statusCode === 409;
+function isFormError(error: FastifyError | AssentError): boolean {
+  if (error instanceof AssentError) return httpStatusOf(error) === 400 || httpStatusOf(error) === 409;
   return Boolean((error as FastifyError).validation);
 }
 
@@ -115,7 +117,7 @@ function clearRouteHeaders(reply: FastifyReply): void {
  * @param app - the web plugin's instance.
  */
 export function installWebErrors(app: FastifyInstance): void {
-  app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | AssentError, request, reply) => {
     try {
       clearRouteHeaders(reply);
       const refused = (request.routeOptions.config as WebRouteConfig).refused;

@@ -5,7 +5,8 @@
  * naming its message), instead of a page that loses the input (docs/decisions/0029-refused-console-forms.md).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from '../../platform/http/errors.js';
+import { AssentError } from '../../platform/core/errors.js';
+import { httpStatusOf } from '../../platform/http/errors.js';
 
 /**
  * A form route's answer to its own refusal (the route config's `refused`, called by the web error
@@ -15,7 +16,7 @@ import { HttpError } from '../../platform/http/errors.js';
 export type FormRefusal = (
   request: FastifyRequest,
   reply: FastifyReply,
-  error: FastifyError | HttpError,
+  error: FastifyError | AssentError,
 ) => Promise<FastifyReply | null>;
 
 /** A form refused by the route's schema or by its service. */
@@ -72,7 +73,7 @@ function schemaMessage(e: SchemaError, field: string): string {
  * @param fieldOf - names the field a service's message is about, or undefined for the whole form.
  */
 export function refusedForm(
-  error: FastifyError | HttpError,
+  error: FastifyError | AssentError,
   body: unknown,
   writeOnly: readonly string[] = [],
   fieldOf: (message: string) => string | undefined = () => undefined,
@@ -92,7 +93,7 @@ export function refusedForm(
     if (!field) return { values, fields: {}, error: 'The form could not be read. Check what you entered.' };
     return { values, fields: { [field]: schemaMessage(first, field) } };
   }
-  if (error instanceof HttpError && (error.statusCode === 400 || error.statusCode === 409)) {
+  if (error instanceof AssentError && (httpStatusOf(error) === 400 || httpStatusOf(error) === 409)) {
     const field = fieldOf(error.message);
     return field ? { values, fields: { [field]: error.message } } : { values, fields: {}, error: error.message };
   }

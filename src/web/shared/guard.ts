@@ -9,7 +9,7 @@
 import type {} from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csrfMatches, type WebSession, type WebSessions } from '../../identity/index.js';
-import { Forbidden, NotFound, Unauthorized } from '../../platform/http/errors.js';
+import { AccessDenied, NotFound, Unauthenticated } from '../../platform/core/errors.js';
 import { ACCESS_POLICY, type Operation } from '../../platform/http/policy.js';
 import { isId } from '../../platform/util/ids.js';
 import type { FormRefusal } from './form-state.js';
@@ -87,7 +87,7 @@ function deferredToForm(request: FastifyRequest, config: WebRouteConfig): boolea
  * read: when the guard left the token to the route (`deferredToForm`), the field must match; when
  * the guard checked the `x-csrf-token` header already, there is nothing more to check.
  * @param field - the form's `_csrf` field, if any.
- * @throws {Forbidden} when the token the guard left to it does not match.
+ * @throws {AccessDenied} when the token the guard left to it does not match.
  */
 export function assertMultipartCsrf(request: FastifyRequest, field: unknown): void {
   if (deferredToForm(request, request.routeOptions.config as WebRouteConfig)) assertFormCsrf(request, field);
@@ -96,19 +96,19 @@ export function assertMultipartCsrf(request: FastifyRequest, field: unknown): vo
 /**
  * Checks a state-changing request's synchronizer token against its session's (constant time).
  * @param token - as sent.
- * @throws {Forbidden} when it does not match (or there is no session).
+ * @throws {AccessDenied} when it does not match (or there is no session).
  */
 function assertFormCsrf(request: FastifyRequest, token: unknown): void {
   // Threat: cross-site request forgery of a signed-in browser's change (OWASP synchronizer token pattern).
   if (!request.webSession || !csrfMatches(request.webSession, token))
-    throw new Forbidden('This form has expired: reload the page and try again');
+    throw new AccessDenied('This form has expired: reload the page and try again');
 }
 
 /**
  * The API's organisation-role rule for a console page (src/platform/http/auth.ts `assertOrgRole`, the same
  * policy row): deny by default.
  * @returns the user's roles in the organisation.
- * @throws {NotFound} for an unknown organisation; {Forbidden} when no allowed role is held.
+ * @throws {NotFound} for an unknown organisation; {AccessDenied} when no allowed role is held.
  */
 async function assertApiRoles(rolesIn: RolesIn, request: FastifyRequest, api: Operation): Promise<readonly number[]> {
   const orgId = (request.params as { organizationID?: string }).organizationID;
@@ -118,7 +118,8 @@ async function assertApiRoles(rolesIn: RolesIn, request: FastifyRequest, api: Op
   const rule = ACCESS_POLICY[api];
   const allowed: readonly number[] = 'orgRoles' in rule ? rule.orgRoles : [];
   // Threat: an individual's or another organisation's session using the console (ASVS 5.0 V8.2.2).
-  if (!held.some((r) => allowed.includes(r))) throw new Forbidden('Your roles in this organisation do not allow this');
+  if (!held.some((r) => allowed.includes(r)))
+    throw new AccessDenied('Your roles in this organisation do not allow this');
   return held;
 }
 
@@ -146,7 +147,7 @@ export function installWebGuard(
     if (config.web === undefined) return;
     const unsafe = !SAFE.has(request.method);
     // Threat: cross-site request forgery, including login CSRF on the sign-in form.
-    if (unsafe && !sameOrigin(request, origin)) throw new Forbidden('This form must be sent from this site');
+    if (unsafe && !sameOrigin(request, origin)) throw new AccessDenied('This form must be sent from this site');
     request.webCookie = request.cookies[name];
     request.webSession = await sessions.resolve(request.webCookie);
     if (config.web === 'public') return;
@@ -155,7 +156,7 @@ export function installWebGuard(
         const next = encodeURIComponent(request.url);
         return reply.code(303).header('Location', `${config.signIn}?next=${next}`).send();
       }
-      throw new Unauthorized('Your session has ended: sign in again');
+      throw new Unauthenticated('Your session has ended: sign in again');
     }
     // Threat: CSRF from a page that got around SameSite (a sibling site); the synchronizer token decides.
     if (unsafe && !deferredToForm(request, config)) assertFormCsrf(request, sentToken(request));

@@ -8,7 +8,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { IdentityService, WebSessions } from '../../identity/index.js';
-import { HttpError } from '../../platform/http/errors.js';
+import { AssentError } from '../../platform/core/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { SignInPage, type SignInWays, safeNext } from './page.js';
@@ -94,11 +95,13 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
         await openWebSession(sessions, cookie, req, reply, profile.row.id);
         return seeOther(reply, next, false);
       } catch (err) {
-        if (!(err instanceof HttpError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
+        if (!(err instanceof AssentError) || (httpStatusOf(err) !== 401 && httpStatusOf(err) !== 429)) throw err;
         const error =
-          err.statusCode === 429 ? 'Too many attempts. Wait a while, then try again.' : 'Wrong username or password.';
-        reply.headers(err.headers);
-        return sendPage(reply, await page(next, req.body.organisation, error, req.body.username), err.statusCode);
+          httpStatusOf(err) === 429
+            ? 'Too many attempts. Wait a while, then try again.'
+            : 'Wrong username or password.';
+        reply.headers(httpHeadersOf(err));
+        return sendPage(reply, await page(next, req.body.organisation, error, req.body.username), httpStatusOf(err));
       }
     },
   });
