@@ -27,6 +27,8 @@ import { anonymousRoutes } from '../organisations/anonymous/routes.js';
 import { individualRoutes } from '../organisations/individuals/routes.js';
 import { invitationRoutes } from '../organisations/invitations/routes.js';
 import { orgRoutes } from '../organisations/routes.js';
+import { LoginResponse, TokenBody } from '../identity/sessions/schemas.js';
+import { UserBody } from '../identity/users/schemas.js';
 import { installAuthGuard } from '../platform/http/auth.js';
 import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
 import { installBodyParsers } from '../platform/http/body-parsers.js';
@@ -36,7 +38,7 @@ import { installSecurityHeaders } from '../platform/http/headers.js';
 import { trackHandlers } from '../platform/http/in-flight.js';
 import { requestLimitOptions } from '../platform/http/limits.js';
 import { loggingOptions } from '../platform/http/logging.js';
-import { SHARED_SCHEMAS } from '../platform/http/schemas.js';
+import { ErrorBody } from '../platform/http/schemas.js';
 import { providerRoutes } from '../provider/openid/routes.js';
 import { oidcClientRoutes } from '../provider/relying-parties/routes.js';
 import { walletRoutes } from '../provider/wallet/routes.js';
@@ -78,7 +80,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     if (draining) reply.header('Connection', 'close');
   });
   const handlers = trackHandlers(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  // Schemas that routes refer to by ID (`Type.Ref`): registered before any route.
+  for (const schema of [ErrorBody, TokenBody, UserBody, LoginResponse]) app.addSchema(schema);
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
   await installCors(app, ctx.webOrigins, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential

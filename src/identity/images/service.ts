@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../../platform/db/open.js';
 import { Forbidden, NotFound, Unauthorized } from '../../platform/http/errors.js';
-import type { UserBody } from '../../platform/http/schemas.js';
+import type { UserBody } from '../users/schemas.js';
 import { isId } from '../../platform/util/ids.js';
 import type { IdentityService } from '../sessions/service.js';
 import { reencodeImage } from './decode.js';

@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from 'typebox';
 import type { Db } from '../../platform/db/open.js';
-import { UserBody } from '../../platform/http/schemas.js';
+import { UserBody } from './schemas.js';
 import { presentUser } from './present.js';
 import { userProfile } from './store.js';
 

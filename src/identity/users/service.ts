@@ -1,7 +1,7 @@
 /** Rules of the signed-in user's own record. */
 import type { Db } from '../../platform/db/open.js';
 import { Unauthorized } from '../../platform/http/errors.js';
-import type { UserBody } from '../../platform/http/schemas.js';
+import type { UserBody } from './schemas.js';
 import type { IdentityService } from '../sessions/service.js';
 import * as store from './store.js';
 

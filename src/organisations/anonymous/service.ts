@@ -15,7 +15,7 @@ import { userProfile } from '../../identity/users/profile.js';
 import type { Config } from '../../platform/config/load.js';
 import type { Db } from '../../platform/db/open.js';
 import { Conflict, NotFound } from '../../platform/http/errors.js';
-import type { UserBody } from '../../platform/http/schemas.js';
+import type { UserBody } from '../../identity/users/schemas.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';

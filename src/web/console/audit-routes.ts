@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { PurposeService } from '../../consent/purposes/service.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
 import type { AuditLogService } from '../../organisations/audit/service.js';
-import { AuditQuery } from '../../organisations/routes.js';
+import { AuditQuery } from '../../organisations/schemas.js';
 import { sendPage } from '../html.js';
 import { AuditPage } from './audit.js';
 

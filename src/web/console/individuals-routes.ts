@@ -14,7 +14,7 @@ import type { HistoryService } from '../../consent/evidence/history.js';
 import type { PurposeService } from '../../consent/purposes/service.js';
 import type { ConsentService } from '../../consent/records/service.js';
 import { PasswordPolicyError } from '../../identity/passwords/policy.js';
-import { AddBody, ListQuery } from '../../organisations/individuals/routes.js';
+import { AddBody, ListQuery } from '../../organisations/individuals/schemas.js';
 import { type IndividualService, managesIndividuals } from '../../organisations/individuals/service.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { Forbidden, HttpError } from '../../platform/http/errors.js';
