@@ -1,8 +1,8 @@
 /** Rules of the signed-in user's own record. */
 import type { Db } from '../../platform/db/open.js';
 import { Unauthorized } from '../../platform/http/errors.js';
-import type { UserBody } from './schemas.js';
 import type { IdentityService } from '../sessions/service.js';
+import type { UserBody } from './schemas.js';
 import * as store from './store.js';
 
 /** Reads and edits a user's own profile. */

@@ -12,7 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { DataAttributeService } from '../../consent/data-attributes/service.js';
 import type { PurposeService } from '../../consent/purposes/service.js';
-import { ConsentRequestInput } from '../../consent/requests/routes.js';
+import { ConsentRequestInput } from '../../consent/requests/schemas.js';
 import type { ConsentRequestService } from '../../consent/requests/service.js';
 import type { WebSession } from '../../identity/sessions/web-sessions.js';
 import { HttpError } from '../../platform/http/errors.js';

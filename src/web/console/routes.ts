@@ -10,9 +10,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DataAttributeInput } from '../../consent/data-attributes/routes.js';
+import { DataAttributeInput } from '../../consent/data-attributes/schemas.js';
 import type { DataAttributeService } from '../../consent/data-attributes/service.js';
-import { PurposeInput } from '../../consent/purposes/routes.js';
+import { PurposeInput } from '../../consent/purposes/schemas.js';
 import type { PurposeService } from '../../consent/purposes/service.js';
 import type { RetentionService } from '../../consent/retention/service.js';
 import type { IdentityService } from '../../identity/sessions/service.js';
