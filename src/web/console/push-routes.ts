@@ -10,7 +10,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApnsInput, ServiceAccountText } from '../../notifications/routes.js';
+import { ApnsInput, ServiceAccountText } from '../../notifications/schemas.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
