@@ -20,7 +20,16 @@ import {
   retentionRoutes,
 } from '../consent/index.js';
 import { federationRoutes, samlRoutes } from '../federation/index.js';
-import { identityRoutes, imageRoutes, loginV11Routes, passwordRoutes, userRoutes } from '../identity/index.js';
+import {
+  identityRoutes,
+  imageRoutes,
+  LoginResponse,
+  loginV11Routes,
+  passwordRoutes,
+  TokenBody,
+  UserBody,
+  userRoutes,
+} from '../identity/index.js';
 import { notificationRoutes } from '../notifications/index.js';
 import { anonymousRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
 import { installAuthGuard } from '../platform/http/auth.js';
@@ -32,7 +41,7 @@ import { installSecurityHeaders } from '../platform/http/headers.js';
 import { trackHandlers } from '../platform/http/in-flight.js';
 import { requestLimitOptions } from '../platform/http/limits.js';
 import { loggingOptions } from '../platform/http/logging.js';
-import { SHARED_SCHEMAS } from '../platform/http/schemas.js';
+import { ErrorBody } from '../platform/http/schemas.js';
 import { oidcClientRoutes, providerRoutes, walletRoutes, walletSettingsRoutes } from '../provider/index.js';
 import { webRoutes } from '../web/index.js';
 import type { Context } from './context.js';
@@ -70,7 +79,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     if (draining) reply.header('Connection', 'close');
   });
   const handlers = trackHandlers(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  // Schemas that routes refer to by ID (`Type.Ref`): registered before any route.
+  for (const schema of [ErrorBody, TokenBody, UserBody, LoginResponse]) app.addSchema(schema);
   installErrorHandlers(app);
   installSecurityHeaders(app, ctx.config.publicUrl);
   await installCors(app, ctx.webOrigins, ctx.config.corsOrigins); // before the auth guard: preflights carry no credential

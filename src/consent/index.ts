@@ -4,7 +4,8 @@
  * (the recipient scan of a special consent request). Each name is documented where it is defined.
  */
 export { CatalogueCache } from './catalogue/cache.js';
-export { DataAttributeInput, dataAttributeRoutes } from './data-attributes/routes.js';
+export { dataAttributeRoutes } from './data-attributes/routes.js';
+export { DataAttributeInput } from './data-attributes/schemas.js';
 export { type DataAttributeBody, DataAttributeService } from './data-attributes/service.js';
 export { ChainSealer } from './evidence/sealer.js';
 export { HistoryService, type presentEvent } from './history/history.js';
@@ -17,7 +18,8 @@ export { ListingService } from './listings/service.js';
 export { COUNTING } from './model/counting.js';
 export { attributeChoice } from './model/values.js';
 export type { OrganizationBody } from './purposes/present.js';
-export { PurposeInput, purposeRoutes } from './purposes/routes.js';
+export { purposeRoutes } from './purposes/routes.js';
+export { PurposeInput } from './purposes/schemas.js';
 export { PurposeService } from './purposes/service.js';
 export { GroupCommit } from './records/group-commit.js';
 export { OwnRecords } from './records/own.js';
@@ -32,7 +34,8 @@ export type {
 } from './records/schemas.js';
 export { ConsentService } from './records/service.js';
 export { scheduleSweep } from './records/sweep.js';
-export { ConsentRequestInput, consentRequestRoutes } from './requests/routes.js';
+export { consentRequestRoutes } from './requests/routes.js';
+export { ConsentRequestInput } from './requests/schemas.js';
 export { type ConsentRequestDelivery, ConsentRequestService, type JobView } from './requests/service.js';
 export { retentionRoutes } from './retention/routes.js';
 export { RetentionService } from './retention/service.js';

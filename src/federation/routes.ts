@@ -16,14 +16,8 @@ import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';
 import type { FederatedLogout } from './logout.js';
-import { MAX_REDIRECT_URIS } from './redirect-uris.js';
-import { AuthorizeQuery, OrgParams, security, tags } from './schemas.js';
+import { AuthorizeQuery, OrgParams, RedirectUris, security, tags } from './schemas.js';
 import type { FederationConfigService } from './service.js';
-
-/** The app redirect URIs' body (the console's form reuses its limits). */
-export const RedirectUris = Type.Object({
-  RedirectURIs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_REDIRECT_URIS }),
-});
 
 /** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
 export interface FederationServices {

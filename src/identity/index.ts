@@ -30,6 +30,7 @@ export { ExportedApiKey, ExportedSession, exportCredentials } from './sessions/e
 export { purgeLapsed } from './sessions/lapsed.js';
 export { LivenessCache } from './sessions/liveness.js';
 export { identityRoutes, loginV11Routes } from './sessions/routes.js';
+export { LoginResponse, TokenBody } from './sessions/schemas.js';
 export { IdentityService, type LoginResult, normaliseUsername } from './sessions/service.js';
 export { assertKeyNotBlocked, recordKeyFailure } from './sessions/throttle.js';
 export { csrfMatches, WEB_SESSION_SECONDS, type WebSession, WebSessions } from './sessions/web-sessions.js';
@@ -44,4 +45,5 @@ export { presentUser } from './users/present.js';
 export { userProfile } from './users/profile.js';
 export { ROLE_BY_NAME, ROLES, Role } from './users/roles.js';
 export { userRoutes } from './users/routes.js';
+export { UserBody } from './users/schemas.js';
 export { UserService } from './users/service.js';

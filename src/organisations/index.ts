@@ -8,7 +8,8 @@ export { AuditLogService, type AuditRow, recordAudit } from './audit/service.js'
 export { organisationName } from './directory.js';
 export { eraseMemberships } from './erasure.js';
 export { ExportedRole, ExportedSubscription, exportMemberships } from './export.js';
-export { AddBody, individualRoutes, ListQuery } from './individuals/routes.js';
+export { individualRoutes } from './individuals/routes.js';
+export { AddBody, ListQuery } from './individuals/schemas.js';
 export {
   createFederatedUser,
   type IndividualBody,
@@ -21,4 +22,5 @@ export { invitationRoutes } from './invitations/routes.js';
 export { InvitationService } from './invitations/service.js';
 export { rolesInOrganisation, rolesSql, subscribe } from './membership.js';
 export { RolesCache } from './roles-cache.js';
-export { AuditQuery, orgRoutes } from './routes.js';
+export { orgRoutes } from './routes.js';
+export { AuditQuery } from './schemas.js';

@@ -6,32 +6,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ROLES } from '../identity/index.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../platform/http/pagination.js';
-import { errors } from '../platform/http/schemas.js';
+import { Links, pageLimit, pageLinks } from '../platform/http/pagination.js';
+import { errors, OrgParams } from '../platform/http/schemas.js';
 import type { AuditLogService } from './audit/service.js';
-
-const RolesResponse = Type.Object({ Roles: Type.Array(Type.Object({ ID: Type.Integer(), Role: Type.String() })) });
-const OrgParams = Type.Object({ organizationID: Type.String() });
-/** The audit log's query: a page, and exact-match filters (the console's audit page reuses them). */
-export const AuditQuery = Type.Object({
-  ...PageQuery,
-  action: Type.Optional(
-    Type.String({ maxLength: 100, description: 'only entries of this action, e.g. `idp.update`; "" for all' }),
-  ),
-  actor: Type.Optional(
-    Type.String({ maxLength: 100, description: 'only entries made by this user (a user ID); "" for all' }),
-  ),
-});
-const AuditEntry = Type.Object({
-  ID: Type.String(),
-  Action: Type.String({ description: 'e.g. `idp.create`, `idp.update`, `idp.delete`, `idp.app-redirect-uris.update`' }),
-  ActorUserID: Type.String(),
-  ActorAPIKeyID: Type.String({ description: '"" when the actor used an access token' }),
-  Detail: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'changed field names and the like; never a secret',
-  }),
-  At: Type.String({ description: 'RFC 3339' }),
-});
+import { AuditEntry, AuditQuery, RolesResponse } from './schemas.js';
 
 /** Options of the organisation routes. */
 export interface OrgRouteOptions {

@@ -6,21 +6,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { CreateBody, DataAttributeBody, DataAttributeInput, DataAttributeParams } from './schemas.js';
 import type { DataAttributeService } from './service.js';
 
-const DataAttributeBody = Type.Object({
-  ID: Type.String(),
-  Consent: Type.String({ description: 'the data attribute’s name' }),
-  PurposeIDs: Type.Array(Type.String()),
-});
-/** The API's data attribute fields (also the console's form, src/web/console). */
-export const DataAttributeInput = Type.Object({
-  consent: Type.String({ minLength: 1, maxLength: 200, description: 'the data attribute’s name' }),
-  purposeids: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
-});
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const DataAttributeParams = Type.Object({ organizationID: Type.String(), templateID: Type.String() });
 const tags = ['templates'];
 const security = [{ bearer: [] }];
 
@@ -36,7 +25,7 @@ export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: Da
       security,
       summary: 'Add data attributes (templates) and link them to purposes',
       params: OrgParams,
-      body: Type.Object({ templates: Type.Array(DataAttributeInput, { minItems: 1, maxItems: 100 }) }),
+      body: CreateBody,
       response: { 201: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req, reply) =>

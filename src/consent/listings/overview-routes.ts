@@ -4,15 +4,14 @@
  * - `GET /organizations/{organizationID}/consents/trend?days=90&purposeid=<optional>`
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
 import { OverviewBody, TrendBody } from '../records/schemas.js';
-import { DEFAULT_TREND_DAYS, type ListingService, MAX_TREND_DAYS } from './service.js';
+import { TrendQuery } from './schemas.js';
+import type { ListingService } from './service.js';
 
 const tags = ['consented users'];
 const security = [{ bearer: [] }];
-const OrgParams = Type.Object({ organizationID: Type.String() });
 
 /** @param opts - the listing service. */
 export const overviewRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService }> = async (app, { listings }) => {
@@ -42,12 +41,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ listings: ListingServic
         'From the consent history, over the individuals subscribed now and the live purposes and attributes; ' +
         'the last day is today, whose totals are those of the overview.',
       params: OrgParams,
-      querystring: Type.Object({
-        days: Type.Optional(
-          Type.String({ description: `days, today included: 1..${MAX_TREND_DAYS} (default ${DEFAULT_TREND_DAYS})` }),
-        ),
-        purposeid: Type.Optional(Type.String({ maxLength: 100, description: 'one live purpose; absent for all' })),
-      }),
+      querystring: TrendQuery,
       response: { 200: TrendBody, ...errors(400, 401, 403, 404) },
     },
     handler: (req) =>

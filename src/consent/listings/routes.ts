@@ -5,16 +5,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
+import { PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
 import { errors } from '../../platform/http/schemas.js';
+import { AttributeParams, Page, PurposeParams } from './schemas.js';
 import type { ListingService } from './service.js';
 
-const Page = Type.Object({
-  Users: Type.Array(
-    Type.Object({ ID: Type.String(), Name: Type.String(), Phone: Type.String(), Email: Type.String() }),
-  ),
-  Links,
-});
 const tags = ['consented users'];
 const security = [{ bearer: [] }];
 
@@ -29,7 +24,7 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService
       tags,
       security,
       summary: 'Users consenting to an attribute of a purpose, by user ID',
-      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String(), attributeID: Type.String() }),
+      params: AttributeParams,
       querystring: Type.Object(PageQuery),
       response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
     },
@@ -52,7 +47,7 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listings: ListingService
       tags,
       security,
       summary: 'Users consenting to at least one attribute of a purpose, by user ID',
-      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String() }),
+      params: PurposeParams,
       querystring: Type.Object(PageQuery),
       response: { 200: Page, ...errors(400, 401, 403, 404, 409) },
     },

@@ -6,19 +6,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
 import { OrganizationBody, PurposeBody } from './present.js';
+import { CreateBody, PurposeInput, PurposeParams } from './schemas.js';
 import type { PurposeService } from './service.js';
 
-/** The API's purpose fields (also the console's form, src/web/console). */
-export const PurposeInput = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  lawfulusage: Type.Optional(Type.Boolean()),
-  policyurl: Type.Optional(Type.String({ maxLength: 2000, pattern: '^(https?://\\S+)?$' })),
-});
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const PurposeParams = Type.Object({ organizationID: Type.String(), purposeID: Type.String() });
 const tags = ['purposes'];
 const security = [{ bearer: [] }];
 
@@ -31,7 +23,7 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
       security,
       summary: 'Add purposes to the organisation',
       params: OrgParams,
-      body: Type.Object({ purposes: Type.Array(PurposeInput, { minItems: 1, maxItems: 100 }) }),
+      body: CreateBody,
       response: { 201: Type.Object({ Organization: OrganizationBody }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req, reply) =>

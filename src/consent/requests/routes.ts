@@ -9,46 +9,10 @@ import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
+import { ConsentRequestInput, JobBody, JobParams, PurposeParams } from './schemas.js';
 import type { ConsentRequestService } from './service.js';
 
-const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
-
-/** The body of a special consent request (docs/api.md "Permissions and consents"): absent `attributeids` means every attribute of the purpose. */
-export const ConsentRequestInput = Type.Object({
-  attributeids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500 })),
-});
-
-const JobBody = Type.Object({
-  ID: Type.String(),
-  Type: Type.String({ description: '`consent-request`' }),
-  State: Type.String({ description: '`queued`, `running`, `completed` or `failed`' }),
-  PurposeID: Type.String(),
-  AttributeIDs: Type.Array(Type.String()),
-  Notified: Type.Integer({ description: 'individuals notified (count)' }),
-  Skipped: Type.Integer({ description: 'individuals no transport reaches (count)' }),
-  SkippedReason: Type.String({
-    description: 'why individuals were skipped (e.g. the organisation has no transport); "" when none was',
-  }),
-  Failed: Type.Integer({ description: 'individuals whose delivery failed after every retry (count)' }),
-  ByTransport: Type.Object(
-    Object.fromEntries(
-      ['Webhook', 'Email', 'FCM', 'APNs'].map((name) => [
-        name,
-        Type.Object({ Notified: Type.Integer(), Failed: Type.Integer() }),
-      ]),
-    ),
-    {
-      description:
-        '`Notified` and `Failed` split by the transport that carried each notification (counts; a device token ' +
-        'reported gone counts as `Failed` of its push transport)',
-    },
-  ),
-  Error: Type.String({ description: 'why the job failed; "" otherwise' }),
-  CreatedAt: Type.String({ description: 'RFC 3339' }),
-  StartedAt: Type.String({ description: 'RFC 3339, or ""' }),
-  FinishedAt: Type.String({ description: 'RFC 3339, or ""' }),
-});
 
 /** @param opts.requests - the consent request service; opts.publicUrl - for the absolute Location. */
 export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
@@ -64,7 +28,7 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
       description:
         'Answers 202 with a Location header naming the job; the notifications are sent in the background, ' +
         'once per individual. Without any transport the job counts everyone as skipped, with the reason.',
-      params: Type.Object({ ...OrgParams.properties, purposeID: Type.String() }),
+      params: PurposeParams,
       body: ConsentRequestInput,
       response: { 202: Type.Null(), ...errors(400, 401, 403, 404) },
     },
@@ -86,7 +50,7 @@ export const consentRequestRoutes: FastifyPluginAsyncTypebox<{
       tags: ['jobs'],
       security,
       summary: 'A background job: state, counts and times',
-      params: Type.Object({ ...OrgParams.properties, jobID: Type.String() }),
+      params: JobParams,
       response: { 200: JobBody, ...errors(401, 403, 404) },
     },
     handler: async (req) => requests.job(req.params.organizationID, req.params.jobID),

@@ -5,18 +5,12 @@
  * /organizations/{organizationID}/data-retention`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { PeriodBody, RetentionBody } from './schemas.js';
 import type { RetentionService } from './service.js';
 
-const Params = Type.Object({ organizationID: Type.String() });
-const RetentionBody = Type.Object({
-  DataRetention: Type.Object({ Enabled: Type.Boolean(), RetentionPeriod: Type.Integer({ description: 'seconds' }) }),
-});
 const tags = ['data retention'];
 const security = [{ bearer: [] }];
-/** Longest accepted period: 100 years (seconds). */
-const MAX_PERIOD = 100 * 365 * 86400;
 
 /** @param opts.retention - the retention service. */
 export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionService }> = async (
@@ -27,7 +21,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
 
   app.get('/organizations/:organizationID/data-retention', {
     config: { operation: 'retention.read' },
-    schema: { tags, security, summary: 'Get the data-retention setting', params: Params, response: answer },
+    schema: { tags, security, summary: 'Get the data-retention setting', params: OrgParams, response: answer },
     handler: (req) => retention.get(req.params.organizationID),
   });
 
@@ -37,8 +31,8 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
       tags,
       security,
       summary: 'Set the retention period (seconds)',
-      params: Params,
-      body: Type.Object({ RetentionPeriod: Type.Integer({ minimum: 1, maximum: MAX_PERIOD, description: 'seconds' }) }),
+      params: OrgParams,
+      body: PeriodBody,
       response: answer,
     },
     handler: (req) => retention.setPeriod(req.params.organizationID, req.body.RetentionPeriod),
@@ -54,7 +48,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
         tags,
         security,
         summary: `${enabled ? 'Enable' : 'Disable'} data retention`,
-        params: Params,
+        params: OrgParams,
         response: answer,
       },
       handler: (req) => retention.setEnabled(req.params.organizationID, enabled),

@@ -12,14 +12,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../platform/http/schemas.js';
+import { UserResponse } from '../users/schemas.js';
 import { IMAGE_FIELD, readImageField, UPLOAD_LIMITS } from './form.js';
+import { ImageParams, UserParams } from './schemas.js';
 import type { ImageDownload, ImageService } from './service.js';
 
 const tags = ['users'];
 const security = [{ bearer: [] }];
-const UserResponse = Type.Object({ User: Type.Ref('User') });
-const UserParams = Type.Object({ userID: Type.String() });
-const ImageParams = Type.Object({ userID: Type.String(), imageID: Type.String() });
 const UPLOAD_DESCRIPTION =
   `multipart/form-data with one file in the field \`${IMAGE_FIELD}\`: JPEG, PNG or WebP (detected from the bytes), ` +
   'at most 5 MiB and 4096×4096 pixels. Stored re-encoded as JPEG without any metadata (EXIF, GPS, ICC); ' +

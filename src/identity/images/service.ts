@@ -12,9 +12,9 @@ import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { AccessDenied, NotFound, Unauthenticated } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import type { UserBody } from '../../platform/http/schemas.js';
 import { isId } from '../../platform/util/ids.js';
 import type { IdentityService } from '../sessions/service.js';
+import type { UserBody } from '../users/schemas.js';
 import { reencodeImage } from './decode.js';
 import * as store from './store.js';
 

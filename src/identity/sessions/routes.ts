@@ -7,24 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../platform/http/schemas.js';
+import { Credentials, RefreshBody } from './schemas.js';
 import type { IdentityService } from './service.js';
-
-const Credentials = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 320 }),
-  password: Type.String({ minLength: 1, maxLength: 1024, format: 'password' }),
-  clientid: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'client to bind the session to; default: ASSENT_DEFAULT_CLIENT_ID or the first registered client',
-    }),
-  ),
-});
-
-const RefreshBody = Type.Object({
-  refreshtoken: Type.String({ minLength: 1, maxLength: 4096 }),
-  clientid: Type.String({ minLength: 1, maxLength: 200 }),
-});
 
 const oauth = (operation: string) => ({ operation, oauth: true }) as const;
 

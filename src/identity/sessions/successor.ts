@@ -5,7 +5,7 @@
  * the same successor tokens instead of revoking the session (RFC 9700 §4.14.2 still applies after it).
  */
 import type { MasterKey } from '../../platform/crypto/master-key.js';
-import type { TokenBody } from '../../platform/http/schemas.js';
+import type { TokenBody } from './schemas.js';
 
 /** HKDF purpose (and AAD) of the sealed successor tokens; no other sealed value uses it. */
 const SUCCESSOR_PURPOSE = 'refresh-successor';

@@ -5,8 +5,8 @@
  */
 import { type Static, Type } from 'typebox';
 import type { Db } from '../../platform/db/open.js';
-import { UserBody } from '../../platform/http/schemas.js';
 import { presentUser } from './present.js';
+import { UserBody } from './schemas.js';
 import { userProfile } from './store.js';
 
 const { APIKey: _apiKey, ...userFields } = UserBody.properties;

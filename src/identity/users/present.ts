@@ -1,5 +1,5 @@
 /** Builds the User body (docs/api.md "Resources") from stored rows. */
-import type { UserBody } from '../../platform/http/schemas.js';
+import type { UserBody } from './schemas.js';
 import type { UserRow } from './store.js';
 
 /** An organisation the user is subscribed to, as `userProfile` returns it. */

@@ -3,28 +3,11 @@
  * the device-notification Client).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import { errors } from '../../platform/http/schemas.js';
 import { clientTypeOf } from './client-type.js';
+import { ProfilePatch, UserResponse } from './schemas.js';
 import type { UserService } from './service.js';
-
-const UserResponse = Type.Object({ User: Type.Ref('User') });
-
-const ProfilePatch = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  phone: Type.Optional(Type.String({ maxLength: 40 })),
-  client: Type.Optional(
-    Type.Object({
-      token: Type.String({ maxLength: 4096, description: 'device notification token' }),
-      type: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.String({ maxLength: 20 })], {
-        description:
-          'device type: 1 iOS (APNs), 2 Android (FCM), 0 none; also `ios`, `android`, `apns`, `fcm` … in any case ' +
-          '(docs/notifications.md "Mobile push")',
-      }),
-    }),
-  ),
-});
 
 /**
  * @param opts.users - the user service.

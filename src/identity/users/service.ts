@@ -2,7 +2,7 @@
 
 import { Unauthenticated } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import type { UserBody } from '../../platform/http/schemas.js';
+import type { UserBody } from './schemas.js';
 import * as store from './store.js';
 
 /**

@@ -5,27 +5,13 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { UpgradeBody, UserParams } from './schemas.js';
 import type { AnonymousService } from './service.js';
 
 const tags = ['users'];
 const security = [{ bearer: [] }];
-
-const UpgradeBody = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 254 }),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  email: Type.Optional(Type.String({ maxLength: 254 })),
-  phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(
-    Type.String({
-      maxLength: MAX_PASSWORD_INPUT,
-      format: 'password',
-      description: 'checked by the password policy (README "Passwords"); a refusal is a 400 naming the rule',
-    }),
-  ),
-});
 
 /** @param opts.anonymous - the anonymous-user service. */
 export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousService }> = async (
@@ -40,7 +26,7 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
       summary:
         'Add an anonymous user: no password, no e-mail; subscribed, ' +
         'with a consent record the organisation’s API key can manage',
-      params: Type.Object({ organizationID: Type.String() }),
+      params: OrgParams,
       body: Type.Object({}),
       response: { 201: Type.Ref('User'), ...errors(400, 401, 403, 404, 429) },
     },
@@ -55,7 +41,7 @@ export const anonymousRoutes: FastifyPluginAsyncTypebox<{ anonymous: AnonymousSe
       tags,
       security,
       summary: 'Upgrade an anonymous user to a full account, keeping its ID, consent records and history',
-      params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
+      params: UserParams,
       body: UpgradeBody,
       response: { 200: Type.Ref('User'), ...errors(400, 401, 403, 404, 409) },
     },

@@ -12,12 +12,12 @@ import {
   hashPassword,
   normaliseUsername,
   presentUser,
+  type UserBody,
   userProfile,
 } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { Conflict, NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import type { UserBody } from '../../platform/http/schemas.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';

@@ -7,55 +7,13 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { MAX_PASSWORD_INPUT } from '../../identity/index.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
-import { errors } from '../../platform/http/schemas.js';
+import { Links, pageLimit, pageLinks } from '../../platform/http/pagination.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { AddBody, Added, Individual, ListQuery, UserParams } from './schemas.js';
 import type { IndividualService } from './service.js';
 
-const Individual = Type.Object({ ID: Type.String(), Name: Type.String(), Phone: Type.String(), Email: Type.String() });
-const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
-/** The list's query: a keyset page, optionally only users whose name or e-mail contains `search`. */
-export const ListQuery = Type.Object({
-  ...PageQuery,
-  search: Type.Optional(
-    Type.String({
-      maxLength: 200,
-      description:
-        'only users whose name or e-mail contains this text, ignoring case (surrounding spaces ignored; ' +
-        '`%` and `_` are plain characters); the pages keep their user-ID order and `Links.Next` keeps the search',
-    }),
-  ),
-});
-/** The body of `individuals.add`: an existing user's ID, or a new user (docs/consents.md "Adding individuals"). */
-export const AddBody = Type.Object({
-  userid: Type.Optional(
-    Type.String({
-      maxLength: 100,
-      description: 'your own ID, to subscribe yourself; staff: a user already subscribed (instead of username)',
-    }),
-  ),
-  username: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 254,
-      description: 'an individual to add (instead of userid): created when new, else invited',
-    }),
-  ),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  email: Type.Optional(Type.String({ maxLength: 254 })),
-  phone: Type.Optional(Type.String({ maxLength: 40 })),
-  password: Type.Optional(
-    Type.String({
-      maxLength: MAX_PASSWORD_INPUT,
-      format: 'password',
-      description:
-        'absent: the new user cannot sign in with a password. 8 to 128 characters after NFKC, ' +
-        'not a common password, not the username (README "Passwords"); a refusal is a 400 naming the rule',
-    }),
-  ),
-});
 
 /** @param opts - the individual service and the public URL. */
 export const individualRoutes: FastifyPluginAsyncTypebox<{
@@ -110,8 +68,8 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       params: OrgParams,
       body: AddBody,
       response: {
-        200: Type.Object({ User: Individual, ConsentID: Type.String() }),
-        201: Type.Object({ User: Individual, ConsentID: Type.String() }),
+        200: Added,
+        201: Added,
         ...errors(400, 401, 403, 404, 409),
       },
     },
@@ -127,7 +85,7 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       tags,
       security,
       summary: 'Unsubscribe a user (the consent record and its history are kept)',
-      params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
+      params: UserParams,
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },
     handler: async (req, reply) => {

@@ -9,35 +9,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
 import { INVITATION_PAGE_HEADERS, INVITATION_PAGE_HTML } from './page.js';
-import { type InvitationService, MAX_EMAIL } from './service.js';
+import { AcceptBody, Accepted, CreateBody, Invitation, InvitationParams } from './schemas.js';
+import type { InvitationService } from './service.js';
 
 const tags = ['individuals'];
 const security = [{ bearer: [] }];
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const Invitation = Type.Object({
-  ID: Type.String(),
-  Email: Type.String(),
-  CreatedBy: Type.String({ description: 'ID of the staff member who invited' }),
-  CreatedAt: Type.String({ format: 'date-time' }),
-  ExpiresAt: Type.String({ format: 'date-time' }),
-});
-const CreateBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: MAX_EMAIL + 100, description: 'the address the link is mailed to' }),
-});
-const AcceptBody = Type.Object({
-  token: Type.String({
-    minLength: 1,
-    maxLength: 256,
-    description: 'the `token` of the link’s fragment (`/invitations/accept#token=…`)',
-  }),
-});
-const Accepted = Type.Object({
-  Org: Type.Object({ OrgID: Type.String(), Name: Type.String() }),
-  ConsentID: Type.String(),
-});
-
 /** The routes under `{base}`. */
 const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; publicUrl: string }> = async (
   v1,
@@ -81,7 +59,7 @@ const apiRoutes: FastifyPluginAsyncTypebox<{ invitations: InvitationService; pub
     schema: {
       tags,
       security,
-      params: Type.Object({ organizationID: Type.String(), invitationID: Type.String() }),
+      params: InvitationParams,
       summary: 'Revoke a pending invitation: its link stops working',
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },

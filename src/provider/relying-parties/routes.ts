@@ -8,55 +8,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { errors } from '../../platform/http/schemas.js';
-import { MAX_CLIENT_NAME, MAX_CLIENT_URIS } from './rules.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { ClientBody, ClientParams, CreateBody, CreatedBody, RotatedBody, UpdateBody } from './schemas.js';
 import type { OidcClientService } from './service.js';
 
-const OrgParams = Type.Object({ organizationID: Type.String() });
-const ClientParams = Type.Object({ organizationID: Type.String(), clientID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['oidc'];
-
-const Uris = (description: string) =>
-  Type.Array(Type.String({ maxLength: 2000 }), { maxItems: MAX_CLIENT_URIS, description });
-const RedirectUris = Uris(
-  '1 to 50 exact redirect URIs: https, http at loopback, or (public only) a private-use scheme',
-);
-const PostLogoutUris = Uris('0 to 50 exact post-logout redirect URIs, under the same rule');
-const Name = Type.String({ maxLength: MAX_CLIENT_NAME, description: 'shown on the sign-in page; 1 to 200 characters' });
-const PUBLIC = 'true: no secret, PKCE S256 required; false: a generated secret';
-
-/** The body of a relying party's registration (the console's form reuses its limits). */
-export const CreateBody = Type.Object({
-  clientId: Type.Optional(
-    Type.String({ maxLength: 200, description: '1 to 100 of A-Z a-z 0-9 . _ ~ -; generated when absent' }),
-  ),
-  name: Name,
-  redirectUris: RedirectUris,
-  postLogoutRedirectUris: Type.Optional(PostLogoutUris),
-  public: Type.Optional(Type.Boolean({ description: `${PUBLIC}; default false` })),
-});
-
-const UpdateBody = Type.Object({
-  name: Type.Optional(Name),
-  redirectUris: Type.Optional(RedirectUris),
-  postLogoutRedirectUris: Type.Optional(PostLogoutUris),
-  public: Type.Optional(Type.Boolean({ description: 'cannot change: a value other than the stored one is a 400' })),
-});
-
-const client = {
-  clientId: Type.String(),
-  name: Type.String(),
-  redirectUris: Type.Array(Type.String()),
-  postLogoutRedirectUris: Type.Array(Type.String()),
-  public: Type.Boolean(),
-  createdAt: Type.String({ description: 'RFC 3339' }),
-  updatedAt: Type.String({ description: 'RFC 3339' }),
-};
-const ClientBody = Type.Object(client);
-const secretField = { description: 'answered only here, once; Assent keeps only its SHA-256' };
-const CreatedBody = Type.Object({ ...client, clientSecret: Type.Optional(Type.String(secretField)) });
-const RotatedBody = Type.Object({ ...client, clientSecret: Type.String(secretField) });
 
 /** The options of the routes: the registration service, built by `createContext` (`ctx.oidc.clients`). */
 export interface OidcRouteOptions {

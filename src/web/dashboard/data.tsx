@@ -3,7 +3,8 @@
  * individual (GDPR Art. 15, 20), the profile (name, phone, image), the password, and account deletion
  * (GDPR Art. 17) behind a confirmation step.
  */
-import type { UserBody } from '../../platform/http/schemas.js';
+
+import type { UserBody } from '../../identity/index.js';
 import { Csrf } from '../shared/layout.js';
 import { DashboardPage } from './shell.js';
 
