@@ -181,14 +181,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const roles = new RolesCache(store.db);
   // PGlite has one connection: a second statement in flight would only queue there, so one slot.
   const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
-  const identity = new IdentityService({
-    db: store.db,
-    config,
-    tokens,
-    master,
-    liveness,
-    rotationSlots: slots(config.dbWriteSlots),
-  });
+  const identity = new IdentityService(store.db, config, tokens, master, liveness, slots(config.dbWriteSlots));
   const users = new UserService(store.db, identity);
   const purposes = new PurposeService(store.db);
   const retention = new RetentionService(store.db);
@@ -199,16 +192,16 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
   const consents = new ConsentService(store.db, sealer, views, roles, writes);
   const history = new HistoryService(store.db, sealer);
-  const receipts = new ReceiptService({
-    db: store.db,
+  const receipts = new ReceiptService(
+    store.db,
     sealer,
     consents,
     purposes,
     dataAttributes,
     retention,
-    signer: new DocumentSigner(keys),
-    issuer: config.publicUrl,
-  });
+    new DocumentSigner(keys),
+    config.publicUrl,
+  );
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
   const background = new BackgroundTasks();
@@ -221,14 +214,14 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     consents: new ConsentExport(store.db, views, sealer, consents),
   });
   const auditLog = new AuditLogService(store.db);
-  const passwords = new PasswordService({ db: store.db, config, mailer, background, liveness });
+  const passwords = new PasswordService(store.db, config, mailer, background, liveness);
   const images = new ImageService(store.db, identity);
   const configs = new FederationConfigService(store.db, master, config);
   const broker = new Broker(store.db, master, configs);
   const federation: FederationServices = {
     configs,
     broker,
-    exchange: new Exchange({ db: store.db, config, master, identity, tokens, configs, broker }),
+    exchange: new Exchange(store.db, config, master, identity, tokens, configs, broker),
     logout: new FederatedLogout(store.db, master, configs, identity),
   };
   const samlConfigs = new SamlConfigService(store.db, config);
@@ -249,14 +242,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const wallet = new WalletFlow(store.db, master, walletSettings, config);
   let stop: (() => Promise<void>) | undefined;
   const relyingParties = new RelyingPartyRegistry(store.db);
-  const providers = new OrgProviders({
-    db: store.db,
-    publicUrl: config.publicUrl,
-    keys,
-    master,
-    parties: relyingParties,
-    wallet,
-  });
+  const providers = new OrgProviders(store.db, config.publicUrl, keys, master, relyingParties, wallet);
   const ctx: Context = {
     config,
     store,

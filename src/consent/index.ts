@@ -17,7 +17,7 @@ export { listingRoutes } from './listings/routes.js';
 export { ListingService } from './listings/service.js';
 export { COUNTING } from './model/counting.js';
 export { attributeChoice } from './model/values.js';
-export type { OrganizationBody } from './purposes/present.js';
+export type { OrganisationBody } from './purposes/present.js';
 export { purposeRoutes } from './purposes/routes.js';
 export { PurposeInput } from './purposes/schemas.js';
 export { PurposeService } from './purposes/service.js';

@@ -25,17 +25,6 @@ import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 import { linkUser } from './users.js';
 
-/** Dependencies of the exchange. */
-export interface ExchangeDeps {
-  db: Db;
-  config: Config;
-  master: MasterKey;
-  identity: IdentityService;
-  tokens: Tokens;
-  configs: FederationConfigService;
-  broker: Broker;
-}
-
 const INVALID_CODE = 'Invalid, expired or already used code';
 
 /**
@@ -52,7 +41,15 @@ function answer(err: FederationError, log: FastifyBaseLogger): AssentError {
 
 /** Exchanges codes for Assent sessions. */
 export class Exchange {
-  constructor(private readonly deps: ExchangeDeps) {}
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly master: MasterKey,
+    private readonly identity: IdentityService,
+    private readonly tokens: Tokens,
+    private readonly configs: FederationConfigService,
+    private readonly broker: Broker,
+  ) {}
 
   /**
    * Redeems a code for the login response `{User, Token}` of docs/api.md "Resources".
@@ -71,7 +68,7 @@ export class Exchange {
     ip: string,
     log: FastifyBaseLogger,
   ): Promise<LoginResult> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const key = `fed-exchange:ip:${ip}`;
     await assertKeyNotBlocked(db, key);
     try {
@@ -92,7 +89,7 @@ export class Exchange {
    * @throws {RateLimited} while the IP is blocked. @throws {InvalidRequest} `invalid_grant`.
    */
   async redeemForUser(orgId: string, redirectUri: string, code: string, ip: string): Promise<string> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const key = `fed-exchange:ip:${ip}`;
     await assertKeyNotBlocked(db, key);
     try {
@@ -110,7 +107,7 @@ export class Exchange {
    */
   private async takeCode(orgId: string, redirectUri: string, code: string) {
     // Deleted as it is read: a replayed code finds nothing (RFC 6749 §4.1.2, §10.5).
-    const row = await store.takeCode(this.deps.db, sha256(code), orgId);
+    const row = await store.takeCode(this.db, sha256(code), orgId);
     if (!row) throw new InvalidRequest(INVALID_CODE, 'invalid_grant');
     // RFC 6749 §4.1.3: the redirect_uri must be the one the code was issued to.
     if (row.appRedirectUri !== redirectUri)
@@ -124,7 +121,7 @@ export class Exchange {
     code: string,
     log: FastifyBaseLogger,
   ): Promise<LoginResult> {
-    const { db, master, configs } = this.deps;
+    const { db, master, configs } = this;
     if (!isId(orgId)) throw new NotFound('No identity provider is configured for this organisation');
     if (code.startsWith(CODE_PREFIX)) {
       const row = await this.takeCode(orgId, redirectUri, code);
@@ -133,7 +130,7 @@ export class Exchange {
         throw new InvalidRequest(INVALID_CODE, 'invalid_grant');
       return this.login(orgId, row.userId, row.idTokenSealed);
     }
-    const settings = await this.deps.broker.requireSettings(orgId);
+    const settings = await this.broker.requireSettings(orgId);
     if (!(await store.isRedirectUri(db, orgId, redirectUri)))
       throw new InvalidRequest('redirect_uri is not registered for this organisation', 'invalid_grant');
     const callbackUrl = new URL(redirectUri);
@@ -151,7 +148,7 @@ export class Exchange {
 
   /** Opens the Assent session and keeps the sealed ID token with it. */
   private async login(orgId: string, userId: string, idTokenSealed: string | null): Promise<LoginResult> {
-    const { db, identity, tokens } = this.deps;
+    const { db, identity, tokens } = this;
     const clientId = await identity.resolveClient(undefined);
     const { token, lastVisit } = await identity.openSession(userId, clientId);
     const { sid } = await tokens.verify(token.access_token, TokenType.access);

@@ -18,21 +18,6 @@ import type { ConsentService } from '../records/service.js';
 import type { RetentionService } from '../retention/service.js';
 import { buildReceipt, type ConsentReceipt } from './receipt-record.js';
 
-/** What a receipt service is built from (src/app/context.ts). */
-export interface ReceiptDeps {
-  db: Db;
-  /** Flushed before the event is read, so that an event committed before the request is found sealed. */
-  sealer: ChainSealer;
-  /** Decides access, as for the history list (`open` with `history`). */
-  consents: ConsentService;
-  purposes: Pick<PurposeService, 'recorded'>;
-  dataAttributes: Pick<DataAttributeService, 'recorded'>;
-  retention: Pick<RetentionService, 'get'>;
-  signer: DocumentSigner;
-  /** `iss` of every receipt: the public URL. */
-  issuer: string;
-}
-
 /** A receipt and its compact JWS, whose payload is the receipt unchanged. */
 export interface SignedReceipt {
   receipt: ConsentReceipt;
@@ -42,7 +27,19 @@ export interface SignedReceipt {
 
 /** Issues consent receipts of history events; the web dashboard calls `receipt`. */
 export class ReceiptService {
-  constructor(private readonly deps: ReceiptDeps) {}
+  constructor(
+    private readonly db: Db,
+    /** Flushed before the event is read, so that an event committed before the request is found sealed. */
+    private readonly sealer: ChainSealer,
+    /** Decides access, as for the history list (`open` with `history`). */
+    private readonly consents: ConsentService,
+    private readonly purposes: Pick<PurposeService, 'recorded'>,
+    private readonly dataAttributes: Pick<DataAttributeService, 'recorded'>,
+    private readonly retention: Pick<RetentionService, 'get'>,
+    private readonly signer: DocumentSigner,
+    /** `iss` of every receipt: the public URL. */
+    private readonly issuer: string,
+  ) {}
 
   /**
    * The receipt of one event of `userId`'s consent history in `orgId`, signed now with the active
@@ -54,7 +51,7 @@ export class ReceiptService {
    * @throws {AccessDenied} when the caller may not read this individual's history.
    */
   async receipt(principal: Principal, orgId: string, userId: string, eventId: string): Promise<SignedReceipt> {
-    const { db, sealer, consents, signer, issuer } = this.deps;
+    const { db, sealer, consents, signer, issuer } = this;
     const { record } = await consents.open(principal, { orgId, userId }, 'history');
     if (!isId(eventId)) throw new NotFound('Consent event not found');
     await sealer.flush(record.orgId);
@@ -62,9 +59,9 @@ export class ReceiptService {
     if (!event) throw new NotFound('Consent event not found');
     const [name, purpose, attribute, retention] = await Promise.all([
       organisationName(db, event.orgId),
-      this.deps.purposes.recorded(event.orgId, event.purposeId),
-      this.deps.dataAttributes.recorded(event.orgId, event.attributeId),
-      this.deps.retention.get(event.orgId),
+      this.purposes.recorded(event.orgId, event.purposeId),
+      this.dataAttributes.recorded(event.orgId, event.attributeId),
+      this.retention.get(event.orgId),
     ]);
     const receipt = buildReceipt({
       event,

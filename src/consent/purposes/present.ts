@@ -14,7 +14,7 @@ export const PurposeBody = Type.Object({
 export type PurposeBody = Static<typeof PurposeBody>;
 
 /** An organisation with its purposes. */
-export const OrganizationBody = Type.Object({
+export const OrganisationBody = Type.Object({
   ID: Type.String(),
   Name: Type.String(),
   Location: Type.String(),
@@ -25,7 +25,7 @@ export const OrganizationBody = Type.Object({
   Purposes: Type.Array(PurposeBody),
 });
 /** An Organization body. */
-export type OrganizationBody = Static<typeof OrganizationBody>;
+export type OrganisationBody = Static<typeof OrganisationBody>;
 
 /** The Purpose body of a stored purpose. */
 export function presentPurpose(row: PurposeRow): PurposeBody {
@@ -42,7 +42,7 @@ export function presentPurpose(row: PurposeRow): PurposeBody {
 export function presentOrganisation(
   found: NonNullable<Awaited<ReturnType<typeof findOrganisation>>>,
   purposes: PurposeRow[],
-): OrganizationBody {
+): OrganisationBody {
   const { org, typeName } = found;
   return {
     ID: org.id,

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { errors, OrgParams } from '../../platform/http/schemas.js';
-import { OrganizationBody, PurposeBody } from './present.js';
+import { OrganisationBody, PurposeBody } from './present.js';
 import { CreateBody, PurposeInput, PurposeParams } from './schemas.js';
 import type { PurposeService } from './service.js';
 
@@ -24,7 +24,7 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
       summary: 'Add purposes to the organisation',
       params: OrgParams,
       body: CreateBody,
-      response: { 201: Type.Object({ Organization: OrganizationBody }), ...errors(400, 401, 403, 404) },
+      response: { 201: Type.Object({ Organization: OrganisationBody }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req, reply) =>
       reply.code(201).send({ Organization: await purposes.create(req.params.organizationID, req.body.purposes) }),

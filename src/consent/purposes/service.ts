@@ -10,7 +10,7 @@ import { NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
 import { isId } from '../../platform/util/ids.js';
-import { type OrganizationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
+import { type OrganisationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';
 
 /** A purpose as a request describes it (body keys already canonicalised). */
@@ -51,13 +51,13 @@ export class PurposeService {
    * @param orgId - an existing organisation (checked by the guard).
    * @throws {NotFound} when the organisation vanished meanwhile.
    */
-  async create(orgId: string, items: PurposeInput[]): Promise<OrganizationBody> {
+  async create(orgId: string, items: PurposeInput[]): Promise<OrganisationBody> {
     await store.insertPurposes(this.db, orgId, items.map(fields));
     return this.organisation(orgId);
   }
 
   /** The organisation with its live purposes. @throws {NotFound} */
-  async organisation(orgId: string): Promise<OrganizationBody> {
+  async organisation(orgId: string): Promise<OrganisationBody> {
     const found = await store.findOrganisation(this.db, orgId);
     if (!found) throw new NotFound('Organisation not found');
     return presentOrganisation(found, await store.listPurposes(this.db, orgId));

@@ -48,27 +48,24 @@ export const FORGOT_ANSWER =
 /** The answer to a wrong `currentpassword`. */
 export const WRONG_CURRENT_PASSWORD = 'The current password is wrong';
 
-/** What the password service needs. */
-export interface PasswordDeps {
-  db: Db;
-  config: Config;
-  mailer: Mailer;
-  /** Runs the work done after answering. */
-  background: BackgroundTasks;
-  /** Told when sessions are revoked, so that the auth guard stops accepting them at once. */
-  liveness: LivenessCache;
-}
-
 /** Sets passwords. */
 export class PasswordService {
-  constructor(private readonly deps: PasswordDeps) {}
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly mailer: Mailer,
+    /** Runs the work done after answering. */
+    private readonly background: BackgroundTasks,
+    /** Told when sessions are revoked, so that the auth guard stops accepting them at once. */
+    private readonly liveness: LivenessCache,
+  ) {}
 
   /**
    * Waits for the work done after answering (mails) that is under way, a few seconds at most: the
    * app calls it when it closes, so that those mails still go out.
    */
   drain(): Promise<void> {
-    return this.deps.background.drain();
+    return this.background.drain();
   }
 
   /**
@@ -90,7 +87,7 @@ export class PasswordService {
     ip: string,
     log: FastifyBaseLogger,
   ): Promise<void> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const account = await credentialAccountById(db, principal.userId);
     if (!account) throw new Unauthenticated();
     if (input.currentpassword !== undefined) await this.checkCurrent(account, input.currentpassword, ip);
@@ -102,7 +99,7 @@ export class PasswordService {
       // Whoever else holds a session (a stolen phone, a thief's refresh token) is signed out; the caller stays.
       await revokeUserSessions(tx, account.id, principal.familyId ?? null, 'password changed');
     });
-    this.deps.liveness.forgetUser(account.id);
+    this.liveness.forgetUser(account.id);
     this.notify(account, 'session', log);
   }
 
@@ -111,7 +108,7 @@ export class PasswordService {
    * access token cannot be used to guess the password (ASVS 5.0 V6.3.1).
    */
   private async checkCurrent(account: CredentialAccount, current: string, ip: string): Promise<void> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const keys = throttle.attemptKeys(account.username, ip);
     await throttle.assertAttemptNotBlocked(db, keys);
     const match = account.passwordHash ? await verifyNormalised(account.passwordHash, current) : false;
@@ -134,13 +131,13 @@ export class PasswordService {
    * @throws {InvalidRequest} (400) without a username; {RateLimited} (429, `Retry-After`) past a limit.
    */
   async requestReset(username: string | undefined, ip: string, log: FastifyBaseLogger): Promise<void> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const name = username === undefined ? '' : normaliseUsername(username);
     if (!name) throw new InvalidRequest('username is required');
     // Both limits count every request, for existing and unknown usernames alike (mail bombing, enumeration at scale).
     await enforce(db, `forgot:ip:${ip}`, config.forgotPerIp);
     await enforce(db, `forgot:u:${name}`, config.forgotPerUsername);
-    this.deps.background.run('password.forgot', () => this.sendResetLink(name), log);
+    this.background.run('password.forgot', () => this.sendResetLink(name), log);
   }
 
   /**
@@ -150,7 +147,7 @@ export class PasswordService {
    * @param username - normalised.
    */
   private async sendResetLink(username: string): Promise<void> {
-    const { db, config, mailer } = this.deps;
+    const { db, config, mailer } = this;
     const account = await credentialAccountByUsername(db, username);
     if (!account?.email) return;
     const token = randomBytes(RESET_TOKEN_BYTES).toString('base64url');
@@ -177,7 +174,7 @@ export class PasswordService {
    *   (the token then stays usable, so the user can try another password).
    */
   async completeReset(token: string, password: string, ip: string, log: FastifyBaseLogger): Promise<void> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const hashOfToken = sha256(token);
     // The lookup is by the SHA-256 of what was sent: its timing says nothing about stored tokens.
     const found = await store.findResetToken(db, hashOfToken);
@@ -198,7 +195,7 @@ export class PasswordService {
       return true;
     });
     if (!changed) throw new InvalidRequest(INVALID_RESET_LINK);
-    this.deps.liveness.forgetUser(account.id);
+    this.liveness.forgetUser(account.id);
     this.notify(account, 'reset', log);
   }
 
@@ -206,9 +203,9 @@ export class PasswordService {
   private notify(account: CredentialAccount, kind: ChangeKind, log: FastifyBaseLogger): void {
     if (!account.email) return;
     const at = new Date();
-    this.deps.background.run(
+    this.background.run(
       'password.notice',
-      () => this.deps.mailer.send(passwordChangedMail(account.email, account.username, kind, at)),
+      () => this.mailer.send(passwordChangedMail(account.email, account.username, kind, at)),
       log,
     );
   }

@@ -13,19 +13,16 @@ import * as store from './store.js';
 /** The sealing purpose of stored API keys (`MasterKey.seal`). */
 const API_KEY_PURPOSE = 'api-key';
 
-/** What the API keys need: the store, the key lifetime (`Config.apiKeyTtl`), signing and sealing. */
-export interface ApiKeyDeps {
-  db: Db;
-  config: Config;
-  tokens: Tokens;
-  master: MasterKey;
-  /** Told of a revocation, so that the auth guard refuses the revoked keys at once. */
-  liveness: LivenessCache;
-}
-
 /** Hands out, and revokes, users' API keys. */
 export class ApiKeys {
-  constructor(private readonly deps: ApiKeyDeps) {}
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly tokens: Tokens,
+    private readonly master: MasterKey,
+    /** Told of a revocation, so that the auth guard refuses the revoked keys at once. */
+    private readonly liveness: LivenessCache,
+  ) {}
 
   /**
    * The user's live API key, minted (360 days by default) when there is none or when this server
@@ -35,7 +32,7 @@ export class ApiKeys {
    * @returns the compact JWT.
    */
   async forUser(userId: string, liveSealed: string | null): Promise<string> {
-    const { db, config, tokens, master } = this.deps;
+    const { db, config, tokens, master } = this;
     const stored = liveSealed ? await this.accepted(liveSealed) : null;
     if (stored) return stored;
     const key = await tokens.sign(TokenType.apiKey, { sub: userId }, config.apiKeyTtl);
@@ -58,8 +55,8 @@ export class ApiKeys {
    */
   private async accepted(sealed: string): Promise<string | null> {
     try {
-      const key = this.deps.master.open(sealed, API_KEY_PURPOSE);
-      await this.deps.tokens.verify(key, TokenType.apiKey);
+      const key = this.master.open(sealed, API_KEY_PURPOSE);
+      await this.tokens.verify(key, TokenType.apiKey);
       return key;
     } catch (err) {
       if (err instanceof InvalidTokenError || err instanceof SealError) return null;
@@ -72,7 +69,7 @@ export class ApiKeys {
    * @param userId - the signed-in user.
    */
   async revoke(userId: string): Promise<void> {
-    await store.revokeApiKeys(this.deps.db, userId);
-    this.deps.liveness.forgetUser(userId);
+    await store.revokeApiKeys(this.db, userId);
+    this.liveness.forgetUser(userId);
   }
 }

@@ -31,21 +31,6 @@ export interface LoginResult {
   Token: TokenBody;
 }
 
-/** The dependencies of the identity service. */
-export interface IdentityDeps {
-  db: Db;
-  config: Config;
-  tokens: Tokens;
-  master: MasterKey;
-  /** Told of every revocation, so that the auth guard stops accepting the credential at once. */
-  liveness: LivenessCache;
-  /**
-   * Refresh-token rotations in flight at once (count;
-   * `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement.
-   */
-  rotationSlots: number;
-}
-
 /** Normalises a username for lookup: usernames are case-insensitive, like Keycloak's. */
 export function normaliseUsername(username: string): string {
   return username.trim().normalize('NFKC').toLowerCase();
@@ -64,23 +49,35 @@ export class IdentityService {
     return this.rotations.pending;
   }
 
-  constructor(private readonly deps: IdentityDeps) {
-    this.clients = new ClientRegistry(deps.db);
-    this.apiKeys = new ApiKeys(deps);
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly tokens: Tokens,
+    private readonly master: MasterKey,
+    /** Told of every revocation, so that the auth guard stops accepting the credential at once. */
+    private readonly liveness: LivenessCache,
+    /**
+     * Refresh-token rotations in flight at once (count;
+     * `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement.
+     */
+    private readonly rotationSlots: number,
+  ) {
+    this.clients = new ClientRegistry(this.db);
+    this.apiKeys = new ApiKeys(db, config, tokens, master, liveness);
     // Keyed by the presented token: two rotations of one token never share a statement, so the
     // second still finds it consumed and is treated as reuse (RFC 9700 §4.14.2).
     this.rotations = new Batcher(
       {
-        one: (r) => sessions.rotateRefresh(deps.db, r, deps.config.refreshReuseGraceSeconds),
-        many: (list) => sessions.rotateRefreshMany(deps.db, list, deps.config.refreshReuseGraceSeconds),
+        one: (r) => sessions.rotateRefresh(this.db, r, this.config.refreshReuseGraceSeconds),
+        many: (list) => sessions.rotateRefreshMany(this.db, list, this.config.refreshReuseGraceSeconds),
         key: (r) => r.oldHash.toString('hex'),
       },
-      deps.rotationSlots,
+      this.rotationSlots,
       64,
     );
     // Verified against when the username is unknown, so that both failures cost one argon2id
     // verification and cannot be told apart by timing (ASVS 5.0 V6.3.8).
-    this.dummyHash = hashPassword(randomUUID(), deps.config.argon2);
+    this.dummyHash = hashPassword(randomUUID(), this.config.argon2);
   }
 
   /**
@@ -95,7 +92,7 @@ export class IdentityService {
    * @throws {Unauthenticated} `invalid_grant` on a wrong username or password (RFC 6749 §5.2).
    */
   async checkPassword(username: string, password: string, ip: string): Promise<UserProfile> {
-    const { db, config } = this.deps;
+    const { db, config } = this;
     const normalised = normaliseUsername(username);
     const keys = throttle.attemptKeys(normalised, ip);
     const found = await sessions.loginLookup(db, normalised, keys.account, keys.ip);
@@ -125,7 +122,7 @@ export class IdentityService {
    * @throws {InvalidRequest} `invalid_client` when it is not registered.
    */
   async resolveClient(clientId: string | undefined): Promise<string> {
-    const { config } = this.deps;
+    const { config } = this;
     const id = clientId ?? config.defaultClientId ?? (await this.clients.firstClient());
     if (!id || !(await this.clients.has(id))) throw new InvalidRequest('Unknown client', 'invalid_client');
     return id;
@@ -138,7 +135,7 @@ export class IdentityService {
    * @returns the Token body and the new `LastVisit`.
    */
   async openSession(userId: string, clientId: string): Promise<{ token: TokenBody; lastVisit: Date }> {
-    const { db, config, tokens } = this.deps;
+    const { db, config, tokens } = this;
     const sid = randomUUID();
     const refresh = await tokens.sign(
       TokenType.refresh,
@@ -156,7 +153,7 @@ export class IdentityService {
   }
 
   private async tokenBody(userId: string, clientId: string, sid: string, refreshToken: string): Promise<TokenBody> {
-    const { config, tokens } = this.deps;
+    const { config, tokens } = this;
     const access = await tokens.sign(
       TokenType.access,
       { sub: userId, client_id: clientId, sid },
@@ -187,8 +184,8 @@ export class IdentityService {
    * @param reason - stored with the revocation, e.g. `logout`.
    */
   async revokeSession(userId: string, familyId: string, reason: string): Promise<void> {
-    await sessions.revokeFamily(this.deps.db, familyId, reason);
-    this.deps.liveness.forgetUser(userId);
+    await sessions.revokeFamily(this.db, familyId, reason);
+    this.liveness.forgetUser(userId);
   }
 
   /**
@@ -197,14 +194,14 @@ export class IdentityService {
    * @throws {Unauthenticated} when the user no longer exists.
    */
   async userRecord(userId: string, withApiKey: boolean): Promise<UserBody> {
-    const profile = await users.userProfile(this.deps.db, userId);
+    const profile = await users.userProfile(this.db, userId);
     if (!profile) throw new Unauthenticated();
     return this.presentProfile(profile, withApiKey);
   }
 
   private async presentProfile(profile: UserProfile, withApiKey: boolean): Promise<UserBody> {
     const apiKey = withApiKey ? await this.apiKeys.forUser(profile.row.id, profile.apiKeySealed) : undefined;
-    return presentUser(profile.row, profile.orgs, profile.roles, this.deps.config.publicUrl, apiKey);
+    return presentUser(profile.row, profile.orgs, profile.roles, this.config.publicUrl, apiKey);
   }
 
   /**
@@ -235,7 +232,7 @@ export class IdentityService {
    * @throws {InvalidRequest} `invalid_grant` / `invalid_client`.
    */
   async refresh(input: { refreshtoken: string; clientid: string }): Promise<TokenBody> {
-    const { db, config, tokens, master } = this.deps;
+    const { db, config, tokens, master } = this;
     const claims = await this.verifyRefresh(input.refreshtoken);
     // Also guards the grace period: only the client the token was issued to may get its successor.
     await this.assertClient(input.clientid, claims.client_id);
@@ -278,7 +275,7 @@ export class IdentityService {
 
   private async verifyRefresh(token: string) {
     try {
-      const claims = await this.deps.tokens.verify(token, TokenType.refresh);
+      const claims = await this.tokens.verify(token, TokenType.refresh);
       if (!claims.sid || !claims.client_id) throw new InvalidTokenError('missing sid');
       return claims as typeof claims & { sid: string; client_id: string };
     } catch (err) {

@@ -36,18 +36,6 @@ export const providerPrefix = (orgId: string) => `/v3/service/extension/oidc/${o
 /** How many organisations' providers are kept at once; the least recently used is dropped. */
 const CACHE_SIZE = 256;
 
-/** What the providers are built from (`createContext` wires them). */
-export interface ProviderDeps {
-  db: Db;
-  /** `ASSENT_PUBLIC_URL`: the issuer is this plus the prefix. */
-  publicUrl: string;
-  keys: KeyRing;
-  master: MasterKey;
-  parties: RelyingParties;
-  /** The verifier (`Context.wallet`). */
-  wallet: WalletSignIn;
-}
-
 /** One organisation's provider and the key ring it was built from. */
 interface Entry {
   provider: Provider;
@@ -60,8 +48,16 @@ export class OrgProviders {
   private readonly cache = new Map<string, Promise<Entry>>();
   private log: FastifyBaseLogger | undefined;
 
-  /** @param deps - see `ProviderDeps`. */
-  constructor(private readonly deps: ProviderDeps) {}
+  constructor(
+    private readonly db: Db,
+    /** `ASSENT_PUBLIC_URL`: the issuer is this plus the prefix. */
+    private readonly publicUrlText: string,
+    private readonly keys: KeyRing,
+    private readonly master: MasterKey,
+    private readonly parties: RelyingParties,
+    /** The verifier (`Context.wallet`). */
+    private readonly wallet: WalletSignIn,
+  ) {}
 
   /** Where a provider's internal failures are reported (the app's logger; no request data). */
   setLogger(log: FastifyBaseLogger): void {
@@ -70,12 +66,12 @@ export class OrgProviders {
 
   /** The issuer of organisation `orgId` (docs/api.md "Authorization endpoint"): `{ASSENT_PUBLIC_URL}/v3/service/extension/oidc/{orgId}`. */
   issuer(orgId: string): string {
-    return `${this.deps.publicUrl.replace(/\/+$/, '')}${providerPrefix(orgId)}`;
+    return `${this.publicUrlText.replace(/\/+$/, '')}${providerPrefix(orgId)}`;
   }
 
   /** The public URL (`ASSENT_PUBLIC_URL`), whose protocol and host every issuer and endpoint URL carries. */
   publicUrl(): URL {
-    return new URL(this.deps.publicUrl);
+    return new URL(this.publicUrlText);
   }
 
   /** The issuer's path: the provider's mount path (decision 0015 §2, gotcha 6). */
@@ -90,7 +86,7 @@ export class OrgProviders {
   async organisationName(orgId: string): Promise<string | null> {
     // One spelling per organisation: the issuer, the cache and the cookies' paths all use the lower-case ID.
     if (orgId !== orgId.toLowerCase()) return null;
-    return organisationName(this.deps.db, orgId);
+    return organisationName(this.db, orgId);
   }
 
   /**
@@ -99,7 +95,7 @@ export class OrgProviders {
    * @param orgId - an existing organisation's ID.
    */
   async get(orgId: string): Promise<Provider> {
-    const kids = (await this.deps.keys.jwks()).keys.map((k) => k.kid).join(' ');
+    const kids = (await this.keys.jwks()).keys.map((k) => k.kid).join(' ');
     const cached = this.cache.get(orgId);
     if (cached) {
       const entry = await cached.catch(() => undefined);
@@ -118,14 +114,14 @@ export class OrgProviders {
   }
 
   private async build(orgId: string, kids: string): Promise<Entry> {
-    const { deps } = this;
-    const signingKeys = await deps.keys.privateJwks();
+    const { parties } = this;
+    const signingKeys = await this.keys.privateJwks();
     // Cookie keys follow the signing keys: a rotation brings a new one, and the previous ones keep
     // verifying cookies set before it for as long as their signing key is published.
     const cookieKeys = signingKeys.map((k) =>
-      deps.master.derivedKey(`oidc-cookie ${orgId} ${k.kid}`).toString('base64url'),
+      this.master.derivedKey(`oidc-cookie ${orgId} ${k.kid}`).toString('base64url'),
     );
-    const secretKey = deps.master.derivedKey(`oidc-client-placeholder ${orgId}`);
+    const secretKey = this.master.derivedKey(`oidc-client-placeholder ${orgId}`);
     const placeholder = (clientId: string) => createHmac('sha256', secretKey).update(clientId).digest('base64url');
     const prefix = this.mountPath(orgId);
     const provider = new Provider(
@@ -133,10 +129,10 @@ export class OrgProviders {
       providerConfiguration({
         orgId,
         prefix,
-        adapter: adapterFactory(orgId, deps.db, deps.parties, placeholder),
+        adapter: adapterFactory(orgId, this.db, this.parties, placeholder),
         signingKeys,
         cookieKeys,
-        wallet: deps.wallet,
+        wallet: this.wallet,
       }),
     );
     // Endpoint URLs follow X-Forwarded-Proto/Host (decision 0015 §2, gotcha 5), which routes.ts
@@ -144,7 +140,7 @@ export class OrgProviders {
     provider.proxy = true;
     // Client secrets are stored hashed: the presented one is checked against the hash (decision 0016).
     provider.Client.prototype.compareClientSecret = function (this: { clientId: string }, actual: string) {
-      return deps.parties.verifySecret(orgId, this.clientId, actual);
+      return parties.verifySecret(orgId, this.clientId, actual);
     };
     // Redirect URIs are matched as exact strings (RFC 9700 §4.1.3; docs/wallet.md "Relying parties"):
     // oidc-provider 8 compares them after URL parsing, which folds case, `..` segments and default ports.

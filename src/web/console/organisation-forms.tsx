@@ -4,7 +4,7 @@
  * in with the stored values, or, when it was just refused, with the values as sent and the error
  * next to the field that caused it (`form-state.tsx`).
  */
-import type { DataAttributeBody, OrganizationBody } from '../../consent/index.js';
+import type { DataAttributeBody, OrganisationBody } from '../../consent/index.js';
 import {
   CheckboxGroup,
   FieldError,
@@ -46,7 +46,7 @@ function nameField(id: string, name: string, stored: string, refused: RefusedFor
 export function RetentionForm(props: {
   action: string;
   csrfToken: string;
-  retention: OrganizationBody['DataRetention'];
+  retention: OrganisationBody['DataRetention'];
   refused?: RefusedForm;
 }) {
   const r = props.refused;
@@ -82,7 +82,7 @@ export function RetentionForm(props: {
 export function PurposeForm(props: {
   action: string;
   csrfToken: string;
-  p?: OrganizationBody['Purposes'][number];
+  p?: OrganisationBody['Purposes'][number];
   submit: string;
   refused?: RefusedForm;
 }) {
@@ -125,7 +125,7 @@ export function PurposeForm(props: {
 export function AttributeForm(props: {
   action: string;
   csrfToken: string;
-  purposes: OrganizationBody['Purposes'];
+  purposes: OrganisationBody['Purposes'];
   a?: DataAttributeBody;
   submit: string;
   refused?: RefusedForm;

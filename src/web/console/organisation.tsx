@@ -3,7 +3,7 @@
  * retention, its purposes and its data attributes, each editable by those the API lets change
  * them (Owner, Admin) and read-only for the others (Dpo, Developer).
  */
-import type { DataAttributeBody, OrganizationBody } from '../../consent/index.js';
+import type { DataAttributeBody, OrganisationBody } from '../../consent/index.js';
 import {
   AttributeForm,
   DeleteForm,
@@ -20,7 +20,7 @@ const KEPT = 'Individuals are no longer asked about it; their consent history ke
 
 /** What the page shows. */
 export interface OrganisationProps {
-  org: OrganizationBody;
+  org: OrganisationBody;
   attributes: DataAttributeBody[];
   roles: readonly number[];
   csrfToken: string;

@@ -7,14 +7,14 @@
  */
 
 import type { ComponentChildren } from 'preact';
-import type { DataAttributeBody, JobView, OrganizationBody } from '../../consent/index.js';
+import type { DataAttributeBody, JobView, OrganisationBody } from '../../consent/index.js';
 import { CheckboxGroup, FormError, type RefusedForm } from '../shared/form-state.js';
 import { Csrf } from '../shared/layout.js';
 import { allows, ConsolePage } from './shell.js';
 
 /** What every Consent requests page shows around its content. */
 interface Frame {
-  org: OrganizationBody;
+  org: OrganisationBody;
   roles: readonly number[];
   csrfToken: string;
 }
@@ -47,7 +47,7 @@ function Shell({ org, roles, csrfToken, title, children }: Frame & { title: stri
 }
 
 function PurposeRequest(
-  props: { orgId: string; csrfToken: string; purpose: OrganizationBody['Purposes'][number] } & {
+  props: { orgId: string; csrfToken: string; purpose: OrganisationBody['Purposes'][number] } & {
     attributes: DataAttributeBody[];
     refused?: RefusedForm;
   },
