@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../src/federation/openid/redirect-uris.js';
 import { call, login } from './helpers/assent.js';
 import { consentIdOf, consentSuite, consentsUrl } from './helpers/consent-org.js';
 import { solid } from './helpers/images.js';

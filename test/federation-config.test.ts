@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../src/federation/openid/redirect-uris.js';
 import { rowsOf } from '../src/platform/db/open.js';
 import { call, demoImport, login, startAssent, type TestAssent } from './helpers/assent.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportValidationError, runImport } from '../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../src/federation/openid/redirect-uris.js';
 import { hashPassword, verifyPassword } from '../src/identity/users/password-hashing.js';
 import { startAssent, type TestAssent } from './helpers/assent.js';
 import { createWithPassword, loginStatus, newUser, storedHash } from './helpers/passwords.js';

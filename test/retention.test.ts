@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../src/federation/openid/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
 
 let t: TestAssent;

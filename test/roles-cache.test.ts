@@ -1,5 +1,5 @@
 /**
- * The access checks cache a user's roles in an organisation (src/organisations/roles-cache.ts). These tests
+ * The access checks cache a user's roles in an organisation (src/organisations/membership/roles-cache.ts). These tests
  * change roles behind the server's back, with SQL on another connection as another server process or
  * `assent import` would, so that only the trigger's NOTIFY (migration 0011) can tell the server.
  * Without it the cached roles would stand for a minute and the tests would fail.

@@ -5,9 +5,6 @@
 export { anonymousRoutes } from './anonymous/routes.js';
 export { AnonymousService } from './anonymous/service.js';
 export { AuditLogService, type AuditRow, recordAudit } from './audit/service.js';
-export { organisationName } from './directory.js';
-export { eraseMemberships } from './erasure.js';
-export { ExportedRole, ExportedSubscription, exportMemberships } from './export.js';
 export { individualRoutes } from './individuals/routes.js';
 export { AddBody, ListQuery } from './individuals/schemas.js';
 export {
@@ -20,7 +17,10 @@ export {
 } from './individuals/service.js';
 export { invitationRoutes } from './invitations/routes.js';
 export { InvitationService } from './invitations/service.js';
-export { rolesInOrganisation, rolesSql, subscribe } from './membership.js';
-export { RolesCache } from './roles-cache.js';
-export { orgRoutes } from './routes.js';
-export { AuditQuery } from './schemas.js';
+export { organisationName } from './membership/directory.js';
+export { eraseMemberships } from './membership/erasure.js';
+export { ExportedRole, ExportedSubscription, exportMemberships } from './membership/export.js';
+export { rolesInOrganisation, rolesSql, subscribe } from './membership/membership.js';
+export { RolesCache } from './membership/roles-cache.js';
+export { orgRoutes } from './membership/routes.js';
+export { AuditQuery } from './membership/schemas.js';

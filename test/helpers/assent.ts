@@ -12,7 +12,7 @@ import { type Context, createContext } from '../../src/app/context.js';
 import { runImport } from '../../src/app/organisations-as-code/import.js';
 import type { ImportResult } from '../../src/app/organisations-as-code/schema.js';
 import { buildApp } from '../../src/app/server.js';
-import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../../src/federation/openid/redirect-uris.js';
 import { type Config, loadConfig } from '../../src/platform/config/load.js';
 import { lockDataDir } from '../../src/platform/db/lock.js';
 import { openPglite, openPostgres, type Store } from '../../src/platform/db/open.js';

@@ -1,7 +1,7 @@
 /** A second organisation for the consent tests: purposes of both lawful bases, staff of each role. */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { runImport } from '../../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../../src/federation/openid/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 import { waitFor } from './receiver.js';
 import { type WebClient, webSignIn } from './web-client.js';

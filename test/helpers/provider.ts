@@ -9,7 +9,7 @@
 import jsQRModule from 'jsqr';
 import { expect } from 'vitest';
 import { runImport } from '../../src/app/organisations-as-code/import.js';
-import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../../src/federation/openid/redirect-uris.js';
 import { oidcClientImport } from '../../src/provider/relying-parties/import.js';
 import { walletSettingsImport } from '../../src/provider/wallet/import.js';
 import { login, type TestAssent } from './assent.js';

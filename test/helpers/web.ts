@@ -12,7 +12,7 @@ import type { Download, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { runImport } from '../../src/app/organisations-as-code/import.js';
 import { consentHistoryImport } from '../../src/consent/transfer/import.js';
-import { redirectUriImport } from '../../src/federation/redirect-uris.js';
+import { redirectUriImport } from '../../src/federation/openid/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 import { launchChromium, type TestChromium } from './chromium.js';
 

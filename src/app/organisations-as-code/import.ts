@@ -241,7 +241,7 @@ async function importOidcClients(
  * @param input - parsed JSON of the file.
  * @param params - argon2id parameters for new password hashes.
  * @param redirectUris - federation's side of the organisations' `redirectUris`: `redirectUriImport`
- *   of `federation/redirect-uris.ts`, passed in so that orgs does not depend on federation.
+ *   of `federation/openid/redirect-uris.ts`, passed in so that orgs does not depend on federation.
  * @param oidcClients - the OpenID provider's side of the organisations' `oidcClients`:
  *   `oidcClientImport` of `provider/relying-parties/import.ts`, passed in for the same reason; when absent, a file
  *   listing `oidcClients` is refused.

@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from 'typebox';
 import { InvalidRequest } from '../../platform/core/errors.js';
-import { idpUrlProblem } from '../config.js';
+import { idpUrlProblem } from '../openid/config.js';
 import { certificatePem, type IdpMetadata } from './metadata.js';
 
 /** SAML 2.0 Core §8.3.7: a persistent, opaque, per-SP identifier: the one the link is made by. */

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IdentityService } from '../../identity/index.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
-import * as fedStore from '../store.js';
+import * as fedStore from '../openid/store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
 import type { SamlSettings, SpEndpoints } from './config.js';
 import { ASSERTION, LogoutRefusal, logoutResponseUrl, PROTOCOL } from './logout-binding.js';

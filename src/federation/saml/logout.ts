@@ -23,7 +23,7 @@ import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
 import { isId } from '../../platform/util/ids.js';
-import * as fedStore from '../store.js';
+import * as fedStore from '../openid/store.js';
 import { SAML_SESSION_PURPOSE } from './broker.js';
 import { IdpLogout, type IdpLogoutOutcome } from './idp-logout.js';
 import { type LogoutParameter, LogoutRefusal, readPost, readRedirect } from './logout-binding.js';

@@ -6,7 +6,7 @@
  */
 import type { SAML } from '@node-saml/node-saml';
 import type { Executor } from '../../platform/db/open.js';
-import type { SignInResult } from '../client.js';
+import type { SignInResult } from '../openid/client.js';
 import { assertionFacts, nodeSamlFailure, SamlCheckError } from './checks.js';
 import { type SamlSettings, UNSPECIFIED } from './config.js';
 import * as store from './store.js';

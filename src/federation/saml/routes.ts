@@ -14,7 +14,7 @@ import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
-import { AuthorizeQuery, OrgParams, security, tags } from '../schemas.js';
+import { AuthorizeQuery, OrgParams, security, tags } from '../openid/schemas.js';
 import { MAX_RESPONSE_CHARS, type SamlBroker } from './broker.js';
 import { SamlBody, SamlInput } from './config.js';
 import type { LogoutOutcome, SamlLogout } from './logout.js';

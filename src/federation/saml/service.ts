@@ -12,7 +12,7 @@ import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.j
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
-import { idpUrlProblem } from '../config.js';
+import { idpUrlProblem } from '../openid/config.js';
 import {
   mergeSamlSettings,
   presentSamlSettings,

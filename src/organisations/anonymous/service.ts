@@ -21,7 +21,7 @@ import type { Db } from '../../platform/db/open.js';
 import { enforce } from '../../platform/ratelimit/limit.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';
-import { subscribe } from '../membership.js';
+import { subscribe } from '../membership/membership.js';
 import * as store from './store.js';
 
 /** What an upgrade sets. */

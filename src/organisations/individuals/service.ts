@@ -28,8 +28,8 @@ import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';
 import { recordAudit } from '../audit/service.js';
 import { type InvitationService, isEmailAddress } from '../invitations/service.js';
-import { subscribe } from '../membership.js';
-import type { RolesCache } from '../roles-cache.js';
+import { subscribe } from '../membership/membership.js';
+import type { RolesCache } from '../membership/roles-cache.js';
 import * as store from './store.js';
 
 /** An individual as the API shows them. */

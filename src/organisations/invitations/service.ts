@@ -21,7 +21,7 @@ import { keysetPage } from '../../platform/http/pagination.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { isId } from '../../platform/util/ids.js';
 import { recordAudit } from '../audit/service.js';
-import { subscribe } from '../membership.js';
+import { subscribe } from '../membership/membership.js';
 import { invitationMail } from './mail.js';
 import * as store from './store.js';
 

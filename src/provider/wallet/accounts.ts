@@ -2,7 +2,7 @@
  * The individual a verified presentation signs in (docs/api.md "Authorization endpoint"; docs/wallet.md "Verification steps",
  * step 8; OpenID4VP 1.0 §14.4): found by (organisation, credential issuer, `vct`, the stable
  * claim), never by a mapped claim alone, created and subscribed on first use as the federation flow
- * does (`federation/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
+ * does (`federation/openid/users.ts`), with the mapped claims of the latest sign-in kept for the ID token.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createFederatedUser, subscribe } from '../../organisations/index.js';

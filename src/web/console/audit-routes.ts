@@ -1,6 +1,6 @@
 /**
  * Route of the console's Audit log page (docs/web.md "Console"): `GET /console/{organizationID}/audit`
- * with the API's query (`startid`, `action`, `actor`; src/organisations/routes.ts `AuditQuery`): the
+ * with the API's query (`startid`, `action`, `actor`; src/organisations/membership/routes.ts `AuditQuery`): the
  * organisation's audit log, newest first, keyset-paged, filtered by action and by acting user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -1,6 +1,6 @@
 /**
  * The privacy dashboard's sign-in through an organisation's external OpenID provider (docs/web.md
- * "Sign-in"; the rules are `FederatedWebSignIn`'s, src/federation/web-sign-in.ts):
+ * "Sign-in"; the rules are `FederatedWebSignIn`'s, src/federation/openid/web-sign-in.ts):
  * - `GET /dashboard/sign-in/idp?organisation={orgID}&next=` → 303 to the provider (through the broker)
  * - `GET /dashboard/sign-in/idp/callback?code=&state=` ← the broker's redirect → 303 to `next`, signed in
  * A link, not a form: a form's post would be refused when it redirects off-site (CSP `form-action 'self'`).

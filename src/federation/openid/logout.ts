@@ -11,14 +11,14 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
-import type { IdentityService } from '../identity/index.js';
-import { rolesInOrganisation } from '../organisations/index.js';
-import { NotFound } from '../platform/core/errors.js';
-import type { Principal } from '../platform/core/principal.js';
-import type { MasterKey } from '../platform/crypto/master-key.js';
-import type { Db } from '../platform/db/open.js';
-import { guardedFetch } from '../platform/net/guarded-fetch.js';
-import { isId } from '../platform/util/ids.js';
+import type { IdentityService } from '../../identity/index.js';
+import { rolesInOrganisation } from '../../organisations/index.js';
+import { NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import { guardedFetch } from '../../platform/net/guarded-fetch.js';
+import { isId } from '../../platform/util/ids.js';
 import { ID_TOKEN_PURPOSE } from './broker.js';
 import { rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';

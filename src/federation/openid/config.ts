@@ -4,8 +4,8 @@
  * identity provider. Saving a configuration never contacts the provider.
  */
 import { type Static, Type } from 'typebox';
-import { InvalidRequest } from '../platform/core/errors.js';
-import { urlProblem } from '../platform/net/outbound.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
+import { urlProblem } from '../../platform/net/outbound.js';
 
 const UrlField = Type.String({ maxLength: 2000 });
 

@@ -5,10 +5,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ROLES } from '../identity/index.js';
-import { Links, pageLimit, pageLinks } from '../platform/http/pagination.js';
-import { errors, OrgParams } from '../platform/http/schemas.js';
-import type { AuditLogService } from './audit/service.js';
+import { ROLES } from '../../identity/index.js';
+import { Links, pageLimit, pageLinks } from '../../platform/http/pagination.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import type { AuditLogService } from '../audit/service.js';
 import { AuditEntry, AuditQuery, RolesResponse } from './schemas.js';
 
 /** Options of the organisation routes. */

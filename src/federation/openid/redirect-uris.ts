@@ -3,7 +3,7 @@
  * matched exactly (RFC 9700 §4.1.3; RFC 6749 §3.1.2), so a sign-in cannot be redirected to an
  * attacker's page with a code in its URL (open redirector, RFC 9700 §4.11).
  */
-import type { Executor } from '../platform/db/open.js';
+import type { Executor } from '../../platform/db/open.js';
 import * as store from './store.js';
 
 /** Most URIs one organisation may register (count). */

@@ -1,10 +1,10 @@
 /**
  * What the orgs domain tells the others about an organisation itself: whether it exists and its
  * name (the OpenID provider's sign-in page shows it, and an unknown organisation gets no provider:
- * docs/api.md "Authorization endpoint"; docs/wallet.md). Other domains use this module, never `organisations/store.ts`.
+ * docs/api.md "Authorization endpoint"; docs/wallet.md). Other domains use this module, never `organisations/membership/store.ts`.
  */
-import type { Executor } from '../platform/db/open.js';
-import { isId } from '../platform/util/ids.js';
+import type { Executor } from '../../platform/db/open.js';
+import { isId } from '../../platform/util/ids.js';
 import * as store from './store.js';
 
 /**

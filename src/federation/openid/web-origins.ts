@@ -9,8 +9,8 @@
  * query per period. Threat: an origin removed by the admin still trusted; hence the short period.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../platform/db/open.js';
-import { safeErrorMessage } from '../platform/util/errors.js';
+import type { Db } from '../../platform/db/open.js';
+import { safeErrorMessage } from '../../platform/util/errors.js';
 import { webRedirectUris } from './store.js';
 
 /** How long a loaded set of origins is used before it is reloaded (milliseconds). */

@@ -12,13 +12,13 @@ import {
   recordKeyFailure,
   type Tokens,
   TokenType,
-} from '../identity/index.js';
-import type { Config } from '../platform/config/load.js';
-import { type AssentError, InvalidRequest, NotFound, UpstreamFailure } from '../platform/core/errors.js';
-import { sha256 } from '../platform/crypto/digest.js';
-import type { MasterKey } from '../platform/crypto/master-key.js';
-import type { Db } from '../platform/db/open.js';
-import { isId } from '../platform/util/ids.js';
+} from '../../identity/index.js';
+import type { Config } from '../../platform/config/load.js';
+import { type AssentError, InvalidRequest, NotFound, UpstreamFailure } from '../../platform/core/errors.js';
+import { sha256 } from '../../platform/crypto/digest.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import { isId } from '../../platform/util/ids.js';
 import { type Broker, CODE_PREFIX, ID_TOKEN_PURPOSE } from './broker.js';
 import { exchangeCode, FederationError, publicMessage, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';

@@ -4,7 +4,7 @@
  * are kept per session, sealed, and never exported).
  */
 import { type Static, Type } from 'typebox';
-import type { Executor } from '../platform/db/open.js';
+import type { Executor } from '../../platform/db/open.js';
 import { userLinks } from './store.js';
 
 /** A link to an external identity in the export (OIDC Core §5.7: issuer and `sub`). */

@@ -7,12 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { InvalidRequest, NotFound } from '../platform/core/errors.js';
-import { sha256 } from '../platform/crypto/digest.js';
-import type { MasterKey } from '../platform/crypto/master-key.js';
-import type { Db } from '../platform/db/open.js';
-import { enforce } from '../platform/ratelimit/limit.js';
-import { isId } from '../platform/util/ids.js';
+import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import { sha256 } from '../../platform/crypto/digest.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import { enforce } from '../../platform/ratelimit/limit.js';
+import { isId } from '../../platform/util/ids.js';
 import {
   authorizationUrl,
   exchangeCode,

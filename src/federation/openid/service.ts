@@ -5,13 +5,13 @@
  * (actor and time, never the secret).
  */
 
-import { recordAudit } from '../organisations/index.js';
-import type { Config } from '../platform/config/load.js';
-import { Conflict, InvalidRequest, NotFound } from '../platform/core/errors.js';
-import type { Principal } from '../platform/core/principal.js';
-import type { MasterKey } from '../platform/crypto/master-key.js';
-import type { Db, Executor } from '../platform/db/open.js';
-import type { OutboundPolicy } from '../platform/net/outbound.js';
+import { recordAudit } from '../../organisations/index.js';
+import type { Config } from '../../platform/config/load.js';
+import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db, Executor } from '../../platform/db/open.js';
+import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { IDP_FIELDS, type IdpInput, type IdpSettings, mergeSettings, presentSettings } from './config.js';
 import { type DiscoveredEndpoints, discoverEndpoints } from './discovery.js';
 import { redirectUriProblem } from './redirect-uris.js';

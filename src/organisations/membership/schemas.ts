@@ -1,6 +1,6 @@
 /** TypeBox schemas of the organisation routes: the admin roles and the audit log (docs/api.md; `audit/`). */
 import { type Static, Type } from 'typebox';
-import { PageQuery } from '../platform/http/pagination.js';
+import { PageQuery } from '../../platform/http/pagination.js';
 
 /** The answer of `GET {base}/organizations/roles`: each role's numeric ID and name. */
 export const RolesResponse = Type.Object({

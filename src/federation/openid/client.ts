@@ -7,8 +7,8 @@
  * guard with a 5 s limit; nothing the provider answers is shown to Assent's caller.
  */
 import * as oidc from 'openid-client';
-import { guardedFetch } from '../platform/net/guarded-fetch.js';
-import { OutboundError, type OutboundPolicy } from '../platform/net/outbound.js';
+import { guardedFetch } from '../../platform/net/guarded-fetch.js';
+import { OutboundError, type OutboundPolicy } from '../../platform/net/outbound.js';
 import type { IdpSettings } from './config.js';
 
 /** Why a sign-in at the provider failed, in Assent's words (never the provider's body). */

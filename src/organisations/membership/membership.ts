@@ -2,7 +2,7 @@
  * What the orgs domain offers the others about who belongs to an organisation: subscribing an
  * individual (inside the caller's transaction, so that a sign-up, an invitation or an anonymous
  * user and their subscription commit together) and a user's roles. Other domains use this module,
- * never `organisations/store.ts` (docs/development.md, code layout).
+ * never `organisations/membership/store.ts` (docs/development.md, code layout).
  */
 export {
   /**

@@ -9,9 +9,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../platform/core/principal.js';
-import { absentBodyAsEmpty } from '../platform/http/body-keys.js';
-import { errors } from '../platform/http/schemas.js';
+import type { Principal } from '../../platform/core/principal.js';
+import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
+import { errors } from '../../platform/http/schemas.js';
 import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';

@@ -7,9 +7,9 @@
  * the configured one (§4.3). The endpoints found are then validated like typed ones.
  */
 import * as oidc from 'openid-client';
-import { InvalidRequest } from '../platform/core/errors.js';
-import { guardedFetch } from '../platform/net/guarded-fetch.js';
-import { OutboundError, type OutboundPolicy } from '../platform/net/outbound.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
+import { guardedFetch } from '../../platform/net/guarded-fetch.js';
+import { OutboundError, type OutboundPolicy } from '../../platform/net/outbound.js';
 import { type IdpInput, idpUrlProblem } from './config.js';
 
 /** The endpoint fields of an IdP configuration that a discovery document gives. */

@@ -1,8 +1,8 @@
 /** SQL of organisations' memberships and roles, and of the names other contexts show. */
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../platform/db/open.js';
-import { consentRecords, organisations, subscriptions, userRoles } from '../platform/db/schema/index.js';
+import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
+import { consentRecords, organisations, subscriptions, userRoles } from '../../platform/db/schema/index.js';
 
 /**
  * Subscribes a user to an organisation and gives them its consent record
@@ -59,7 +59,7 @@ const rolesStatement = perDb((db) =>
 
 /**
  * The user's roles in the organisation (RoleIDs; empty when none), in one prepared statement. The
- * access checks ask it through `RolesCache` (src/organisations/roles-cache.ts).
+ * access checks ask it through `RolesCache` (src/organisations/membership/roles-cache.ts).
  * @param db - the root handle (the statement is prepared per pooled connection).
  * @param orgId - a well-formed organisation ID.
  * @param userId - the user.

@@ -1,7 +1,7 @@
 /**
  * What federation erases when an account is deleted (GDPR Art. 17; docs/decisions/0012-account-deletion.md).
  */
-import type { Executor } from '../platform/db/open.js';
+import type { Executor } from '../../platform/db/open.js';
 import { deleteUserLinks } from './store.js';
 
 /**

@@ -4,8 +4,8 @@
  * alone, so an e-mail address claimed at a provider cannot take over an existing account.
  */
 import { randomUUID } from 'node:crypto';
-import { createFederatedUser, subscribe } from '../organisations/index.js';
-import type { Db, Executor } from '../platform/db/open.js';
+import { createFederatedUser, subscribe } from '../../organisations/index.js';
+import type { Db, Executor } from '../../platform/db/open.js';
 import type { SignInResult } from './client.js';
 import * as store from './store.js';
 

@@ -1,6 +1,6 @@
 /** SQL of federation: IdP configurations, app redirect URIs, pending states, codes, links, sessions. */
 import { and, eq, like, lt, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../platform/db/open.js';
+import type { Db, Executor } from '../../platform/db/open.js';
 import {
   appRedirectUris,
   federatedIdentities,
@@ -8,8 +8,8 @@ import {
   federationSessions,
   federationStates,
   idpConfigs,
-} from '../platform/db/schema/federation.js';
-import { users } from '../platform/db/schema/index.js';
+} from '../../platform/db/schema/federation.js';
+import { users } from '../../platform/db/schema/index.js';
 
 /** A stored configuration row. */
 export type IdpRow = typeof idpConfigs.$inferSelect;

@@ -2,7 +2,7 @@
  * What orgs erases when an account is deleted (GDPR Art. 17; docs/decisions/0012-account-deletion.md): the
  * individual's memberships. Consent records stay with the consent domain, naming the individual by ID only.
  */
-import type { Executor } from '../platform/db/open.js';
+import type { Executor } from '../../platform/db/open.js';
 import { leaveAll } from './store.js';
 
 /**

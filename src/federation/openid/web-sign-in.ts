@@ -7,9 +7,9 @@
  * broker hands back.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidRequest } from '../platform/core/errors.js';
-import { sha256 } from '../platform/crypto/digest.js';
-import { isId } from '../platform/util/ids.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
+import { sha256 } from '../../platform/crypto/digest.js';
+import { isId } from '../../platform/util/ids.js';
 import type { Broker } from './broker.js';
 import type { Exchange } from './exchange.js';
 import type { FederationConfigService } from './service.js';

@@ -3,8 +3,8 @@
  * 20)"): the individual's subscriptions and their own admin roles, each with the organisation's name.
  */
 import { type Static, Type } from 'typebox';
-import { ROLES } from '../identity/index.js';
-import type { Executor } from '../platform/db/open.js';
+import { ROLES } from '../../identity/index.js';
+import type { Executor } from '../../platform/db/open.js';
 import { rolesOf, subscriptionsOf } from './store.js';
 
 /** A subscription in the export. */

@@ -10,8 +10,8 @@
  * for an existing organisation are kept, so a guessed organisation ID never takes a place.
  */
 
-import { NotifiedCache } from '../platform/db/notified-cache.js';
-import type { Db, Store } from '../platform/db/open.js';
+import { NotifiedCache } from '../../platform/db/notified-cache.js';
+import type { Db, Store } from '../../platform/db/open.js';
 import { rolesInOrganisation } from './store.js';
 
 /** The NOTIFY channel of migration 0011's trigger on user_roles; the payload is the user's ID. */
