@@ -3,11 +3,10 @@
  * - `GET /organizations/{organizationID}/users/{userID}/consents/history/{eventID}/receipt`
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
-import { ConsentReceipt } from './receipt-record.js';
 import type { ReceiptService } from './receipts.js';
+import { EventParams, ReceiptBody } from './schemas.js';
 
 /** @param opts - the receipt service. */
 export const receiptRoutes: FastifyPluginAsyncTypebox<{ receipts: ReceiptService }> = async (app, { receipts }) => {
@@ -22,14 +21,8 @@ export const receiptRoutes: FastifyPluginAsyncTypebox<{ receipts: ReceiptService
         'place in the organisation’s hash chain; `JWS` is a compact JWS (`alg: ES256`, `kid`, ' +
         '`typ: consent-receipt+jwt`) whose payload is `Receipt` unchanged, verifiable with `/.well-known/jwks.json` ' +
         'while the signing key is published. Every call issues a new receipt (`receipt_id`, `iat`) of the same event.',
-      params: Type.Object({ organizationID: Type.String(), userID: Type.String(), eventID: Type.String() }),
-      response: {
-        200: Type.Object({
-          Receipt: ConsentReceipt,
-          JWS: Type.String({ description: 'compact JWS (RFC 7515 §7.1) of `Receipt`' }),
-        }),
-        ...errors(401, 403, 404),
-      },
+      params: EventParams,
+      response: { 200: ReceiptBody, ...errors(401, 403, 404) },
     },
     handler: async (req) => {
       const { organizationID, userID, eventID } = req.params;

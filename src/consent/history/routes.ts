@@ -5,15 +5,14 @@
  * - `GET /organizations/{organizationID}/consents/history/verify`
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { Links, PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.js';
-import { errors } from '../../platform/http/schemas.js';
-import { ConsentEvent, ConsentsAndPurpose } from '../records/schemas.js';
+import { pageLimit, pageLinks } from '../../platform/http/pagination.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { UserParams } from '../records/schemas.js';
 import type { ConsentService } from '../records/service.js';
 import { type HistoryService, parseInstant } from './history.js';
+import { AtQuery, HistoryPage, HistoryQuery, RecordAtBody, VerifyBody } from './schemas.js';
 
-const OrgParams = Type.Object({ organizationID: Type.String() });
 const tags = ['consent history'];
 const security = [{ bearer: [] }];
 
@@ -29,14 +28,9 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{
       tags,
       security,
       summary: 'An individual’s consent events, newest first',
-      params: Type.Object({ organizationID: Type.String(), userID: Type.String() }),
-      querystring: Type.Object({
-        ...PageQuery,
-        purposeid: Type.Optional(Type.String({ maxLength: 100 })),
-        from: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
-        to: Type.Optional(Type.String({ maxLength: 40, description: 'RFC 3339, inclusive' })),
-      }),
-      response: { 200: Type.Object({ Events: Type.Array(ConsentEvent), Links }), ...errors(400, 401, 403, 404) },
+      params: UserParams,
+      querystring: HistoryQuery,
+      response: { 200: HistoryPage, ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
       const limit = pageLimit(req.query.limit);
@@ -63,20 +57,8 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{
       security,
       summary: 'What an individual’s consent record was at an instant',
       params: OrgParams,
-      querystring: Type.Object({
-        at: Type.String({ maxLength: 40, description: 'RFC 3339' }),
-        userid: Type.String({ maxLength: 100 }),
-      }),
-      response: {
-        200: Type.Object({
-          ID: Type.String(),
-          OrgID: Type.String(),
-          UserID: Type.String(),
-          At: Type.String(),
-          ConsentsAndPurposes: Type.Array(ConsentsAndPurpose),
-        }),
-        ...errors(400, 401, 403, 404),
-      },
+      querystring: AtQuery,
+      response: { 200: RecordAtBody, ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => {
       const at = parseInstant(req.query.at, 'at');
@@ -96,15 +78,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{
       security,
       summary: 'Recompute the organisation’s event chain and report the first broken link',
       params: OrgParams,
-      response: {
-        200: Type.Object({
-          Valid: Type.Boolean(),
-          Events: Type.Integer(),
-          FirstBrokenSeq: Type.Union([Type.Integer(), Type.Null()]),
-          Reason: Type.String(),
-        }),
-        ...errors(401, 403, 404),
-      },
+      response: { 200: VerifyBody, ...errors(401, 403, 404) },
     },
     handler: (req) => history.verify(req.params.organizationID),
   });

@@ -8,18 +8,25 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { errors } from '../../platform/http/schemas.js';
-import { attributeChoice, MAX_DAYS, parseConsentValue } from '../model/values.js';
-import { ConsentRecordBody, PurposeConsentsBody, UpdateResultBody } from './schemas.js';
+import { attributeChoice, parseConsentValue } from '../model/values.js';
+import {
+  AttributeParams,
+  AttributeUpdateBody,
+  AttributeUpdatedBody,
+  ConsentRecordBody,
+  PurposeConsentsBody,
+  PurposeParams,
+  PurposeStatusBody,
+  PurposeStatusUpdateBody,
+  PurposeUpdateBody,
+  RecordParams,
+  UpdateResultBody,
+  UserParams,
+} from './schemas.js';
 import type { ConsentService, RequestMeta } from './service.js';
 
-const UserParams = Type.Object({ organizationID: Type.String(), userID: Type.String() });
-const RecordParams = Type.Object({ ...UserParams.properties, consentID: Type.String() });
-const PurposeParams = Type.Object({ ...RecordParams.properties, purposeID: Type.String() });
-const AttributeParams = Type.Object({ ...PurposeParams.properties, attributeID: Type.String() });
-const Consented = Type.String({ maxLength: 20, description: 'Allow, Disallow or AskMe, in any case' });
 const tags = ['consents'];
 const security = [{ bearer: [] }];
 const reads = errors(401, 403, 404);
@@ -96,13 +103,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
       security,
       summary: 'Update consents for attributes of a purpose',
       params: PurposeParams,
-      body: Type.Object({
-        consentattributes: Type.Array(Type.Object({ attributeid: Type.String({ maxLength: 100 }) }), {
-          minItems: 1,
-          maxItems: 500,
-        }),
-        consented: Consented,
-      }),
+      body: PurposeUpdateBody,
       response: { 200: UpdateResultBody, ...writes },
     },
     handler: async (req) => {
@@ -126,7 +127,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
       security,
       summary: 'Get consent status of a purpose',
       params: PurposeParams,
-      response: { 200: Type.Object({ Consented: Type.String() }), ...reads },
+      response: { 200: PurposeStatusBody, ...reads },
     },
     handler: async (req) => {
       return consents.status(await consents.read(principal(req), path(req.params), req.params.purposeID));
@@ -140,7 +141,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
       security,
       summary: 'Set every attribute of a purpose (Days 0)',
       params: PurposeParams,
-      body: Type.Object({ consented: Consented }),
+      body: PurposeStatusUpdateBody,
       response: { 200: ConsentRecordBody, ...writes },
     },
     handler: async (req) => {
@@ -166,19 +167,8 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ consents: ConsentService
         security,
         summary: 'Update a single attribute consent',
         params: AttributeParams,
-        body: Type.Object({
-          consented: Type.Optional(Consented),
-          days: Type.Optional(
-            Type.Integer({
-              minimum: 0,
-              maximum: MAX_DAYS,
-              description:
-                'days; 0 = no time limit (the default); sent alone (at least 1), or with Allow, AskMe for that many ' +
-                'days; not stored with Disallow',
-            }),
-          ),
-        }),
-        response: { 200: Type.Object({ Msg: Type.String(), Status: Type.Integer() }), ...writes },
+        body: AttributeUpdateBody,
+        response: { 200: AttributeUpdatedBody, ...writes },
       },
       handler: async (req) => {
         const { value, days } = attributeChoice(req.body.consented, req.body.days);

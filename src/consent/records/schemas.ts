@@ -1,5 +1,6 @@
 /** TypeBox schemas of the consent resources (docs/api.md "Resources"; docs/api.md "Responses"). */
 import { type Static, Type } from 'typebox';
+import { MAX_DAYS } from '../model/values.js';
 
 const Status = Type.Object({
   Consent: Type.String({ description: 'Allow, Disallow or AskMe (an AskMe that ran out reads Disallow)' }),
@@ -167,3 +168,66 @@ export const TrendBody = Type.Object({
 });
 /** A trend body. */
 export type TrendBody = Static<typeof TrendBody>;
+
+/** The path of an individual's consent routes: `{organizationID}` and `{userID}` (any strings; an unknown one is a 404). */
+export const UserParams = Type.Object({ organizationID: Type.String(), userID: Type.String() });
+/** The path of a consent record: the individual's path and `{consentID}`. */
+export const RecordParams = Type.Object({ ...UserParams.properties, consentID: Type.String() });
+/** The path of a purpose of a consent record: the record's path and `{purposeID}`. */
+export const PurposeParams = Type.Object({ ...RecordParams.properties, purposeID: Type.String() });
+/** The path of an attribute consent: the purpose's path and `{attributeID}`. */
+export const AttributeParams = Type.Object({ ...PurposeParams.properties, attributeID: Type.String() });
+
+/**
+ * A consent value as sent (docs/api.md "Permissions and consents"): Allow, Disallow or AskMe in any case, at most 20
+ * characters; `parseConsentValue` (model/values.ts) reads it, a 400 for any other value.
+ */
+export const Consented = Type.String({ maxLength: 20, description: 'Allow, Disallow or AskMe, in any case' });
+
+/**
+ * The body of `PATCH …/consents/{consentID}/purposes/{purposeID}`: 1 to 500 attribute IDs (≤ 100 characters each;
+ * a repeated one counts once) and the value they all take, with no time limit.
+ */
+export const PurposeUpdateBody = Type.Object({
+  consentattributes: Type.Array(Type.Object({ attributeid: Type.String({ maxLength: 100 }) }), {
+    minItems: 1,
+    maxItems: 500,
+  }),
+  consented: Consented,
+});
+/** A purpose update body. */
+export type PurposeUpdateBody = Static<typeof PurposeUpdateBody>;
+
+/** The answer of `GET …/purposes/{purposeID}/status`: the purpose's consent status (docs/api.md "Resources"). */
+export const PurposeStatusBody = Type.Object({ Consented: Type.String() });
+/** A purpose status answer. */
+export type PurposeStatusBody = Static<typeof PurposeStatusBody>;
+
+/** The body of `POST …/purposes/{purposeID}/status`: the value every attribute of the purpose takes (days 0). */
+export const PurposeStatusUpdateBody = Type.Object({ consented: Consented });
+/** A purpose status update body. */
+export type PurposeStatusUpdateBody = Static<typeof PurposeStatusUpdateBody>;
+
+/**
+ * The body of `PATCH …/attributes/{attributeID}`: the value, the days (0 to `MAX_DAYS`; 0 = no time limit), or both;
+ * `attributeChoice` (model/values.ts) decides what the pair means.
+ */
+export const AttributeUpdateBody = Type.Object({
+  consented: Type.Optional(Consented),
+  days: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_DAYS,
+      description:
+        'days; 0 = no time limit (the default); sent alone (at least 1), or with Allow, AskMe for that many ' +
+        'days; not stored with Disallow',
+    }),
+  ),
+});
+/** An attribute update body. */
+export type AttributeUpdateBody = Static<typeof AttributeUpdateBody>;
+
+/** The answer of `PATCH …/attributes/{attributeID}`: always `{ Msg: "Consent updated successfully", Status: 200 }`. */
+export const AttributeUpdatedBody = Type.Object({ Msg: Type.String(), Status: Type.Integer() });
+/** An attribute update answer. */
+export type AttributeUpdatedBody = Static<typeof AttributeUpdatedBody>;

@@ -16,7 +16,16 @@ import type { Broker } from './broker.js';
 import { IdpBody, IdpInput } from './config.js';
 import type { Exchange } from './exchange.js';
 import type { FederatedLogout } from './logout.js';
-import { AuthorizeQuery, OrgParams, RedirectUris, security, tags } from './schemas.js';
+import {
+  AuthorizeQuery,
+  CallbackQuery,
+  ExchangeQuery,
+  OrgParams,
+  RedirectUriBody,
+  RedirectUris,
+  security,
+  tags,
+} from './schemas.js';
 import type { FederationConfigService } from './service.js';
 
 /** The federation services, built by `createContext` (`ctx.federation`): the options of the routes. */
@@ -95,7 +104,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       security,
       summary: 'The redirect URI to register at the external provider',
       params: OrgParams,
-      response: { 200: Type.Object({ RedirectURI: Type.String() }), ...errors(401, 403, 404) },
+      response: { 200: RedirectUriBody, ...errors(401, 403, 404) },
     },
     handler: async (req) => ({ RedirectURI: configs.callbackUri(req.params.organizationID) }),
   });
@@ -152,14 +161,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
         'The provider returns here: 303 to the app URI with `code` and `state`, ' +
         'or with `error` and `error_description`',
       params: OrgParams,
-      querystring: Type.Object({
-        code: Type.Optional(Type.String({ maxLength: 4000 })),
-        state: Type.Optional(Type.String({ maxLength: 500 })),
-        iss: Type.Optional(Type.String({ maxLength: 2000 })),
-        session_state: Type.Optional(Type.String({ maxLength: 500 })),
-        error: Type.Optional(Type.String({ maxLength: 200 })),
-        error_description: Type.Optional(Type.String({ maxLength: 2000 })),
-      }),
+      querystring: CallbackQuery,
       response: { 303: Type.Null(), ...errors(400) },
     },
     handler: async (req, reply) => {
@@ -173,10 +175,7 @@ export const federationRoutes: FastifyPluginAsyncTypebox<FederationServices> = a
       tags,
       summary: 'Exchange auth code: an Assent code (single use, 60 s) or the provider’s code, for the login response',
       params: OrgParams,
-      querystring: Type.Object({
-        redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
-        code: Type.String({ minLength: 1, maxLength: 4000 }),
-      }),
+      querystring: ExchangeQuery,
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 404, 429, 502) },
     },
     handler: async (req) =>

@@ -30,3 +30,34 @@ export const RedirectUris = Type.Object({
 });
 /** An app redirect URIs body. */
 export type RedirectUris = Static<typeof RedirectUris>;
+
+/** The answer of `GET …/idp/open-id/redirect-uri`: Assent's callback URI, to register at the external provider. */
+export const RedirectUriBody = Type.Object({ RedirectURI: Type.String() });
+/** A redirect URI answer. */
+export type RedirectUriBody = Static<typeof RedirectUriBody>;
+
+/**
+ * The query of `GET …/idp/open-id/callback`: the provider's authorization response (RFC 6749 §4.1.2, §4.1.2.1;
+ * RFC 9207 `iss`; OpenID Connect Session Management `session_state`), each field optional and bounded.
+ */
+export const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 4000 })),
+  state: Type.Optional(Type.String({ maxLength: 500 })),
+  iss: Type.Optional(Type.String({ maxLength: 2000 })),
+  session_state: Type.Optional(Type.String({ maxLength: 500 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })),
+  error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+/** A callback query. */
+export type CallbackQuery = Static<typeof CallbackQuery>;
+
+/**
+ * The query of `POST …/idp/open-id/exchange`: the app redirect URI the sign-in returned to (≤ 2000 characters) and
+ * the code it received (≤ 4000), both required.
+ */
+export const ExchangeQuery = Type.Object({
+  redirect_uri: Type.String({ minLength: 1, maxLength: 2000 }),
+  code: Type.String({ minLength: 1, maxLength: 4000 }),
+});
+/** An exchange query. */
+export type ExchangeQuery = Static<typeof ExchangeQuery>;

@@ -15,10 +15,10 @@ import type { Principal } from '../../platform/core/principal.js';
 import { absentBodyAsEmpty } from '../../platform/http/body-keys.js';
 import { errors } from '../../platform/http/schemas.js';
 import { AuthorizeQuery, OrgParams, security, tags } from '../openid/schemas.js';
-import { MAX_RESPONSE_CHARS, type SamlBroker } from './broker.js';
+import type { SamlBroker } from './broker.js';
 import { SamlBody, SamlInput } from './config.js';
 import type { LogoutOutcome, SamlLogout } from './logout.js';
-import { MAX_LOGOUT_CHARS } from './logout-binding.js';
+import { AcsBody, LoggedOutBody, LogoutPostBody, LogoutQuery, LogoutRedirectQuery } from './schemas.js';
 import type { SamlConfigService } from './service.js';
 import type { SamlMetadataService } from './sp-metadata.js';
 
@@ -129,10 +129,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
         'AssertionConsumerService (HTTP-POST binding): 303 to the app URI with `code` and `state`, ' +
         'or with `error` and `error_description`',
       params: OrgParams,
-      body: Type.Object({
-        SAMLResponse: Type.String({ minLength: 1, maxLength: MAX_RESPONSE_CHARS }),
-        RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
-      }),
+      body: AcsBody,
       response: { 303: Type.Null(), ...errors(400) },
     },
     handler: async (req, reply) =>
@@ -147,7 +144,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
         'Single logout: ends the Assent session at once; `Link: <…>; rel="end-session"` is the IdP’s ' +
         'logout URL with a signed LogoutRequest, for the browser',
       params: OrgParams,
-      querystring: Type.Object({ redirect_uri: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }),
+      querystring: LogoutQuery,
       response: { 204: Type.Null(), ...errors(400, 401, 404) },
     },
     handler: async (req, reply) => {
@@ -159,12 +156,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
   const sloSummary =
     'SingleLogoutService: the IdP’s signed LogoutResponse (303 to the app URI, or 200) or LogoutRequest ' +
     '(303 to the IdP with Assent’s signed LogoutResponse)';
-  const sloResponse = { 200: Type.Object({ LoggedOut: Type.Boolean() }), 303: Type.Null(), ...errors(400, 404) };
-  const message = {
-    SAMLRequest: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_LOGOUT_CHARS })),
-    SAMLResponse: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_LOGOUT_CHARS })),
-    RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
-  };
+  const sloResponse = { 200: LoggedOutBody, 303: Type.Null(), ...errors(400, 404) };
   const answer = (outcome: LogoutOutcome, reply: FastifyReply) =>
     'location' in outcome ? reply.redirect(outcome.location, 303) : reply.send({ LoggedOut: outcome.loggedOut });
   app.get(`${path}/logout/callback`, {
@@ -173,11 +165,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       tags,
       summary: `${sloSummary}; HTTP-Redirect binding`,
       params: OrgParams,
-      querystring: Type.Object({
-        ...message,
-        SigAlg: Type.Optional(Type.String({ maxLength: 200 })),
-        Signature: Type.Optional(Type.String({ maxLength: 2000 })),
-      }),
+      querystring: LogoutRedirectQuery,
       response: sloResponse,
     },
     handler: async (req, reply) => {
@@ -199,7 +187,7 @@ export const samlRoutes: FastifyPluginAsyncTypebox<SamlServices> = async (
       tags,
       summary: `${sloSummary}; HTTP-POST binding (form)`,
       params: OrgParams,
-      body: Type.Object(message),
+      body: LogoutPostBody,
       response: sloResponse,
     },
     handler: async (req, reply) => {

@@ -10,15 +10,16 @@ import { Type } from 'typebox';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import { PresentationError } from './errors.js';
 import type { WalletFlow } from './flow.js';
+import {
+  OAuthError,
+  RequestObjectParams,
+  VerifierParams,
+  WalletResponseAnswer,
+  WalletResponseBody,
+} from './schemas.js';
 
 const PREFIX = '/v3/service/extension/oidc/:organisationId/oid4vp';
 const tags = ['wallet'];
-const OAuthError = Type.Object(
-  { error: Type.String(), error_description: Type.Optional(Type.String()) },
-  {
-    additionalProperties: true,
-  },
-);
 
 /** The options of the routes: the verifier (`ctx.wallet`). */
 export interface WalletRouteOptions {
@@ -32,7 +33,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRouteOptions> = async
     schema: {
       tags,
       summary: 'The signed request object of a wallet transaction (RFC 9101), served once',
-      params: Type.Object({ organisationId: Type.String(), requestId: Type.String({ maxLength: 100 }) }),
+      params: RequestObjectParams,
       response: { 200: Type.String(), 404: OAuthError, 410: OAuthError, 429: OAuthError },
     },
     handler: async (req, reply) => {
@@ -46,19 +47,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox<WalletRouteOptions> = async
     schema: {
       tags,
       summary: 'A wallet’s authorization response (OpenID4VP 1.0 §8.2, §8.3): verified, then the same-device redirect',
-      params: Type.Object({ organisationId: Type.String() }),
-      body: Type.Object(
-        {
-          response: Type.Optional(Type.String({ maxLength: 200_000 })),
-          vp_token: Type.Optional(Type.String({ maxLength: 200_000 })),
-          state: Type.Optional(Type.String({ maxLength: 200 })),
-          error: Type.Optional(Type.String({ maxLength: 200 })),
-          error_description: Type.Optional(Type.String({ maxLength: 2000 })),
-        },
-        { additionalProperties: true },
-      ),
+      params: VerifierParams,
+      body: WalletResponseBody,
       response: {
-        200: Type.Object({ redirect_uri: Type.Optional(Type.String()) }),
+        200: WalletResponseAnswer,
         400: OAuthError,
         429: OAuthError,
       },

@@ -5,51 +5,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/core/principal.js';
-import { errors } from '../../platform/http/schemas.js';
+import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { PutBody, SettingsBody } from './schemas.js';
 import type { WalletSettingsService } from './settings.js';
 
-const OrgParams = Type.Object({ organizationID: Type.String() });
 const security = [{ bearer: [] }];
 const tags = ['wallet'];
-const Pem = (description: string) => Type.String({ maxLength: 20_000, description });
-const ClaimMapping = Type.Record(Type.String(), Type.Array(Type.String()), {
-  description: 'ID-token claim → credential claims path; default {"email": ["email_address"]} (+ email_verified)',
-});
-
-const PutBody = Type.Object({
-  profile: Type.Optional(Type.String({ description: 'haip (default) or compat' })),
-  verifierCertificateChain: Type.Optional(Pem('PEM certificates, leaf first (P-256)')),
-  verifierPrivateKey: Type.Optional(Pem('PEM private key of the leaf; write-only, sealed, never answered')),
-  generateVerifierKey: Type.Optional(
-    Type.Boolean({ description: 'true: Assent makes a P-256 key and a self-signed certificate' }),
-  ),
-  trustedIssuerCertificates: Type.Optional(Type.Array(Pem('one PEM CA certificate'), { maxItems: 20 })),
-  dcqlQuery: Type.Optional(
-    Type.Unknown({ description: 'DCQL query (OpenID4VP 1.0 §6); dc+sd-jwt with meta.vct_values' }),
-  ),
-  claimMapping: Type.Optional(ClaimMapping),
-  stableClaim: Type.Optional(Type.String({ maxLength: 64, description: 'default email_address' })),
-  sameDeviceOnly: Type.Optional(Type.Boolean({ description: 'default false' })),
-  deepLinkScheme: Type.Optional(Type.String({ maxLength: 40, description: 'default openid4vp://' })),
-  responseEncryption: Type.Optional(
-    Type.Array(Type.String(), { maxItems: 2, description: 'enc values of direct_post.jwt; [] for plain direct_post' }),
-  ),
-});
-
-const SettingsBody = Type.Object({
-  profile: Type.String(),
-  verifierCertificateChain: Type.String(),
-  verifierClientId: Type.String({ description: 'x509_hash:… of the leaf' }),
-  trustedIssuerCertificates: Type.Array(Type.String()),
-  dcqlQuery: Type.Unknown(),
-  claimMapping: ClaimMapping,
-  stableClaim: Type.String(),
-  sameDeviceOnly: Type.Boolean(),
-  deepLinkScheme: Type.String(),
-  responseEncryption: Type.Array(Type.String()),
-  createdAt: Type.String({ description: 'RFC 3339' }),
-  updatedAt: Type.String({ description: 'RFC 3339' }),
-});
 
 /** The options of the routes: the settings service (`ctx.walletSettings`). */
 export interface WalletSettingsRouteOptions {

@@ -14,7 +14,8 @@ import { IdpInput } from '../../federation/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
-import { Csrf, Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Confirmed, Csrf, Org } from './schemas.js';
 
 type TextField = Exclude<keyof typeof IdpInput.properties, 'validateSignature' | 'disableUserInfo'>;
 /** A text field with the API's length limit of `name`, empty allowed (the service names what is missing). */
@@ -119,7 +120,7 @@ export const consoleIdpRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = asy
   app.post('/console/:organizationID/integrations/idp/delete', {
     config: { operation: 'web.console.idp.delete', ...signedIn, api: 'federation.idp.delete' },
     // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
-    schema: { params: Org, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    schema: { params: Org, body: Confirmed },
     handler: async (req, reply) => {
       await deps.federationConfigs.remove(principalOf(session(req)), req.params.organizationID);
       return back(reply, req.params.organizationID, 'idp-deleted');

@@ -22,7 +22,8 @@ import { type FormRefusal, fieldNamedIn, type RefusedForm, refusedForm } from '.
 import { seeOther, sendPage } from '../shared/html.js';
 import { IndividualPage } from './individual.js';
 import { IndividualsPage } from './individuals.js';
-import { Csrf, Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Confirmed, Csrf, Org } from './schemas.js';
 
 /** What the console's individuals pages call. */
 export interface ConsoleIndividualsDeps {
@@ -109,7 +110,7 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
   app.post('/console/:organizationID/individuals/:userID/remove', {
     config: { operation: 'web.console.individuals.remove', ...signedIn, api: 'individuals.remove' },
     // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
-    schema: { params: OrgUser, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    schema: { params: OrgUser, body: Confirmed },
     handler: async (req, reply) => {
       await deps.individuals.remove(req.params.organizationID, req.params.userID);
       return seeOther(reply, `/console/${req.params.organizationID}/individuals?done=removed`, false);

@@ -19,7 +19,8 @@ import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../shared/html.js';
 import { IntegrationsPage, SecretPage } from './integrations.js';
 import { back, type IntegrationsDeps, integrationsRefused, load } from './integrations-data.js';
-import { Csrf, Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Confirmed, Csrf, Org } from './schemas.js';
 
 const OrgClient = Type.Object({ organizationID: Type.String(), clientID: Type.String() });
 /** Room for the API's largest URI list (50 URIs of 2000 characters) as lines of a textarea. */
@@ -179,7 +180,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
     config: { operation: 'web.console.relying-parties.delete', ...signedIn, api: 'oidc.clients.delete' },
     // The confirmation step: the box must be ticked, else a 400 page and nothing changes (a misclick
     // would stop every sign-in of the relying party).
-    schema: { params: OrgClient, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    schema: { params: OrgClient, body: Confirmed },
     handler: async (req, reply) => {
       await deps.oidcClients.remove(principalOf(session(req)), req.params.organizationID, req.params.clientID);
       return back(reply, req.params.organizationID, 'client-deleted');

@@ -9,7 +9,8 @@ import type { ListingService, PurposeService } from '../../consent/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../shared/html.js';
 import { ConsentedUsersPage, OverviewPage } from './overview.js';
-import { Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Org } from './schemas.js';
 
 /** What the overview pages call. */
 export interface ConsoleOverviewDeps {

@@ -14,7 +14,8 @@ import { ApnsInput, ServiceAccountText } from '../../notifications/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
-import { Csrf, Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Confirmed, Csrf, Org } from './schemas.js';
 
 const api = 'notifications.transports.update';
 const { key, keyid, teamid, bundleid, environment } = ApnsInput.properties;
@@ -93,7 +94,7 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
     app.post(`/console/:organizationID/integrations/push/${which}/delete`, {
       config: { operation: `web.console.push.${which}.delete`, ...signedIn, api },
       // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
-      schema: { params: Org, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+      schema: { params: Org, body: Confirmed },
       handler: async (req, reply) => {
         await deps.notifications.updateTransports(principalOf(session(req)), req.params.organizationID, {
           [which]: null,

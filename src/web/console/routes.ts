@@ -9,14 +9,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import {
-  DataAttributeInput,
-  type DataAttributeService,
-  PurposeInput,
-  type PurposeService,
-  type RetentionService,
-} from '../../consent/index.js';
+import type { DataAttributeService, PurposeService, RetentionService } from '../../consent/index.js';
 import type { IdentityService, WebSession } from '../../identity/index.js';
 import { AssentError, InvalidRequest } from '../../platform/core/errors.js';
 import { httpStatusOf } from '../../platform/http/errors.js';
@@ -25,6 +18,16 @@ import { type FormRefusal, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { ConsoleHome } from './home.js';
 import { OrganisationPage } from './organisation.js';
+import {
+  AttributeForm,
+  Confirmed,
+  DoneQuery,
+  Org,
+  OrgPurpose,
+  OrgTemplate,
+  PurposeForm,
+  RetentionForm,
+} from './schemas.js';
 
 /** What the console's organisation pages call. */
 export interface ConsoleDeps {
@@ -36,25 +39,8 @@ export interface ConsoleDeps {
 
 /** The route config of a console page: signed in, else sent to the console's sign-in. */
 export const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
-/** The CSRF field of a console form (checked by the web guard). */
-export const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
-/** The path parameters of an organisation's console page. */
-export const Org = Type.Object({ organizationID: Type.String() });
-const OrgPurpose = Type.Object({ organizationID: Type.String(), purposeID: Type.String() });
-const OrgTemplate = Type.Object({ organizationID: Type.String(), templateID: Type.String() });
 /** The signed-in browser's session (set by the web guard on `signedIn` pages). */
 export const session = (req: FastifyRequest) => req.webSession as WebSession;
-/** The API's purpose fields as a form: `lawfulusage` is a checkbox. */
-const PurposeForm = Type.Object({
-  ...Csrf,
-  name: PurposeInput.properties.name,
-  description: PurposeInput.properties.description,
-  policyurl: PurposeInput.properties.policyurl,
-  lawfulusage: Type.Optional(Type.Literal('on')),
-});
-const AttributeForm = Type.Object({ ...Csrf, ...DataAttributeInput.properties });
-/** A deletion's form: its confirmation box must be ticked (sent as `on`). */
-const Confirmed = Type.Object({ ...Csrf, confirm: Type.Literal('on') });
 const purposeInput = (b: { name: string; description?: string; policyurl?: string; lawfulusage?: 'on' }) => ({
   name: b.name,
   description: b.description,
@@ -124,7 +110,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
 
   app.get('/console/:organizationID/organisation', {
     config: { operation: 'web.console.organisation', ...signedIn, api: 'purposes.list' },
-    schema: { params: Org, querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 40 })) }) },
+    schema: { params: Org, querystring: DoneQuery },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
       const [org, attributes] = await Promise.all([deps.purposes.organisation(orgId), deps.dataAttributes.list(orgId)]);
@@ -147,11 +133,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     },
     schema: {
       params: Org,
-      body: Type.Object({
-        ...Csrf,
-        enabled: Type.Optional(Type.Literal('on')),
-        days: Type.String({ pattern: '^[0-9]{1,5}$' }),
-      }),
+      body: RetentionForm,
     },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;

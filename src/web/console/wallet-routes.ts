@@ -14,7 +14,8 @@ import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
-import { Csrf, Org, session, signedIn } from './routes.js';
+import { session, signedIn } from './routes.js';
+import { Confirmed, Csrf, Org } from './schemas.js';
 
 /** The API's limit of one PEM field (characters, `Pem` in src/provider/wallet/settings-routes.ts). */
 const PEM_CHARS = 20_000;
@@ -131,7 +132,7 @@ export const consoleWalletRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = 
   app.post('/console/:organizationID/integrations/wallet/delete', {
     config: { operation: 'web.console.wallet.delete', ...signedIn, api: 'wallet.settings.delete' },
     // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
-    schema: { params: Org, body: Type.Object({ ...Csrf, confirm: Type.Literal('on') }) },
+    schema: { params: Org, body: Confirmed },
     handler: async (req, reply) => {
       await deps.walletSettings.remove(principalOf(session(req)), req.params.organizationID);
       return back(reply, req.params.organizationID, 'wallet-deleted');
