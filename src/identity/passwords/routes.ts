@@ -10,43 +10,11 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../platform/http/schemas.js';
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './page.js';
-import { MAX_PASSWORD_INPUT } from './policy.js';
+import { CompleteBody, ForgotAnswer, ForgotBody, ResetBody } from './schemas.js';
 import { FORGOT_ANSWER, type PasswordService } from './service.js';
 
 const tags = ['users'];
-const POLICY =
-  'NIST SP 800-63B policy: 8 to 128 characters (Unicode code points after NFKC normalisation), ' +
-  'any characters, no composition rules, not in the list of common or breached passwords, ' +
-  'not the username. A refusal is a 400 whose Message names the rule.';
-const NewPassword = Type.String({ maxLength: MAX_PASSWORD_INPUT, format: 'password', description: POLICY });
 const NoBody = Type.Null({ description: 'no body' });
-const ForgotAnswer = Type.Object({
-  msg: Type.String({ description: 'the same text whether or not the account exists' }),
-});
-
-const ResetBody = Type.Object({
-  password: NewPassword,
-  currentpassword: Type.Optional(
-    Type.String({
-      maxLength: MAX_PASSWORD_INPUT,
-      format: 'password',
-      description: 'the current password; optional, and when sent it must be right (else 400)',
-    }),
-  ),
-});
-const ForgotBody = Type.Object({
-  username: Type.Optional(
-    Type.String({ maxLength: 320, description: 'required in practice: a body without it is a 400' }),
-  ),
-});
-const CompleteBody = Type.Object({
-  token: Type.String({
-    minLength: 1,
-    maxLength: 256,
-    description: 'the `token` of the reset link’s fragment (`/password/reset#token=…`)',
-  }),
-  password: NewPassword,
-});
 
 /** docs/api.md "User management": "200, no body". `undefined` skips serialisation, so the body is empty rather than `null`. */
 const noBody = (reply: FastifyReply) => reply.code(200).send(undefined as never);

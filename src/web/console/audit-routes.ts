@@ -4,12 +4,12 @@
  * organisation's audit log, newest first, keyset-paged, filtered by action and by acting user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { PurposeService } from '../../consent/index.js';
 import type { WebSession } from '../../identity/index.js';
 import { type AuditLogService, AuditQuery } from '../../organisations/index.js';
 import { sendPage } from '../shared/html.js';
 import { AuditPage } from './audit.js';
+import { Org } from './schemas.js';
 
 /** What the Audit log page calls. */
 export interface AuditDeps {
@@ -30,7 +30,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, dep
       api: 'orgs.audit-log.read',
     },
     schema: {
-      params: Type.Object({ organizationID: Type.String() }),
+      params: Org,
       // The API's query and limits; an empty form field means no filter, as in the API.
       querystring: AuditQuery,
     },

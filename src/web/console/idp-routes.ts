@@ -9,41 +9,12 @@
  * A change the service refuses (4xx) answers the page with that status and the message beside the form.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Static, Type } from 'typebox';
-import { IdpInput } from '../../federation/index.js';
+import type { IdpInput } from '../../federation/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Csrf, Org } from './schemas.js';
-
-type TextField = Exclude<keyof typeof IdpInput.properties, 'validateSignature' | 'disableUserInfo'>;
-/** A text field with the API's length limit of `name`, empty allowed (the service names what is missing). */
-const field = (name: TextField) =>
-  Type.Optional(Type.String({ maxLength: (IdpInput.properties[name] as { maxLength?: number }).maxLength }));
-const On = Type.Optional(Type.Literal('on'));
-
-/**
- * The IdP form: the API's fields (and its length limits, `IdpInput`) in lower case, the booleans
- * as checkboxes, and `discover`. Emptiness and URL rules are the service's, so that its message
- * shows beside the form.
- */
-const IdpForm = Type.Object({
-  ...Csrf,
-  issuer: field('issuer'),
-  discover: On,
-  authorizationurl: field('authorizationUrl'),
-  tokenurl: field('tokenUrl'),
-  jwksurl: field('jwksUrl'),
-  userinfourl: field('userInfoUrl'),
-  logouturl: field('logoutUrl'),
-  clientid: field('clientId'),
-  clientsecret: field('clientSecret'),
-  defaultscope: field('defaultScope'),
-  validatesignature: On,
-  disableuserinfo: On,
-});
-type IdpForm = Static<typeof IdpForm>;
+import { Confirmed, IdpForm, Org } from './schemas.js';
 
 /**
  * The API body of a form: every field sent (unticked boxes false), the client secret only when typed.

@@ -9,21 +9,20 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { ConsentService, HistoryService, PurposeService } from '../../consent/index.js';
 import { PasswordPolicyError } from '../../identity/index.js';
-import { AddBody, type IndividualService, ListQuery, managesIndividuals } from '../../organisations/index.js';
+import { type IndividualService, managesIndividuals } from '../../organisations/index.js';
 import { AccessDenied, AssentError } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import { httpStatusOf } from '../../platform/http/errors.js';
-import { PageQuery, pageLimit } from '../../platform/http/pagination.js';
+import { pageLimit } from '../../platform/http/pagination.js';
 import { HISTORY_PAGE, principalOf } from '../dashboard/views.js';
 import { type FormRefusal, fieldNamedIn, type RefusedForm, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { IndividualPage } from './individual.js';
 import { IndividualsPage } from './individuals.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Csrf, Org } from './schemas.js';
+import { AddForm, Confirmed, IndividualQuery, IndividualsQuery, Org, OrgUser } from './schemas.js';
 
 /** What the console's individuals pages call. */
 export interface ConsoleIndividualsDeps {
@@ -33,17 +32,6 @@ export interface ConsoleIndividualsDeps {
   purposes: PurposeService;
 }
 
-const Done = { done: Type.Optional(Type.String({ maxLength: 40 })) };
-const OrgUser = Type.Object({ organizationID: Type.String(), userID: Type.String() });
-/** The API's fields for a new individual (`individuals.add` with `username`), as a form. */
-const AddForm = Type.Object({
-  ...Csrf,
-  username: AddBody.properties.username,
-  name: AddBody.properties.name,
-  email: AddBody.properties.email,
-  phone: AddBody.properties.phone,
-  password: AddBody.properties.password,
-});
 const DONE: Record<string, string> = {
   added:
     'Individual added. A new account is subscribed at once; an address that already has an account is ' +
@@ -55,7 +43,7 @@ const DONE: Record<string, string> = {
 export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividualsDeps> = async (app, deps) => {
   app.get('/console/:organizationID/individuals', {
     config: { operation: 'web.console.individuals', ...signedIn, api: 'individuals.list' },
-    schema: { params: Org, querystring: Type.Object({ ...ListQuery.properties, ...Done }) },
+    schema: { params: Org, querystring: IndividualsQuery },
     handler: async (req, reply) => sendPage(reply, await listPage(deps, req, req.query)),
   });
 
@@ -80,7 +68,7 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
 
   app.get('/console/:organizationID/individuals/:userID', {
     config: { operation: 'web.console.individual', ...signedIn, api: 'individuals.list' },
-    schema: { params: OrgUser, querystring: Type.Object({ ...PageQuery, ...Done }) },
+    schema: { params: OrgUser, querystring: IndividualQuery },
     handler: async (req, reply) => {
       const path = { orgId: req.params.organizationID, userId: req.params.userID };
       const principal = principalOf(session(req));

@@ -9,10 +9,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { RedirectUris } from '../../federation/index.js';
-import { WebhookUrl } from '../../notifications/index.js';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import { CreateBody } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
@@ -20,19 +19,16 @@ import { sendPage } from '../shared/html.js';
 import { IntegrationsPage, SecretPage } from './integrations.js';
 import { back, type IntegrationsDeps, integrationsRefused, load } from './integrations-data.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Csrf, Org } from './schemas.js';
+import {
+  ClientForm,
+  Confirmed,
+  IntegrationsQuery,
+  Org,
+  OrgClient,
+  RedirectUrisForm,
+  TransportsForm,
+} from './schemas.js';
 
-const OrgClient = Type.Object({ organizationID: Type.String(), clientID: Type.String() });
-/** Room for the API's largest URI list (50 URIs of 2000 characters) as lines of a textarea. */
-const UriLines = Type.String({ maxLength: 110_000 });
-/** The relying-party form: the API's registration fields; the URIs one per line, `public` a checkbox. */
-const ClientForm = Type.Object({
-  ...Csrf,
-  clientid: Type.Optional(Type.Union([Type.Literal(''), CreateBody.properties.clientId])),
-  name: CreateBody.properties.name,
-  redirecturis: UriLines,
-  public: Type.Optional(Type.Literal('on')),
-});
 const DONE: Record<string, string> = {
   transports: 'Notification transports saved.',
   fcm: 'FCM credentials saved.',
@@ -91,10 +87,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
     config: { operation: 'web.console.integrations', ...signedIn, api: 'notifications.transports.read' },
     schema: {
       params: Org,
-      querystring: Type.Object({
-        startid: Type.Optional(Type.String({ maxLength: 100 })),
-        done: Type.Optional(Type.String({ maxLength: 40 })),
-      }),
+      querystring: IntegrationsQuery,
     },
     handler: async (req, reply) => {
       const view = await load(deps, req.params.organizationID, req.webRoles, req.query.startid);
@@ -112,12 +105,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
     },
     schema: {
       params: Org,
-      body: Type.Object({
-        ...Csrf,
-        email: Type.Optional(Type.Literal('on')),
-        webhookurl: Type.Optional(Type.Union([Type.Literal(''), WebhookUrl])),
-        rotatesecret: Type.Optional(Type.Literal('on')),
-      }),
+      body: TransportsForm,
     },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
@@ -142,7 +130,7 @@ export const integrationsRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = a
       api: 'federation.app-redirect-uris.update',
       refused: integrationsRefused(deps, 'redirectUris', [], () => 'uris'),
     },
-    schema: { params: Org, body: Type.Object({ ...Csrf, uris: UriLines }) },
+    schema: { params: Org, body: RedirectUrisForm },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
       const uris = uriLines(req.body.uris, RedirectUris.properties.RedirectURIs, 'App redirect URIs');

@@ -10,7 +10,7 @@ import { principalOf } from '../dashboard/views.js';
 import { sendPage } from '../shared/html.js';
 import { ConsentedUsersPage, OverviewPage } from './overview.js';
 import { session, signedIn } from './routes.js';
-import { Org } from './schemas.js';
+import { ConsentedUsersQuery, Org } from './schemas.js';
 
 /** What the overview pages call. */
 export interface ConsoleOverviewDeps {
@@ -49,11 +49,7 @@ export const consoleOverviewRoutes: FastifyPluginAsyncTypebox<ConsoleOverviewDep
     config: { operation: 'web.console.consents.users', ...signedIn, api: 'consented.purpose.users' },
     schema: {
       params: Org,
-      querystring: Type.Object({
-        purposeid: Type.String({ maxLength: 100 }),
-        attributeid: Type.Optional(Type.String({ maxLength: 100 })),
-        startid: Type.Optional(Type.String({ maxLength: 100 })),
-      }),
+      querystring: ConsentedUsersQuery,
     },
     handler: async (req, reply) => {
       const s = session(req);

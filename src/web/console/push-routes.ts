@@ -9,16 +9,13 @@
  * A change the service refuses (4xx) answers the page with that status and the message beside the form.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { ApnsInput, ServiceAccountText } from '../../notifications/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Csrf, Org } from './schemas.js';
+import { ApnsForm, Confirmed, FcmForm, Org } from './schemas.js';
 
 const api = 'notifications.transports.update';
-const { key, keyid, teamid, bundleid, environment } = ApnsInput.properties;
 
 /** The APNs form's field a refusal names (`apns.keyid must …`); `key` last, as `apns.key` starts `apns.keyid`. */
 const apnsField = (message: string) =>
@@ -38,7 +35,7 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
       api,
       refused: integrationsRefused(deps, 'fcm', ['serviceaccount']),
     },
-    schema: { params: Org, body: Type.Object({ ...Csrf, serviceaccount: ServiceAccountText }) },
+    schema: { params: Org, body: FcmForm },
     handler: async (req, reply) =>
       orFormError(
         deps,
@@ -64,7 +61,7 @@ export const consolePushRoutes: FastifyPluginAsyncTypebox<IntegrationsDeps> = as
       api,
       refused: integrationsRefused(deps, 'apns', ['key'], apnsField),
     },
-    schema: { params: Org, body: Type.Object({ ...Csrf, key, keyid, teamid, bundleid, environment }) },
+    schema: { params: Org, body: ApnsForm },
     handler: async (req, reply) =>
       orFormError(
         deps,

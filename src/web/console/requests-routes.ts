@@ -8,21 +8,15 @@
  * They call the API's services, with the API's body limits (`ConsentRequestInput`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import {
-  ConsentRequestInput,
-  type ConsentRequestService,
-  type DataAttributeService,
-  type PurposeService,
-} from '../../consent/index.js';
-import type { WebSession } from '../../identity/index.js';
+import type { ConsentRequestService, DataAttributeService, PurposeService } from '../../consent/index.js';
 import { AssentError } from '../../platform/core/errors.js';
 import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { JobPage, JobProgress, RequestsPage } from './requests.js';
+import { session, signedIn } from './routes.js';
+import { Org, OrgJob, RequestForm } from './schemas.js';
 
 /** What the console's Consent requests pages call: the services of the API's routes. */
 export interface ConsoleRequestsDeps {
@@ -30,17 +24,6 @@ export interface ConsoleRequestsDeps {
   purposes: PurposeService;
   dataAttributes: DataAttributeService;
 }
-
-const signedIn = { web: 'signed-in', signIn: '/console/sign-in' } as const;
-const Org = Type.Object({ organizationID: Type.String() });
-const OrgJob = Type.Object({ organizationID: Type.String(), jobID: Type.String({ maxLength: 64 }) });
-/** The API's body as a form: the purpose (the API's path parameter) and the ticked attributes. */
-const RequestForm = Type.Object({
-  _csrf: Type.Optional(Type.String({ maxLength: 100 })),
-  purposeid: Type.String({ minLength: 1, maxLength: 64 }),
-  ...ConsentRequestInput.properties,
-});
-const session = (req: FastifyRequest) => req.webSession as WebSession;
 
 /** @param deps - the services. */
 export const consoleRequestsRoutes: FastifyPluginAsyncTypebox<ConsoleRequestsDeps> = async (app, deps) => {

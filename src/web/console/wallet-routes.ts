@@ -8,37 +8,13 @@
  * A change the service refuses (4xx) answers the page with that status and the message beside the form.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Static, Type } from 'typebox';
 import { InvalidRequest } from '../../platform/core/errors.js';
-import { MAX_ANCHORS, type WalletSettingsInput } from '../../provider/index.js';
+import type { WalletSettingsInput } from '../../provider/index.js';
 import { principalOf } from '../dashboard/views.js';
 import { fieldNamedIn } from '../shared/form-state.js';
 import { back, type IntegrationsDeps, integrationsRefused, orFormError, shownAgain } from './integrations-data.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Csrf, Org } from './schemas.js';
-
-/** The API's limit of one PEM field (characters, `Pem` in src/provider/wallet/settings-routes.ts). */
-const PEM_CHARS = 20_000;
-const On = Type.Optional(Type.Literal('on'));
-const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-
-/** The wallet form: the API's `PUT` fields in lower case, the anchors in one textarea, JSON as text. */
-const WalletForm = Type.Object({
-  ...Csrf,
-  profile: Text(20),
-  trustedissuers: Text(PEM_CHARS * MAX_ANCHORS),
-  dcqlquery: Text(100_000),
-  claimmapping: Text(20_000),
-  stableclaim: Text(64),
-  deeplinkscheme: Text(40),
-  samedeviceonly: On,
-  a128gcm: On,
-  a256gcm: On,
-  generatekey: On,
-  verifierchain: Text(PEM_CHARS),
-  verifierkey: Text(PEM_CHARS),
-});
-type WalletForm = Static<typeof WalletForm>;
+import { Confirmed, Org, WalletForm } from './schemas.js';
 
 /** The form's fields by the API's names for them, as the settings' messages name them. */
 const WALLET_NAMES: Record<string, string> = {

@@ -17,6 +17,15 @@ import type { CookieJar } from '../sign-in/routes.js';
 import { AttributeRow, ConsentsPage } from './consents.js';
 import { DataPage, DeletePage } from './data.js';
 import { HistoryPage } from './history.js';
+import {
+  ConsentForm,
+  ConsentParams,
+  DeleteForm,
+  HistoryQuery,
+  PasswordForm,
+  ProfileForm,
+  ReceiptParams,
+} from './schemas.js';
 import { type DashboardReads, myConsents, myHistory, principalOf } from './views.js';
 
 /** What the dashboard calls. */
@@ -31,8 +40,6 @@ export interface DashboardDeps extends DashboardReads {
 }
 
 const signedIn = { web: 'signed-in', signIn: '/dashboard/sign-in' } as const;
-const Csrf = { _csrf: Type.Optional(Type.String({ maxLength: 100 })) };
-const Days = Type.Optional(Type.String({ pattern: '^[0-9]{0,4}$', description: 'days' }));
 const session = (req: FastifyRequest) => req.webSession as WebSession;
 const htmx = (req: FastifyRequest) => req.headers['hx-request'] === 'true';
 
@@ -49,8 +56,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
   app.post('/dashboard/consents/:organizationID/:purposeID/:attributeID', {
     config: { operation: 'web.dashboard.consent.update', ...signedIn },
     schema: {
-      params: Type.Object({ organizationID: Type.String(), purposeID: Type.String(), attributeID: Type.String() }),
-      body: Type.Object({ ...Csrf, consented: Type.Optional(Type.String({ maxLength: 20 })), days: Days }),
+      params: ConsentParams,
+      body: ConsentForm,
     },
     handler: async (req, reply) => {
       const s = session(req);
@@ -86,12 +93,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
 
   app.get('/dashboard/history', {
     config: { operation: 'web.dashboard.history', ...signedIn },
-    schema: {
-      querystring: Type.Object({
-        org: Type.Optional(Type.String({ maxLength: 100 })),
-        startid: Type.Optional(Type.String({ maxLength: 20 })),
-      }),
-    },
+    schema: { querystring: HistoryQuery },
     handler: async (req, reply) => {
       const s = session(req);
       const views = await myHistory(deps, s, req.query.org, req.query.startid);
@@ -101,7 +103,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
 
   app.get('/dashboard/history/:organizationID/:eventID/receipt', {
     config: { operation: 'web.dashboard.receipt', ...signedIn },
-    schema: { params: Type.Object({ organizationID: Type.String(), eventID: Type.String() }) },
+    schema: { params: ReceiptParams },
     handler: async (req, reply) => {
       const s = session(req);
       // The API's receipt (ReceiptService): the same access rule, the same signature.
@@ -142,9 +144,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
 
   app.post('/dashboard/data/profile', {
     config: { operation: 'web.dashboard.profile.update', ...signedIn },
-    schema: {
-      body: Type.Object({ ...Csrf, name: Type.String({ maxLength: 200 }), phone: Type.String({ maxLength: 40 }) }),
-    },
+    schema: { body: ProfileForm },
     handler: async (req, reply) => {
       await deps.users.updateProfile(session(req).userId, { name: req.body.name, phone: req.body.phone });
       return seeOther(reply, '/dashboard/data?done=profile', false);
@@ -153,13 +153,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
 
   app.post('/dashboard/data/password', {
     config: { operation: 'web.dashboard.password.update', ...signedIn },
-    schema: {
-      body: Type.Object({
-        ...Csrf,
-        currentpassword: Type.String({ maxLength: 1024 }),
-        password: Type.String({ maxLength: 1024 }),
-      }),
-    },
+    schema: { body: PasswordForm },
     handler: async (req, reply) => {
       const { password, currentpassword } = req.body;
       // The API's change: policy, current password, every other session ended (PasswordService).
@@ -174,7 +168,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<DashboardDeps> = async (
 
   app.post('/dashboard/data/delete', {
     config: { operation: 'web.dashboard.delete', ...signedIn },
-    schema: { body: Type.Object({ ...Csrf, confirm: Type.String({ maxLength: 20 }) }) },
+    schema: { body: DeleteForm },
     handler: async (req, reply) => {
       const s = session(req);
       if (req.body.confirm !== 'DELETE')

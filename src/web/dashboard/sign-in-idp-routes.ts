@@ -6,7 +6,6 @@
  * A link, not a form: a form's post would be refused when it redirects off-site (CSP `form-action 'self'`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { DASHBOARD_IDP_CALLBACK_PATH, type FederatedWebSignIn } from '../../federation/index.js';
 import type { WebSessions } from '../../identity/index.js';
 import { AssentError } from '../../platform/core/errors.js';
@@ -14,6 +13,7 @@ import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import { sendPage } from '../shared/html.js';
 import { SignInPage, safeNext } from '../sign-in/page.js';
 import { type CookieJar, openWebSession } from '../sign-in/routes.js';
+import { IdpCallbackQuery, SignInWayQuery } from './schemas.js';
 
 /** What the routes call. */
 export interface IdpSignInDeps {
@@ -26,13 +26,12 @@ export interface IdpSignInDeps {
 }
 
 const BASE = '/dashboard';
-const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 
 /** @param opts - the services and the cookie helpers. */
 export const idpSignInRoutes: FastifyPluginAsyncTypebox<IdpSignInDeps> = async (app, deps) => {
   app.get(`${BASE}/sign-in/idp`, {
     config: { operation: 'web.dashboard.sign-in.idp', web: 'public' },
-    schema: { querystring: Type.Object({ organisation: Type.String({ maxLength: 100 }), next: Str(500) }) },
+    schema: { querystring: SignInWayQuery },
     handler: async (req, reply) => {
       const next = safeNext(req.query.next, BASE);
       const started = await deps.federated.start(req.query.organisation, next, req.ip);
@@ -43,14 +42,7 @@ export const idpSignInRoutes: FastifyPluginAsyncTypebox<IdpSignInDeps> = async (
 
   app.get(DASHBOARD_IDP_CALLBACK_PATH, {
     config: { operation: 'web.dashboard.sign-in.idp.callback', web: 'public' },
-    schema: {
-      querystring: Type.Object({
-        code: Str(4000),
-        state: Str(500),
-        error: Str(200),
-        error_description: Str(2000),
-      }),
-    },
+    schema: { querystring: IdpCallbackQuery },
     handler: async (req, reply) => {
       const binding = deps.idpBinding.read(req);
       // Single use: whatever happens, this browser's binding is spent.

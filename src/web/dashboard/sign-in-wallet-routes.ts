@@ -22,6 +22,7 @@ import {
 import { seeOther, sendPage } from '../shared/html.js';
 import { safeNext } from '../sign-in/page.js';
 import { type CookieJar, openWebSession } from '../sign-in/routes.js';
+import { SignInWayQuery, WalletReturnParams, WalletReturnQuery } from './schemas.js';
 import { ElsewherePage, WALLET_PATH, WalletSignInPage, WalletStatus } from './wallet-sign-in.js';
 
 /** What the routes call. */
@@ -36,7 +37,6 @@ export interface WalletSignInDeps {
 
 const BASE = '/dashboard';
 const Str = (max: number) => Type.Optional(Type.String({ maxLength: max }));
-const PageQuery = Type.Object({ organisation: Type.String({ maxLength: 100 }), next: Str(500) });
 
 /** A fixed sentence for each reason a completion is refused (nothing about the transaction's content). */
 function refusal(err: WalletFlowError): AssentError {
@@ -58,7 +58,7 @@ export const walletSignInRoutes: FastifyPluginAsyncTypebox<WalletSignInDeps> = a
 
   app.get(WALLET_PATH, {
     config: { operation: 'web.dashboard.sign-in.wallet', web: 'public' },
-    schema: { querystring: PageQuery },
+    schema: { querystring: SignInWayQuery },
     handler: async (req, reply) => {
       const next = safeNext(req.query.next, BASE);
       const organisation = req.query.organisation;
@@ -78,7 +78,7 @@ export const walletSignInRoutes: FastifyPluginAsyncTypebox<WalletSignInDeps> = a
 
   app.get(`${WALLET_PATH}/status`, {
     config: { operation: 'web.dashboard.sign-in.wallet.status', web: 'public' },
-    schema: { querystring: PageQuery },
+    schema: { querystring: SignInWayQuery },
     handler: async (req, reply) => {
       const outcome = await walletSignIn.status(walletBinding.read(req));
       const next = safeNext(req.query.next, BASE);
@@ -102,8 +102,8 @@ export const walletSignInRoutes: FastifyPluginAsyncTypebox<WalletSignInDeps> = a
   app.get(`${DASHBOARD_WALLET_RETURN_PATH}/:organizationID/:handle`, {
     config: { operation: 'web.dashboard.sign-in.wallet.return', web: 'public' },
     schema: {
-      params: Type.Object({ organizationID: Type.String({ maxLength: 100 }), handle: Type.String({ maxLength: 100 }) }),
-      querystring: Type.Object({ next: Str(500), response_code: Type.String({ maxLength: 200 }) }),
+      params: WalletReturnParams,
+      querystring: WalletReturnQuery,
     },
     handler: async (req, reply) => {
       const { organizationID, handle } = req.params;

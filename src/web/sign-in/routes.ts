@@ -13,6 +13,7 @@ import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { SignInPage, type SignInWays, safeNext } from './page.js';
+import { SignInForm, SignInQuery } from './schemas.js';
 
 /** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
 export interface CookieJar {
@@ -53,8 +54,6 @@ export interface SignInOptions {
   ways?: (orgId: string, next: string) => Promise<SignInWays>;
 }
 
-const Organisation = Type.Optional(Type.String({ maxLength: 100 }));
-
 /** The sign-in and sign-out routes of one front end. */
 export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
   const { identity, sessions, cookie, base, operations } = opts;
@@ -67,9 +66,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
 
   app.get(action, {
     config: { operation: operations.page, web: 'public' },
-    schema: {
-      querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })), organisation: Organisation }),
-    },
+    schema: { querystring: SignInQuery },
     handler: async (req, reply) => {
       const next = safeNext(req.query.next, base);
       if (req.webSession) return reply.redirect(next, 303);
@@ -79,14 +76,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
 
   app.post(action, {
     config: { operation: operations.submit, web: 'public' },
-    schema: {
-      body: Type.Object({
-        username: Type.String({ maxLength: 320 }),
-        password: Type.String({ maxLength: 1024 }),
-        next: Type.Optional(Type.String({ maxLength: 500 })),
-        organisation: Organisation,
-      }),
-    },
+    schema: { body: SignInForm },
     handler: async (req, reply) => {
       const next = safeNext(req.body.next, base);
       try {

@@ -1,0 +1,28 @@
+/**
+ * TypeBox schemas of a web front end's sign-in page (docs/web.md "Sign-in"): its query and its password form.
+ * `next` is checked again by `safeNext` (open redirects); `organisation` offers that organisation's other ways.
+ */
+import { type Static, Type } from 'typebox';
+
+const Organisation = Type.Optional(Type.String({ maxLength: 100 }));
+
+/** The query of `GET {base}/sign-in`: `next` (≤ 500 characters) and `organisation` (an organisation ID, ≤ 100). */
+export const SignInQuery = Type.Object({
+  next: Type.Optional(Type.String({ maxLength: 500 })),
+  organisation: Organisation,
+});
+/** A sign-in page query. */
+export type SignInQuery = Static<typeof SignInQuery>;
+
+/**
+ * The form of `POST {base}/sign-in`: `username` (≤ 320 characters), `password` (≤ 1024), and the page's
+ * `next` and `organisation`, sent back as hidden fields.
+ */
+export const SignInForm = Type.Object({
+  username: Type.String({ maxLength: 320 }),
+  password: Type.String({ maxLength: 1024 }),
+  next: Type.Optional(Type.String({ maxLength: 500 })),
+  organisation: Organisation,
+});
+/** A sign-in form. */
+export type SignInForm = Static<typeof SignInForm>;
