@@ -98,9 +98,10 @@ export class ConsentCheckService {
     if (body.attributeids?.length === 0) throw new InvalidRequest('attributeids, when sent, must name an attribute');
     const asked = body.attributeids === undefined ? undefined : [...new Set(body.attributeids)];
     const purposeId = body.purposeid;
-    await this.sealer.flush(orgId);
     return onCatalogue(this.catalogues, orgId, { purposeId, attributeIds: asked }, async (catalogue) => {
       const purpose = catalogue.byId.get(purposeId)!;
+      // Once the request is known good: a refused one writes nothing, not even seals.
+      await this.sealer.flush(orgId);
       // Catalogue IDs are lower case; `asked` matched them exactly.
       const attributeIds = asked ?? purpose.attributes.map((a) => a.id);
       const found = await readCheck(this.db, {
