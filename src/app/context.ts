@@ -10,6 +10,7 @@ import { AccountService } from '../accounts/index.js';
 import {
   CatalogueCache,
   ChainSealer,
+  ConsentCheckService,
   ConsentExport,
   ConsentRequestService,
   ConsentService,
@@ -128,6 +129,8 @@ export interface Context {
   individuals: IndividualService;
   /** Consented-user pages, and the consent overview and trend the console reads (`overview`, `trend`). */
   listings: ListingService;
+  /** The bulk consent check (docs/api.md "Bulk consent check"). */
+  checks: ConsentCheckService;
   anonymous: AnonymousService;
   /** The individual's data export (GDPR Art. 15 and 20) and account deletion (Art. 17). */
   accounts: AccountService;
@@ -270,6 +273,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     receipts,
     individuals,
     listings,
+    checks: new ConsentCheckService(store.db, catalogues, roles, sealer),
     anonymous,
     accounts,
     auditLog,

@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from '../accounts/index.js';
 import {
+  checkRoutes,
   consentRequestRoutes,
   consentRoutes,
   dataAttributeRoutes,
@@ -170,6 +171,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(consentRoutes, { consents: ctx.consents });
       await v1.register(listingRoutes, { listings: ctx.listings, publicUrl: ctx.config.publicUrl });
       await v1.register(overviewRoutes, { listings: ctx.listings });
+      await v1.register(checkRoutes, { checks: ctx.checks });
       await v1.register(historyRoutes, {
         consents: ctx.consents,
         history: ctx.history,

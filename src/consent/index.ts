@@ -12,6 +12,8 @@ export { HistoryService, type presentEvent } from './history/history.js';
 export { receiptRoutes } from './history/receipt-routes.js';
 export { ReceiptService } from './history/receipts.js';
 export { historyRoutes } from './history/routes.js';
+export { ConsentCheckService } from './listings/check.js';
+export { checkRoutes } from './listings/check-routes.js';
 export { overviewRoutes } from './listings/overview-routes.js';
 export { listingRoutes } from './listings/routes.js';
 export { ListingService } from './listings/service.js';

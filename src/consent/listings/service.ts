@@ -6,7 +6,7 @@
  */
 
 import { type IndividualBody, presentIndividual, type RolesCache } from '../../organisations/index.js';
-import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
+import { InvalidRequest } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
 import { requireOrgRole } from '../../platform/http/auth.js';
@@ -14,13 +14,10 @@ import { keysetPage } from '../../platform/http/pagination.js';
 import { ACCESS_POLICY } from '../../platform/http/policy.js';
 import { isId } from '../../platform/util/ids.js';
 import type { CatalogueCache } from '../catalogue/cache.js';
-import type { Catalogue } from '../catalogue/store.js';
 import type { OverviewBody, TrendBody } from '../records/schemas.js';
+import { onCatalogue } from './on-catalogue.js';
 import { overviewCounts, trendDays, type ValueCounts } from './overview-store.js';
 import { consentedUsers } from './store.js';
-
-/** A catalogue that moved under a page this many times in a row is answered 409 (busy, retry). */
-const MAX_ATTEMPTS = 3;
 
 /** Longest trend (days): a year, leap day included. */
 export const MAX_TREND_DAYS = 366;
@@ -65,7 +62,7 @@ export class ListingService {
    */
   async overview(principal: Principal, orgId: string): Promise<OverviewBody> {
     await this.authorise(principal, orgId, ACCESS_POLICY['consents.overview'].orgRoles);
-    return this.onCatalogue(orgId, {}, async (catalogue) => {
+    return onCatalogue(this.catalogues, orgId, {}, async (catalogue) => {
       const found = await overviewCounts(this.db, {
         orgId,
         catalogueVersion: catalogue.version,
@@ -109,7 +106,7 @@ export class ListingService {
     await this.authorise(principal, orgId, ACCESS_POLICY['consents.trend'].orgRoles);
     const days = trendLength(query.days);
     const { purposeId } = query;
-    return this.onCatalogue(orgId, { purposeId }, async (catalogue) => {
+    return onCatalogue(this.catalogues, orgId, { purposeId }, async (catalogue) => {
       const purposes = purposeId === undefined ? catalogue.purposes : [catalogue.byId.get(purposeId)!];
       const trend = await trendDays(this.db, { orgId, catalogueVersion: catalogue.version, purposes }, days);
       if (trend === null || trend === 'stale') return trend;
@@ -155,62 +152,26 @@ export class ListingService {
     startId: string | undefined,
     limit: number,
   ): Promise<{ users: IndividualBody[]; next?: string }> {
-    return this.onCatalogue(orgId, { purposeId, attributeId }, async (catalogue) => {
-      const purpose = catalogue.byId.get(purposeId)!;
-      if (startId !== undefined && !isId(startId)) return { users: [] };
-      const found = await consentedUsers(this.db, {
-        orgId,
-        catalogueVersion: catalogue.version,
-        purposeId,
-        attributeIds: attributeId ? [attributeId] : purpose.attributes.map((a) => a.id),
-        lawfulUsage: purpose.lawfulUsage,
-        after: startId,
-        limit: limit + 1,
-      });
-      if (found === null || found === 'stale') return found;
-      const page = keysetPage(found, limit, (u) => u.id);
-      return { users: page.items.map(presentIndividual), next: page.next };
-    });
-  }
-
-  /**
-   * Runs `run` on the organisation's catalogue: the cached copy, reloaded first when the purpose or attribute asked
-   * for is missing from it (it may be newer than the copy), and again whenever `run` finds the copy stale (its
-   * statement read another `catalogue_version`).
-   * @param wants - a purpose that must be live, and an attribute that must be live in it.
-   * @param run - answers, or null when the organisation is gone, or `stale`.
-   * @throws {NotFound} when the organisation does not exist, the purpose is not the organisation's, or the attribute
-   *   not the purpose's; {Conflict} when the catalogue was stale `MAX_ATTEMPTS` times in a row.
-   */
-  private async onCatalogue<T>(
-    orgId: string,
-    wants: { purposeId?: string; attributeId?: string },
-    run: (catalogue: Catalogue) => Promise<T | 'stale' | null>,
-  ): Promise<T> {
-    if (!isId(orgId)) throw new NotFound('Organisation not found');
-    let catalogue: Catalogue | null | undefined = this.catalogues.peek(orgId);
-    let fresh = !catalogue;
-    if (!catalogue) catalogue = await this.catalogues.load(orgId);
-    for (let attempt = 1; catalogue; attempt++) {
-      const { purposeId, attributeId } = wants;
-      const purpose = purposeId !== undefined && isId(purposeId) ? catalogue.byId.get(purposeId) : undefined;
-      const known =
-        purposeId === undefined ||
-        (purpose !== undefined && (attributeId === undefined || purpose.attributes.some((a) => a.id === attributeId)));
-      // A purpose or attribute missing from a cached copy may be newer than the copy: reload first.
-      if (!known && !fresh) {
-        catalogue = await this.catalogues.load(orgId);
-        fresh = true;
-        continue;
-      }
-      if (!known) throw new NotFound(purpose ? 'Attribute not found in this purpose' : 'Purpose not found');
-      const found = await run(catalogue);
-      if (found === null) break;
-      if (found !== 'stale') return found;
-      if (attempt >= MAX_ATTEMPTS) throw new Conflict("The organisation's purposes are being changed; try again");
-      catalogue = await this.catalogues.load(orgId);
-      fresh = true;
-    }
-    throw new NotFound('Organisation not found');
+    return onCatalogue(
+      this.catalogues,
+      orgId,
+      { purposeId, attributeIds: attributeId === undefined ? undefined : [attributeId] },
+      async (catalogue) => {
+        const purpose = catalogue.byId.get(purposeId)!;
+        if (startId !== undefined && !isId(startId)) return { users: [] };
+        const found = await consentedUsers(this.db, {
+          orgId,
+          catalogueVersion: catalogue.version,
+          purposeId,
+          attributeIds: attributeId ? [attributeId] : purpose.attributes.map((a) => a.id),
+          lawfulUsage: purpose.lawfulUsage,
+          after: startId,
+          limit: limit + 1,
+        });
+        if (found === null || found === 'stale') return found;
+        const page = keysetPage(found, limit, (u) => u.id);
+        return { users: page.items.map(presentIndividual), next: page.next };
+      },
+    );
   }
 }

@@ -150,6 +150,12 @@ export const ACCESS_POLICY = {
     who: 'Owner, Admin, Dpo or Developer of the organisation: daily counts, naming nobody, as the overview',
     orgRoles: ORG_STAFF,
   },
+  // Values of named individuals, as the consented-user pages name them: the same staff.
+  'consents.check': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation: the values the consented-user pages list by (docs/api.md "Bulk consent check")',
+    orgRoles: ORG_STAFF,
+  },
   'consent.request.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'jobs.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
   'notifications.transports.read': {
