@@ -64,6 +64,7 @@ import {
 import type { Config } from '../platform/config/load.js';
 import { loadMasterKey, type MasterKey } from '../platform/crypto/master-key.js';
 import type { Store } from '../platform/db/open.js';
+import { EventSequencer } from '../platform/events/sequencer.js';
 import type { GuardServices } from '../platform/http/auth.js';
 import { createMailer, type Mailer } from '../platform/mail/mailer.js';
 import {
@@ -106,6 +107,8 @@ export interface Context {
   roles: RolesCache;
   /** Seals consent events into their chain after the commit; `startWorkers` starts its sweep. */
   sealer: ChainSealer;
+  /** Numbers the outbox's events per organisation after the commit (docs/events.md); `startWorkers` starts its sweep. */
+  events: EventSequencer;
   /** What the auth guard asks of the identity and orgs domains. */
   guard: GuardServices;
   identity: IdentityService;
@@ -183,10 +186,12 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
   const identity = new IdentityService(store.db, config, tokens, master, liveness, slots(config.dbWriteSlots));
   const users = new UserService(store.db, identity);
-  const purposes = new PurposeService(store.db);
+  // Numbers the outbox's events after their commit (docs/events.md); woken by every writer that has it, and with the sealer.
+  const events = new EventSequencer(store.db);
+  const purposes = new PurposeService(store.db, events);
   const retention = new RetentionService(store.db);
-  const dataAttributes = new DataAttributeService(store.db);
-  const sealer = new ChainSealer(store.db);
+  const dataAttributes = new DataAttributeService(store.db, events);
+  const sealer = new ChainSealer(store.db, events);
   const catalogues = new CatalogueCache(store.db);
   const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
   const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
@@ -206,13 +211,18 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
   const background = new BackgroundTasks();
   const invitations = new InvitationService(store.db, config, mailer);
-  const individuals = new IndividualService(store.db, config, roles, invitations, background);
+  const individuals = new IndividualService(store.db, config, roles, invitations, background, events);
   const listings = new ListingService(store.db, catalogues, roles);
   const anonymous = new AnonymousService(store.db, config);
-  const accounts = new AccountService(store.db, liveness, {
-    publicUrl: config.publicUrl,
-    consents: new ConsentExport(store.db, views, sealer, consents),
-  });
+  const accounts = new AccountService(
+    store.db,
+    liveness,
+    {
+      publicUrl: config.publicUrl,
+      consents: new ConsentExport(store.db, views, sealer, consents),
+    },
+    events,
+  );
   const auditLog = new AuditLogService(store.db);
   const passwords = new PasswordService(store.db, config, mailer, background, liveness);
   const images = new ImageService(store.db, identity);
@@ -253,6 +263,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     liveness,
     roles,
     sealer,
+    events,
     guard,
     identity,
     users,
