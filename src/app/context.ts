@@ -53,7 +53,7 @@ import {
   UserService,
   WebSessions,
 } from '../identity/index.js';
-import { createNotifications, type NotificationService } from '../notifications/index.js';
+import { createNotifications, EventFeed, type NotificationService } from '../notifications/index.js';
 import {
   AnonymousService,
   AuditLogService,
@@ -109,6 +109,8 @@ export interface Context {
   sealer: ChainSealer;
   /** Numbers the outbox's events per organisation after the commit (docs/events.md); `startWorkers` starts its sweep. */
   events: EventSequencer;
+  /** Reads each organisation's change feed (`GET {base}/organizations/{organizationID}/events`; docs/events.md). */
+  eventFeed: EventFeed;
   /** What the auth guard asks of the identity and orgs domains. */
   guard: GuardServices;
   identity: IdentityService;
@@ -264,6 +266,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     roles,
     sealer,
     events,
+    eventFeed: new EventFeed(store.db, events, config.publicUrl),
     guard,
     identity,
     users,
