@@ -37,8 +37,7 @@ export function queuedEventsSql(source: SQL, asCte?: string): SQL {
   return sql`events AS (
       INSERT INTO consent_events ${EVENT_COLUMNS} ${source} RETURNING ${sql.raw(OUTBOX_SOURCE_COLUMNS)}
     ),
-    ${outboxSql}
-    ${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
+    ${outboxSql}${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
 }
 
 /**
@@ -72,7 +71,7 @@ const outboxSql = sql`outbox AS (
             'APIKeyID', coalesce(actor->>'apiKeyId', '')),
           'Channel', jsonb_build_object('Endpoint', channel->>'endpoint', 'UserAgent', channel->>'userAgent'))
       FROM events ORDER BY written
-    ),`;
+    )`;
 
 /**
  * Events from `VALUES` rows, for `queuedEventsSql`.
