@@ -12,6 +12,7 @@ export default defineConfig({
     './src/platform/db/schema/oidc.ts',
     './src/platform/db/schema/wallet.ts',
     './src/platform/db/schema/web.ts',
+    './src/platform/db/schema/events.ts',
   ],
   out: './drizzle',
 });

@@ -15,6 +15,7 @@ import { eraseCredentials, eraseImages, eraseResetToken, type LivenessCache, scr
 import { eraseMemberships } from '../organisations/index.js';
 import { NotFound } from '../platform/core/errors.js';
 import type { Db } from '../platform/db/open.js';
+import type { EventSequencer } from '../platform/events/sequencer.js';
 import { isId } from '../platform/util/ids.js';
 import { eraseWalletIdentities } from '../provider/index.js';
 import { type AccountExport, assembleExport, type ExportSources } from './export.js';
@@ -26,11 +27,14 @@ export class AccountService {
    * @param liveness - told of the deletion, so that the user's tokens stop working at once (in a
    *   process that serves no requests, the CLI's, it holds nothing and this changes nothing).
    * @param exports - what the data export reads: the public URL and the consent domain's export.
+   * @param events - woken after a deletion wrote its `individual.deleted` events (docs/events.md); none in the CLI,
+   *   whose events the serving processes' sweep numbers.
    */
   constructor(
     private readonly db: Db,
     private readonly liveness: LivenessCache,
     private readonly exports: Omit<ExportSources, 'db'>,
+    private readonly events?: EventSequencer,
   ) {}
 
   /**
@@ -44,12 +48,13 @@ export class AccountService {
   }
 
   /**
-   * Deletes the account `userId` in one transaction.
+   * Deletes the account `userId` in one transaction, with an `individual.deleted` event in each organisation the user
+   * was subscribed to (docs/events.md).
    * @throws {NotFound} when there is no such live account (never existed, or already deleted).
    */
   async delete(userId: string): Promise<void> {
     if (!isId(userId)) throw new NotFound('User not found');
-    await this.db.transaction(async (tx) => {
+    const left = await this.db.transaction(async (tx) => {
       // The row lock of the scrub comes first: a concurrent deletion of the same user waits, then finds none.
       const oldUsername = await scrubAccount(tx, userId);
       if (oldUsername === null) throw new NotFound('User not found');
@@ -59,8 +64,10 @@ export class AccountService {
       await eraseFederatedIdentities(tx, userId);
       await eraseWalletIdentities(tx, userId);
       await eraseCredentials(tx, userId, oldUsername);
-      await eraseMemberships(tx, userId);
+      // Last: it writes an `individual.deleted` event per organisation left (docs/events.md).
+      return eraseMemberships(tx, userId);
     });
     this.liveness.forgetUser(userId);
+    for (const orgId of left) this.events?.wake(orgId);
   }
 }

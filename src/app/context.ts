@@ -54,7 +54,7 @@ import {
   UserService,
   WebSessions,
 } from '../identity/index.js';
-import { createNotifications, type NotificationService } from '../notifications/index.js';
+import { createNotifications, EventFeed, type NotificationService } from '../notifications/index.js';
 import {
   AnonymousService,
   AuditLogService,
@@ -65,6 +65,7 @@ import {
 import type { Config } from '../platform/config/load.js';
 import { loadMasterKey, type MasterKey } from '../platform/crypto/master-key.js';
 import type { Store } from '../platform/db/open.js';
+import { EventSequencer } from '../platform/events/sequencer.js';
 import type { GuardServices } from '../platform/http/auth.js';
 import { createMailer, type Mailer } from '../platform/mail/mailer.js';
 import {
@@ -107,6 +108,10 @@ export interface Context {
   roles: RolesCache;
   /** Seals consent events into their chain after the commit; `startWorkers` starts its sweep. */
   sealer: ChainSealer;
+  /** Numbers the outbox's events per organisation after the commit (docs/events.md); `startWorkers` starts its sweep. */
+  events: EventSequencer;
+  /** Reads each organisation's change feed (`GET {base}/organizations/{organizationID}/events`; docs/events.md). */
+  eventFeed: EventFeed;
   /** What the auth guard asks of the identity and orgs domains. */
   guard: GuardServices;
   identity: IdentityService;
@@ -186,10 +191,12 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
   const identity = new IdentityService(store.db, config, tokens, master, liveness, slots(config.dbWriteSlots));
   const users = new UserService(store.db, identity);
-  const purposes = new PurposeService(store.db);
+  // Numbers the outbox's events after their commit (docs/events.md); woken by every writer that has it, and with the sealer.
+  const events = new EventSequencer(store.db);
+  const purposes = new PurposeService(store.db, events);
   const retention = new RetentionService(store.db);
-  const dataAttributes = new DataAttributeService(store.db);
-  const sealer = new ChainSealer(store.db);
+  const dataAttributes = new DataAttributeService(store.db, events);
+  const sealer = new ChainSealer(store.db, events);
   const catalogues = new CatalogueCache(store.db);
   const writes = new GroupCommit(store.db, slots(config.dbWriteSlots));
   const views = new RecordViews(store.db, catalogues, slots(config.dbReadSlots));
@@ -209,13 +216,18 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
   const background = new BackgroundTasks();
   const invitations = new InvitationService(store.db, config, mailer);
-  const individuals = new IndividualService(store.db, config, roles, invitations, background);
+  const individuals = new IndividualService(store.db, config, roles, invitations, background, events);
   const listings = new ListingService(store.db, catalogues, roles);
   const anonymous = new AnonymousService(store.db, config);
-  const accounts = new AccountService(store.db, liveness, {
-    publicUrl: config.publicUrl,
-    consents: new ConsentExport(store.db, views, sealer, consents),
-  });
+  const accounts = new AccountService(
+    store.db,
+    liveness,
+    {
+      publicUrl: config.publicUrl,
+      consents: new ConsentExport(store.db, views, sealer, consents),
+    },
+    events,
+  );
   const auditLog = new AuditLogService(store.db);
   const passwords = new PasswordService(store.db, config, mailer, background, liveness);
   const images = new ImageService(store.db, identity);
@@ -256,6 +268,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     liveness,
     roles,
     sealer,
+    events,
+    eventFeed: new EventFeed(store.db, events, config.publicUrl),
     guard,
     identity,
     users,

@@ -1,6 +1,7 @@
 /**
  * The background work of a serving process: the AskMe expiry sweep, the purge of stale throttle
- * counters, the sealer's sweep of events left unsealed, and the job queue with its workers.
+ * counters, the sealer's sweep of events left unsealed, the event sequencer's sweep of outbox events left
+ * unnumbered, and the job queue with its workers.
  * `assent serve` and the test server start them through `Context.startWorkers` and stop them
  * through `Context.stopWorkers`, after the HTTP app has closed and before the store is closed.
  */
@@ -27,12 +28,15 @@ export async function startWorkers(
   const stops: Array<() => Promise<void>> = [];
   stops.push(scheduleSweep(log, ctx.store.db, ctx.sealer, ctx.config.askMeSweepSeconds));
   stops.push(schedulePurge(log, ctx.store.db, ctx.config));
+  // Outbox events left unnumbered by a process that died after its commit, or written by a path that does not wake.
+  ctx.events.startSweep(1, (err) => logBackgroundFailure(log, err, 'numbering organisation events failed'));
+  stops.push(() => ctx.events.stop());
   // Events left unsealed by a process that died after its commit.
   ctx.sealer.startSweep(1, (err) => logBackgroundFailure(log, err, 'sealing consent events failed'));
   stops.push(() => ctx.sealer.stop());
   stops.push(await notifications.start(log));
   return async () => {
-    // Last started, first stopped: the job workers before the sealer they wake.
+    // Last started, first stopped: the job workers before the sealer they wake, the sealer before the sequencer it wakes.
     for (const stop of stops.reverse()) await stop();
     ctx.mailer.close();
   };

@@ -2,6 +2,8 @@
  * The public entry of the notifications context: what the other contexts may use of it (docs/development.md "Bounded
  * contexts"). Each name is documented where it is defined.
  */
+export { eventFeedRoutes } from './events/routes.js';
+export { EventFeed } from './events/service.js';
 export { notificationRoutes } from './routes.js';
 export { ApnsInput, ServiceAccountText, WebhookUrl } from './schemas.js';
 export type { NotificationService, TransportsView } from './service.js';

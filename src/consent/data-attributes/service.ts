@@ -10,6 +10,8 @@ import { recordAudit } from '../../organisations/index.js';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
+import { appendOrganisationEvents } from '../../platform/events/outbox.js';
+import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { isId } from '../../platform/util/ids.js';
 import * as store from './store.js';
 
@@ -40,9 +42,21 @@ export interface RecordedDataAttribute {
   deletedAt: Date | null;
 }
 
+/** A data attribute as its outbox events carry it (docs/events.md "Catalogue events"). */
+function attributeData(orgId: string, id: string, name: string, purposeIds?: string[]): Record<string, unknown> {
+  return { OrganizationID: orgId, AttributeID: id, Name: name, ...(purposeIds ? { PurposeIDs: purposeIds } : {}) };
+}
+
 /** Manages data attributes; the caller's right to do so is checked by the access policy. */
 export class DataAttributeService {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param events - woken after a change wrote its outbox events (docs/events.md).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly events?: EventSequencer,
+  ) {}
 
   /**
    * The distinct purpose IDs of `inputs`, all live purposes of the organisation.
@@ -59,7 +73,7 @@ export class DataAttributeService {
   }
 
   /**
-   * Creates data attributes, all or none.
+   * Creates data attributes, all or none, each with a `data_attribute.created` event (docs/events.md).
    * @returns the created data attributes, in request order.
    * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
@@ -67,10 +81,21 @@ export class DataAttributeService {
     await this.checkPurposes(orgId, inputs);
     const ids = await this.db.transaction(async (tx) => {
       const out: string[] = [];
-      for (const i of inputs)
-        out.push(await store.insertDataAttribute(tx, orgId, i.consent.trim(), [...new Set(i.purposeids ?? [])]));
+      const events = [];
+      for (const i of inputs) {
+        const [name, purposeIds] = [i.consent.trim(), [...new Set(i.purposeids ?? [])]];
+        const id = await store.insertDataAttribute(tx, orgId, name, purposeIds);
+        out.push(id);
+        events.push({
+          type: 'data_attribute.created',
+          subject: null,
+          data: attributeData(orgId, id, name, purposeIds),
+        });
+      }
+      await appendOrganisationEvents(tx, orgId, events);
       return out;
     });
+    this.events?.wake(orgId);
     const rows = new Map((await store.listDataAttributes(this.db, orgId, ids)).map((r) => [r.id, r]));
     return ids.map((id) => present(rows.get(id)!));
   }
@@ -90,23 +115,30 @@ export class DataAttributeService {
   }
 
   /**
-   * Renames a data attribute and replaces its purposes.
+   * Renames a data attribute and replaces its purposes, with a `data_attribute.updated` event (docs/events.md).
    * @throws {NotFound} when it is not a live data attribute of this organisation.
    * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
   async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
     if (!isId(id)) throw new NotFound('Template not found');
     await this.checkPurposes(orgId, [input]);
-    const found = await this.db.transaction((tx) =>
-      store.updateDataAttribute(tx, orgId, id, input.consent.trim(), [...new Set(input.purposeids ?? [])]),
-    );
+    const [name, purposeIds] = [input.consent.trim(), [...new Set(input.purposeids ?? [])]];
+    const found = await this.db.transaction(async (tx) => {
+      if (!(await store.updateDataAttribute(tx, orgId, id, name, purposeIds))) return false;
+      await appendOrganisationEvents(tx, orgId, [
+        { type: 'data_attribute.updated', subject: null, data: attributeData(orgId, id, name, purposeIds) },
+      ]);
+      return true;
+    });
     if (!found) throw new NotFound('Template not found');
+    this.events?.wake(orgId);
     return present((await store.listDataAttributes(this.db, orgId, [id]))[0]!);
   }
 
   /**
    * Deletes a data attribute (soft: evidence keeps it), from the API's `DELETE …/templates/{templateID}`
-   * or the console; the deletion and its audit entry `template.delete` (`{templateId, name}`) commit together.
+   * or the console; the deletion, its audit entry `template.delete` (`{templateId, name}`) and its `data_attribute.deleted`
+   * event (docs/events.md) commit together.
    * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
    * @throws {NotFound} when it is not a live data attribute of this organisation; nothing is recorded then.
    */
@@ -123,6 +155,10 @@ export class DataAttributeService {
         action: 'template.delete',
         detail: { templateId: id, name },
       });
+      await appendOrganisationEvents(tx, orgId, [
+        { type: 'data_attribute.deleted', subject: null, data: attributeData(orgId, id, name) },
+      ]);
     });
+    this.events?.wake(orgId);
   }
 }

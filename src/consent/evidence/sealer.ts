@@ -15,6 +15,7 @@
  * process that dies between commit and sealing leaves its events to the sweep of any process.
  */
 import type { Db } from '../../platform/db/open.js';
+import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { type SealedEvent, seal } from './chain.js';
 import * as store from './seal-store.js';
 import { toContent } from './store.js';
@@ -38,15 +39,27 @@ export class ChainSealer {
   /** Receives a failed sealing (its events stay unsealed for the next round); see `startSweep`. */
   private onError: (err: unknown) => void = () => {};
 
-  /** @param db - the database. */
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param events - the outbox's sequencer, woken with the sealer: every consent event also wrote an outbox event
+   *   (`queuedEventsSql`; docs/events.md), numbered after the same commit. None in a process that serves no feed.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly events?: EventSequencer,
+  ) {}
 
   /**
    * Asks for the organisation's events to be sealed soon (within COALESCE_MS, 20 ms, once no
-   * sealing is under way); call it after a change commits.
+   * sealing is under way), and its outbox events numbered; call it after a change commits.
    * @param orgId - the organisation.
    */
   wake(orgId: string): void {
+    this.events?.wake(orgId);
+    this.schedule(orgId);
+  }
+
+  private schedule(orgId: string): void {
     this.pending.add(orgId);
     if (this.draining || this.scheduled || this.stopped) return; // the drain under way or scheduled takes it
     this.scheduled = setTimeout(() => {
@@ -59,7 +72,7 @@ export class ChainSealer {
     this.draining = this.drain().finally(() => {
       this.draining = undefined;
       const [again] = this.pending; // woken while draining: sealed after another pause
-      if (again !== undefined) this.wake(again);
+      if (again !== undefined) this.schedule(again);
     });
   }
 
@@ -82,7 +95,7 @@ export class ChainSealer {
       void store
         .organisationsWithUnsealed(this.db)
         .then((orgs) => {
-          for (const org of orgs) this.wake(org);
+          for (const org of orgs) this.schedule(org);
         })
         .catch(this.onError);
     }, seconds * 1000);

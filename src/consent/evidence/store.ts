@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from 'drizzle-orm
 import { v7 as uuidv7 } from 'uuid';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
 import { consentChainHeads, consentEventSeals, consentEvents } from '../../platform/db/schema/index.js';
+import { OUTBOX_COLUMNS, OUTBOX_TABLE } from '../../platform/events/outbox.js';
 import type { ConsentRow } from '../model/row.js';
 import type { ConsentValue } from '../model/values.js';
 import type { EventDraft, SealedEvent } from './chain.js';
@@ -34,10 +35,43 @@ export async function appendEvents(tx: Executor, orgId: string, drafts: EventDra
 export function queuedEventsSql(source: SQL, asCte?: string): SQL {
   const queue = sql`INSERT INTO consent_event_queue (org_id, written, event_id) SELECT org_id, written, id FROM events`;
   return sql`events AS (
-      INSERT INTO consent_events ${EVENT_COLUMNS} ${source} RETURNING org_id, written, id
-    )
-    ${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
+      INSERT INTO consent_events ${EVENT_COLUMNS} ${source} RETURNING ${sql.raw(OUTBOX_SOURCE_COLUMNS)}
+    ),
+    ${outboxSql}${asCte ? sql`, ${sql.raw(asCte)} AS (${queue})` : queue}`;
 }
+
+/**
+ * The `channel.endpoint` of the AskMe expiry sweep's events (src/consent/records/sweep.ts): their outbox type is
+ * `consent.expired` (docs/events.md).
+ */
+export const EXPIRY_ENDPOINT = 'askme-expiry-sweep';
+
+/** What `events` returns: what the queue and the outbox read of each event written. */
+const OUTBOX_SOURCE_COLUMNS =
+  'org_id, written, id, record_id, user_id, purpose_id, attribute_id, old_value, new_value, old_days, new_days, ' +
+  'occurred_at, actor, channel';
+
+/**
+ * The outbox events of the consent events just written (docs/events.md "Consent events"), as a `WITH` item of the
+ * same statement: one per event, with its ID, in the order written, so that the feed carries every change the
+ * history records and nothing the history does not.
+ */
+const outboxSql = sql`outbox AS (
+      INSERT INTO ${OUTBOX_TABLE} ${OUTBOX_COLUMNS}
+      SELECT id, org_id,
+        CASE WHEN channel->>'endpoint' = ${sql.raw(`'${EXPIRY_ENDPOINT}'`)} THEN 'consent.expired'
+          WHEN new_value = 'Allow' THEN 'consent.allowed'
+          WHEN new_value = 'Disallow' THEN 'consent.disallowed'
+          ELSE 'consent.askme' END,
+        user_id, occurred_at,
+        jsonb_build_object('OrganizationID', org_id, 'UserID', user_id, 'ConsentID', record_id,
+          'PurposeID', purpose_id, 'AttributeID', attribute_id, 'OldValue', old_value, 'NewValue', new_value,
+          'OldDays', old_days, 'NewDays', new_days, 'HistoryEventID', id,
+          'Actor', jsonb_build_object('Type', actor->>'type', 'UserID', coalesce(actor->>'userId', ''),
+            'APIKeyID', coalesce(actor->>'apiKeyId', '')),
+          'Channel', jsonb_build_object('Endpoint', channel->>'endpoint', 'UserAgent', channel->>'userAgent'))
+      FROM events ORDER BY written
+    )`;
 
 /**
  * Events from `VALUES` rows, for `queuedEventsSql`.

@@ -8,7 +8,9 @@
 import { recordAudit } from '../../organisations/index.js';
 import { NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
-import type { Db } from '../../platform/db/open.js';
+import type { Db, Executor } from '../../platform/db/open.js';
+import { appendOrganisationEvents } from '../../platform/events/outbox.js';
+import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { isId } from '../../platform/util/ids.js';
 import { type OrganisationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';
@@ -42,17 +44,49 @@ export interface RecordedPurpose {
   deletedAt: Date | null;
 }
 
+/** A purpose as its outbox events carry it (docs/events.md "Catalogue events"). */
+function purposeData(row: store.PurposeRow): Record<string, unknown> {
+  return {
+    OrganizationID: row.orgId,
+    PurposeID: row.id,
+    Name: row.name,
+    Description: row.description,
+    LawfulUsage: row.lawfulUsage,
+    PolicyURL: row.policyUrl,
+  };
+}
+
+/** Writes `purpose.<what>` events of the rows in the change's transaction (docs/events.md). */
+function emit(tx: Executor, orgId: string, what: 'created' | 'updated', rows: store.PurposeRow[]): Promise<void> {
+  return appendOrganisationEvents(
+    tx,
+    orgId,
+    rows.map((row) => ({ type: `purpose.${what}`, subject: null, data: purposeData(row) })),
+  );
+}
+
 /** Manages purposes; the caller's right to do so is checked by the access policy. */
 export class PurposeService {
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db - the database.
+   * @param events - woken after a change wrote its outbox events (docs/events.md).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly events?: EventSequencer,
+  ) {}
 
   /**
-   * Creates purposes and answers the organisation with all its live purposes.
+   * Creates purposes and answers the organisation with all its live purposes; each gets a `purpose.created` event in
+   * the same transaction (docs/events.md).
    * @param orgId - an existing organisation (checked by the guard).
    * @throws {NotFound} when the organisation vanished meanwhile.
    */
   async create(orgId: string, items: PurposeInput[]): Promise<OrganisationBody> {
-    await store.insertPurposes(this.db, orgId, items.map(fields));
+    await this.db.transaction(async (tx) =>
+      emit(tx, orgId, 'created', await store.insertPurposes(tx, orgId, items.map(fields))),
+    );
+    this.events?.wake(orgId);
     return this.organisation(orgId);
   }
 
@@ -87,16 +121,26 @@ export class PurposeService {
     return { id, name, description, lawfulUsage, policyUrl, deletedAt };
   }
 
-  /** Replaces a purpose's fields. @throws {NotFound} */
+  /**
+   * Replaces a purpose's fields, with a `purpose.updated` event in the same transaction (docs/events.md).
+   * @throws {NotFound} when it is not a live purpose of this organisation; nothing is emitted then.
+   */
   async update(orgId: string, purposeId: string, input: PurposeInput): Promise<PurposeBody> {
-    const row = isId(purposeId) ? await store.updatePurpose(this.db, orgId, purposeId, fields(input)) : null;
+    if (!isId(purposeId)) throw new NotFound('Purpose not found');
+    const row = await this.db.transaction(async (tx) => {
+      const updated = await store.updatePurpose(tx, orgId, purposeId, fields(input));
+      if (updated) await emit(tx, orgId, 'updated', [updated]);
+      return updated;
+    });
     if (!row) throw new NotFound('Purpose not found');
+    this.events?.wake(orgId);
     return presentPurpose(row);
   }
 
   /**
    * Deletes a purpose (soft: evidence keeps it), from the API's `DELETE …/purposes/{purposeID}` or
-   * the console; the deletion and its audit entry `purpose.delete` (`{purposeId, name}`) commit together.
+   * the console; the deletion, its audit entry `purpose.delete` (`{purposeId, name}`) and its `purpose.deleted` event
+   * (docs/events.md) commit together.
    * @param actor - who deletes it, for the organisation audit log (docs/consents.md "Consent records").
    * @throws {NotFound} when it is not a live purpose of this organisation; nothing is recorded then.
    */
@@ -113,6 +157,10 @@ export class PurposeService {
         action: 'purpose.delete',
         detail: { purposeId, name },
       });
+      await appendOrganisationEvents(tx, orgId, [
+        { type: 'purpose.deleted', subject: null, data: { OrganizationID: orgId, PurposeID: purposeId, Name: name } },
+      ]);
     });
+    this.events?.wake(orgId);
   }
 }

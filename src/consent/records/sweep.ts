@@ -11,7 +11,7 @@ import type { Db } from '../../platform/db/open.js';
 import { attributeConsents, consentRecords } from '../../platform/db/schema/index.js';
 import { schedulePeriodic } from '../../platform/jobs/periodic.js';
 import type { ChainSealer } from '../evidence/sealer.js';
-import { appendEvents } from '../evidence/store.js';
+import { appendEvents, EXPIRY_ENDPOINT } from '../evidence/store.js';
 import { lockRecord } from './store.js';
 
 /** Records handled per sweep round (count). */
@@ -61,7 +61,7 @@ async function sweepRecord(
       newDays: 0,
       occurredAt: now.toISOString(),
       actor: { type: 'system' as const },
-      channel: { endpoint: 'askme-expiry-sweep', userAgent: '' },
+      channel: { endpoint: EXPIRY_ENDPOINT, userAgent: '' },
       requestId,
     }));
     await appendEvents(tx, record.orgId, contents);

@@ -23,6 +23,7 @@ import type { Config } from '../../platform/config/load.js';
 import { AccessDenied, Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
+import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';
@@ -108,6 +109,8 @@ export class IndividualService {
     private readonly roles: RolesCache,
     private readonly invitations: InvitationService,
     private readonly background: BackgroundTasks,
+    /** Woken after a subscription or unsubscription wrote its outbox event (docs/events.md). */
+    private readonly events?: EventSequencer,
   ) {}
 
   /**
@@ -202,7 +205,10 @@ export class IndividualService {
       if (!isUniqueViolation(err)) throw err;
       outcome = await this.enrol(principal, orgId, username, input, passwordHash);
     }
-    if (!('invite' in outcome)) return outcome;
+    if (!('invite' in outcome)) {
+      this.events?.wake(orgId);
+      return outcome;
+    }
     const address = outcome.invite;
     if (address !== null)
       this.background.run('individuals.invite', () => this.invitations.inviteAccount(orgId, address), log);
@@ -260,6 +266,7 @@ export class IndividualService {
     const user = await store.findUser(this.db, userId);
     if (!user) throw new NotFound('User not found');
     const { subscribed, consentId } = await this.db.transaction((tx) => subscribe(tx, user.id, orgId));
+    if (subscribed) this.events?.wake(orgId);
     return { user: presentIndividual(user), consentId, created: subscribed };
   }
 
@@ -268,8 +275,9 @@ export class IndividualService {
    * @throws {NotFound} when the user is not subscribed.
    */
   async remove(orgId: string, userId: string): Promise<void> {
-    if (!isId(userId) || !(await store.unsubscribe(this.db, orgId, userId)))
+    if (!isId(userId) || !(await this.db.transaction((tx) => store.unsubscribe(tx, orgId, userId))))
       throw new NotFound('User not subscribed to this organisation');
+    this.events?.wake(orgId);
   }
 }
 

@@ -3,6 +3,7 @@ import { and, asc, count, eq, gt, ilike, or } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { Executor } from '../../platform/db/open.js';
 import { consentRecords, subscriptions, users } from '../../platform/db/schema/index.js';
+import { emitMembership } from '../membership/store.js';
 
 /** An individual as the listings show them. */
 export interface IndividualRow {
@@ -97,11 +98,16 @@ export async function createUser(
   return row!;
 }
 
-/** Ends a subscription; the consent record and its history stay. @returns whether there was one. */
+/**
+ * Ends a subscription, with an `individual.unsubscribed` event (docs/events.md); the consent record and its history
+ * stay. Call it in a transaction, so that the end and its event commit together.
+ * @returns whether there was one.
+ */
 export async function unsubscribe(db: Executor, orgId: string, userId: string): Promise<boolean> {
   const rows = await db
     .delete(subscriptions)
     .where(and(eq(subscriptions.orgId, orgId), eq(subscriptions.userId, userId)))
     .returning({ userId: subscriptions.userId });
+  if (rows.length > 0) await emitMembership(db, orgId, userId, 'individual.unsubscribed');
   return rows.length > 0;
 }

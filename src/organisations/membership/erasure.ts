@@ -6,9 +6,11 @@ import type { Executor } from '../../platform/db/open.js';
 import { leaveAll } from './store.js';
 
 /**
- * Deletes the individual's admin roles and subscriptions in every organisation.
+ * Deletes the individual's admin roles and subscriptions in every organisation, each subscription with an
+ * `individual.deleted` outbox event (docs/events.md), written before the membership is erased.
  * @param tx - the account deletion's transaction.
+ * @returns the organisations the individual was subscribed to (their sequencers are woken after the commit).
  */
-export function eraseMemberships(tx: Executor, userId: string): Promise<void> {
+export function eraseMemberships(tx: Executor, userId: string): Promise<string[]> {
   return leaveAll(tx, userId);
 }

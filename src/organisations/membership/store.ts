@@ -3,6 +3,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
 import { consentRecords, organisations, subscriptions, userRoles } from '../../platform/db/schema/index.js';
+import { appendOrganisationEvents } from '../../platform/events/outbox.js';
 
 /**
  * Subscribes a user to an organisation and gives them its consent record
@@ -28,13 +29,33 @@ export async function subscribe(
         ON CONFLICT (org_id, user_id) DO NOTHING RETURNING id)
       SELECT EXISTS (SELECT 1 FROM s) AS subscribed, coalesce((SELECT id FROM added), (SELECT id FROM kept)) AS id`),
   );
-  if (row!.id) return { subscribed: row!.subscribed, consentId: row!.id };
-  // A simultaneous subscription committed the record after this statement's snapshot: read it now.
-  const [record] = await db
-    .select({ id: consentRecords.id })
-    .from(consentRecords)
-    .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));
-  return { subscribed: row!.subscribed, consentId: record!.id };
+  let consentId = row!.id;
+  if (!consentId) {
+    // A simultaneous subscription committed the record after this statement's snapshot: read it now.
+    const [record] = await db
+      .select({ id: consentRecords.id })
+      .from(consentRecords)
+      .where(and(eq(consentRecords.orgId, orgId), eq(consentRecords.userId, userId)));
+    consentId = record!.id;
+  }
+  if (row!.subscribed) await emitMembership(db, orgId, userId, 'individual.subscribed', consentId);
+  return { subscribed: row!.subscribed, consentId };
+}
+
+/**
+ * Writes an `individual.*` outbox event in the change's transaction (docs/events.md "Individual events"); the
+ * sequencer's sweep, or the next wake of the organisation, numbers it after the commit.
+ * @param consentId - the individual's consent record in the organisation, when known.
+ */
+export function emitMembership(
+  db: Executor,
+  orgId: string,
+  userId: string,
+  type: 'individual.subscribed' | 'individual.unsubscribed' | 'individual.deleted',
+  consentId?: string,
+): Promise<void> {
+  const data = { OrganizationID: orgId, UserID: userId, ...(consentId ? { ConsentID: consentId } : {}) };
+  return appendOrganisationEvents(db, orgId, [{ type, subject: userId, data }]);
 }
 
 /**
@@ -70,10 +91,18 @@ export async function rolesInOrganisation(db: Db, orgId: string, userId: string)
   return row ? row.roles.map(Number) : null;
 }
 
-/** Deletes the user's admin roles and subscriptions in every organisation (account deletion). */
-export async function leaveAll(tx: Executor, userId: string): Promise<void> {
+/**
+ * Deletes the user's admin roles and subscriptions in every organisation (account deletion), with an
+ * `individual.deleted` event in each organisation the user was subscribed to (docs/events.md).
+ * @returns the organisations the user was subscribed to.
+ */
+export async function leaveAll(tx: Executor, userId: string): Promise<string[]> {
   await tx.execute(sql`DELETE FROM user_roles WHERE user_id = ${userId}`);
-  await tx.execute(sql`DELETE FROM subscriptions WHERE user_id = ${userId}`);
+  const left = rowsOf<{ org_id: string }>(
+    await tx.execute(sql`DELETE FROM subscriptions WHERE user_id = ${userId} RETURNING org_id`),
+  ).map((r) => r.org_id);
+  for (const orgId of left) await emitMembership(tx, orgId, userId, 'individual.deleted');
+  return left;
 }
 
 /** The organisation's name, or null when there is no organisation with that ID. */

@@ -158,6 +158,11 @@ export const ACCESS_POLICY = {
   },
   'consent.request.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'jobs.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
+  'events.feed': {
+    credential: 'any',
+    who: 'Owner, Admin, Dpo or Developer of the organisation (docs/events.md)',
+    orgRoles: ORG_STAFF,
+  },
   'notifications.transports.read': {
     credential: 'any',
     who: 'Owner or Admin of the organisation',

@@ -6,6 +6,7 @@
  */
 export * from './consent.js';
 export * from './core.js';
+export * from './events.js';
 export * from './federation.js';
 export * from './notifications.js';
 export * from './oidc.js';

@@ -1,0 +1,36 @@
+/** SQL of the change feed: an organisation's numbered outbox events in `seq` order (docs/events.md). */
+import { and, asc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
+import type { Executor } from '../../platform/db/open.js';
+import { organisationEvents } from '../../platform/db/schema/index.js';
+
+/** A numbered outbox row. */
+export interface FeedRow {
+  id: string;
+  seq: number;
+  type: string;
+  subject: string | null;
+  occurredAt: Date;
+  data: unknown;
+}
+
+/**
+ * The organisation's numbered events after `afterSeq`, in seq order, at most `limit`; only of `types` when given.
+ * @param afterSeq - exclusive (0: from the first).
+ * @param limit - count.
+ */
+export async function eventsAfter(
+  db: Executor,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+  types: string[] | undefined,
+): Promise<FeedRow[]> {
+  const e = organisationEvents;
+  const rows = await db
+    .select({ id: e.id, seq: e.seq, type: e.type, subject: e.subject, occurredAt: e.occurredAt, data: e.data })
+    .from(e)
+    .where(and(eq(e.orgId, orgId), isNotNull(e.seq), gt(e.seq, afterSeq), types ? inArray(e.type, types) : undefined))
+    .orderBy(asc(e.seq))
+    .limit(limit);
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+}

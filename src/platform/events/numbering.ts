@@ -1,0 +1,52 @@
+/**
+ * SQL of the sequencer (src/platform/events/sequencer.ts): numbering an organisation's committed outbox events
+ * after its feed head, under the head's row lock.
+ */
+import { sql } from 'drizzle-orm';
+import { type Executor, rowsOf } from '../db/open.js';
+
+/**
+ * Locks the organisation's feed head until the transaction ends (creating it at 0 on first use): sequencers of every
+ * process take their turn on this row.
+ * @returns the last seq given (0 before the first).
+ */
+export async function lockHead(tx: Executor, orgId: string): Promise<number> {
+  const result = await tx.execute(sql`INSERT INTO organisation_event_heads (org_id, seq) VALUES (${orgId}, 0)
+    ON CONFLICT (org_id) DO UPDATE SET seq = organisation_event_heads.seq RETURNING seq`);
+  return Number(rowsOf<{ seq: number | string }>(result)[0]!.seq);
+}
+
+/**
+ * Numbers up to `limit` of the organisation's committed unnumbered events after `head`, in `pos` order, and moves the
+ * head to the last of them (one statement each). Run it holding `lockHead`'s lock, so that no other sequencer numbers
+ * the same rows; the statement's snapshot, taken after the lock, holds every event committed before it.
+ * @param head - the seq `lockHead` returned.
+ * @param limit - count.
+ * @returns how many were numbered (count).
+ */
+export async function numberEvents(tx: Executor, orgId: string, head: number, limit: number): Promise<number> {
+  const result = await tx.execute(sql`WITH next AS (
+      SELECT id, ${head}::bigint + row_number() OVER (ORDER BY pos) AS seq FROM (
+        SELECT id, pos FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL ORDER BY pos LIMIT ${limit}
+      ) AS u
+    )
+    UPDATE organisation_events e SET seq = next.seq FROM next WHERE e.id = next.id RETURNING e.seq`);
+  const seqs = rowsOf<{ seq: number | string }>(result).map((r) => Number(r.seq));
+  if (seqs.length === 0) return 0;
+  await tx.execute(sql`UPDATE organisation_event_heads SET seq = ${Math.max(...seqs)} WHERE org_id = ${orgId}`);
+  return seqs.length;
+}
+
+/** Whether the organisation has committed unnumbered events. */
+export async function hasUnsequenced(db: Executor, orgId: string): Promise<boolean> {
+  const result = await db.execute(
+    sql`SELECT EXISTS (SELECT 1 FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL) AS any`,
+  );
+  return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
+}
+
+/** The organisations that have committed unnumbered events. */
+export async function organisationsWithUnsequenced(db: Executor): Promise<string[]> {
+  const result = await db.execute(sql`SELECT DISTINCT org_id FROM organisation_events WHERE seq IS NULL`);
+  return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
+}
