@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../src/consent/evidence/store.js';
+import { appendEvents } from '../src/consent/evidence/append-store.js';
 import { call, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentsUrl, setConsent, setUpConsentOrg } from './helpers/consent-org.js';
 

@@ -24,21 +24,7 @@ import {
   RecordViews,
   RetentionService,
 } from '../consent/index.js';
-import {
-  Broker,
-  Exchange,
-  FederatedLogout,
-  FederatedWebSignIn,
-  FederationConfigService,
-  type FederationServices,
-  SamlBroker,
-  SamlConfigService,
-  SamlLogout,
-  SamlMetadataService,
-  type SamlServices,
-  SpKeys,
-  WebOrigins,
-} from '../federation/index.js';
+import { FederatedWebSignIn, type FederationServices, type SamlServices, WebOrigins } from '../federation/index.js';
 import {
   authenticate,
   BackgroundTasks,
@@ -71,13 +57,14 @@ import { createMailer, type Mailer } from '../platform/mail/mailer.js';
 import {
   DashboardWalletSignIn,
   OidcClientService,
-  OrgProviders,
-  RelyingPartyRegistry,
-  WalletFlow,
+  type OrgProviders,
+  type RelyingPartyRegistry,
+  type WalletFlow,
   WalletInteractions,
-  WalletSettingsService,
+  type WalletSettingsService,
   type WalletSignIn,
 } from '../provider/index.js';
+import { createFederation, createProvider } from './context-protocols.js';
 import { startWorkers } from './workers.js';
 
 /** Everything a request handler may need. */
@@ -231,33 +218,15 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const auditLog = new AuditLogService(store.db);
   const passwords = new PasswordService(store.db, config, mailer, background, liveness);
   const images = new ImageService(store.db, identity);
-  const configs = new FederationConfigService(store.db, master, config);
-  const broker = new Broker(store.db, master, configs);
-  const federation: FederationServices = {
-    configs,
-    broker,
-    exchange: new Exchange(store.db, config, master, identity, tokens, configs, broker),
-    logout: new FederatedLogout(store.db, master, configs, identity),
-  };
-  const samlConfigs = new SamlConfigService(store.db, config);
-  const spKeys = new SpKeys(store.db, master, new URL(config.publicUrl).hostname);
-  const saml: SamlServices = {
-    configs: samlConfigs,
-    metadata: new SamlMetadataService(store.db, samlConfigs, spKeys),
-    broker: new SamlBroker(store.db, master, samlConfigs, spKeys, config.samlClockSkewSeconds * 1000),
-    logout: new SamlLogout(store.db, master, samlConfigs, spKeys, identity, config.samlClockSkewSeconds * 1000),
-  };
+  const { configs, broker, federation, saml } = createFederation(store.db, config, master, identity, tokens);
   const webOrigins = new WebOrigins(store.db);
   const guard: GuardServices = {
     authenticate: (authorization) => authenticate(authorization, liveness, tokens),
     rolesIn: (orgId, userId) => roles.rolesIn(orgId, userId),
   };
   const notifications = createNotifications({ store, master, mailer, config });
-  const walletSettings = new WalletSettingsService(store.db, master, new URL(config.publicUrl).hostname);
-  const wallet = new WalletFlow(store.db, master, walletSettings, config);
+  const { walletSettings, wallet, relyingParties, providers } = createProvider(store.db, config, master, keys);
   let stop: (() => Promise<void>) | undefined;
-  const relyingParties = new RelyingPartyRegistry(store.db);
-  const providers = new OrgProviders(store.db, config.publicUrl, keys, master, relyingParties, wallet);
   const ctx: Context = {
     config,
     store,

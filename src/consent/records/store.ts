@@ -2,7 +2,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
 import { consentRecords } from '../../platform/db/schema/index.js';
-import type { EventDraft } from '../evidence/chain.js';
 import {
   EVENT_PLACEHOLDERS,
   eventParams,
@@ -11,7 +10,8 @@ import {
   queuedEventsSql,
   recordsetSource,
   valuesSource,
-} from '../evidence/store.js';
+} from '../evidence/append-store.js';
+import type { EventDraft } from '../evidence/chain.js';
 import type { ConsentValue, StoredConsent } from '../model/values.js';
 
 /** A consent record and whether its individual is subscribed now. */

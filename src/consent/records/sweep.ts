@@ -10,8 +10,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../platform/db/open.js';
 import { attributeConsents, consentRecords } from '../../platform/db/schema/index.js';
 import { schedulePeriodic } from '../../platform/jobs/periodic.js';
+import { appendEvents, EXPIRY_ENDPOINT } from '../evidence/append-store.js';
 import type { ChainSealer } from '../evidence/sealer.js';
-import { appendEvents, EXPIRY_ENDPOINT } from '../evidence/store.js';
 import { lockRecord } from './store.js';
 
 /** Records handled per sweep round (count). */

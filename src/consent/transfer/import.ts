@@ -13,9 +13,9 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Db, Executor } from '../../platform/db/open.js';
+import { appendEvents } from '../evidence/append-store.js';
 import type { Actor, EventDraft } from '../evidence/chain.js';
 import { ChainSealer } from '../evidence/sealer.js';
-import { appendEvents } from '../evidence/store.js';
 import {
   type ConsentValue,
   choiceOf,
