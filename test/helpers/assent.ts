@@ -2,7 +2,7 @@
  * Starts a real Assent server on 127.0.0.1 for a test file: on a fresh PGlite directory by
  * default, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,15 +36,37 @@ export interface TestAssent {
 /** The test secret for PostgreSQL runs (ASSENT_SECRET is mandatory there). */
 export const TEST_SECRET = 'test-master-secret-of-at-least-32-characters';
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * The ports `freePort` picks from: below the kernel's ephemeral range (`ip_local_port_range`, 32768-60999 by
+ * default), from which the OS takes the local port of every outgoing connection. A port taken from that range with
+ * `listen(0)` and bound again later can meanwhile become the local end of a database or HTTP client connection
+ * (seen in CI: EADDRINUSE under two suites' load); below it, only another test's pick can collide.
+ */
+function portRange(): [low: number, high: number] {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow =
+      Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    // Not Linux: keep the default range's bound.
+  }
+  const high = Math.max(2048, ephemeralLow);
+  return [Math.max(1025, high - 12000), high];
+}
+
+/** A free TCP port on 127.0.0.1, outside the ephemeral range (`portRange`), checked by binding it once. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+  const [low, high] = portRange();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
     });
-    srv.on('error', reject);
-  });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${low}-${high} after 50 attempts`);
 }
 
 /** True when the suite runs against a real PostgreSQL. */
