@@ -16,6 +16,7 @@
  */
 import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
+import { PostCommitWorker } from '../../platform/jobs/post-commit.js';
 import { type SealedEvent, seal } from './chain.js';
 import * as store from './seal-store.js';
 import { toContent } from './store.js';
@@ -31,13 +32,7 @@ const COALESCE_MS = 20;
 
 /** Seals each organisation's chain, one organisation at a time per process. */
 export class ChainSealer {
-  private pending = new Set<string>();
-  private draining: Promise<void> | undefined;
-  private scheduled: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  /** Receives a failed sealing (its events stay unsealed for the next round); see `startSweep`. */
-  private onError: (err: unknown) => void = () => {};
+  private readonly worker: PostCommitWorker;
 
   /**
    * @param db - the database.
@@ -47,7 +42,13 @@ export class ChainSealer {
   constructor(
     private readonly db: Db,
     private readonly events?: EventSequencer,
-  ) {}
+  ) {
+    this.worker = new PostCommitWorker(
+      { batch: (orgId, size) => this.sealBatch(orgId, size), keysWithWork: () => store.organisationsWithUnsealed(db) },
+      BATCH,
+      COALESCE_MS,
+    );
+  }
 
   /**
    * Asks for the organisation's events to be sealed soon (within COALESCE_MS, 20 ms, once no
@@ -56,32 +57,15 @@ export class ChainSealer {
    */
   wake(orgId: string): void {
     this.events?.wake(orgId);
-    this.schedule(orgId);
-  }
-
-  private schedule(orgId: string): void {
-    this.pending.add(orgId);
-    if (this.draining || this.scheduled || this.stopped) return; // the drain under way or scheduled takes it
-    this.scheduled = setTimeout(() => {
-      this.scheduled = undefined;
-      this.startDrain();
-    }, COALESCE_MS);
-  }
-
-  private startDrain(): void {
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
-      const [again] = this.pending; // woken while draining: sealed after another pause
-      if (again !== undefined) this.schedule(again);
-    });
+    this.worker.wake(orgId);
   }
 
   /**
    * Seals every event of the organisation committed before the call, and resolves when it is done.
    * @throws the database's error.
    */
-  async flush(orgId: string): Promise<void> {
-    while ((await this.sealBatch(orgId)) === BATCH);
+  flush(orgId: string): Promise<void> {
+    return this.worker.flush(orgId);
   }
 
   /**
@@ -90,47 +74,20 @@ export class ChainSealer {
    * @param onError - receives a failed sealing or sweep, from now on.
    */
   startSweep(seconds: number, onError: (err: unknown) => void): void {
-    this.onError = onError;
-    this.sweepTimer = setInterval(() => {
-      void store
-        .organisationsWithUnsealed(this.db)
-        .then((orgs) => {
-          for (const org of orgs) this.schedule(org);
-        })
-        .catch(this.onError);
-    }, seconds * 1000);
-    this.sweepTimer.unref();
+    this.worker.startSweep(seconds, onError);
   }
 
-  /** Stops the sweep and waits for the sealing under way. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.sweepTimer);
-    await this.draining;
-    clearTimeout(this.scheduled);
-    this.scheduled = undefined;
-    if (this.pending.size > 0) await this.drain(); // seal what the last changes wrote before closing
+  /** Stops the sweep, waits for the sealing under way, and seals what the last changes wrote before closing. */
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
-  /** Seals the organisations pending now; those woken meanwhile wait for the next drain. */
-  private async drain(): Promise<void> {
-    const orgs = [...this.pending];
-    this.pending.clear();
-    for (const org of orgs) {
-      try {
-        await this.flush(org);
-      } catch (err) {
-        this.onError(err);
-      }
-    }
-  }
-
-  /** Seals up to BATCH events of the organisation in one transaction; returns how many. */
-  private async sealBatch(orgId: string): Promise<number> {
+  /** Seals up to `size` events of the organisation in one transaction; returns how many. */
+  private async sealBatch(orgId: string, size: number): Promise<number> {
     if (!(await store.hasUnsealed(this.db, orgId))) return 0; // nothing to do: no lock, no write
     return this.db.transaction(async (tx) => {
       const head = await store.lockChainHead(tx, orgId);
-      const rows = await store.unsealedEvents(tx, orgId, BATCH);
+      const rows = await store.unsealedEvents(tx, orgId, size);
       const events: SealedEvent[] = seal(head, rows.map(toContent));
       await store.storeSeals(
         tx,

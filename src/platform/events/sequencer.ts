@@ -16,6 +16,7 @@
  * leaves its events to the sweep of any process.
  */
 import type { Db } from '../db/open.js';
+import { PostCommitWorker } from '../jobs/post-commit.js';
 import * as numbering from './numbering.js';
 
 /** Events numbered per transaction at most (count). */
@@ -25,16 +26,19 @@ const COALESCE_MS = 20;
 
 /** Numbers each organisation's feed, one organisation at a time per process. */
 export class EventSequencer {
-  private pending = new Set<string>();
-  private draining: Promise<void> | undefined;
-  private scheduled: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  /** Receives a failed numbering (its events stay unnumbered for the next round); see `startSweep`. */
-  private onError: (err: unknown) => void = () => {};
+  private readonly worker: PostCommitWorker;
 
   /** @param db - the database. */
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.worker = new PostCommitWorker(
+      {
+        batch: (orgId, size) => this.numberBatch(orgId, size),
+        keysWithWork: () => numbering.organisationsWithUnsequenced(db),
+      },
+      BATCH,
+      COALESCE_MS,
+    );
+  }
 
   /**
    * Asks for the organisation's events to be numbered soon (within COALESCE_MS, 20 ms, once no numbering is under
@@ -42,28 +46,15 @@ export class EventSequencer {
    * @param orgId - the organisation.
    */
   wake(orgId: string): void {
-    this.pending.add(orgId);
-    if (this.draining || this.scheduled || this.stopped) return; // the drain under way or scheduled takes it
-    this.scheduled = setTimeout(() => {
-      this.scheduled = undefined;
-      this.startDrain();
-    }, COALESCE_MS);
-  }
-
-  private startDrain(): void {
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
-      const [again] = this.pending; // woken while draining: numbered after another pause
-      if (again !== undefined) this.wake(again);
-    });
+    this.worker.wake(orgId);
   }
 
   /**
    * Numbers every event of the organisation committed before the call, and resolves when it is done.
    * @throws the database's error.
    */
-  async flush(orgId: string): Promise<void> {
-    while ((await this.numberBatch(orgId)) === BATCH);
+  flush(orgId: string): Promise<void> {
+    return this.worker.flush(orgId);
   }
 
   /**
@@ -73,47 +64,20 @@ export class EventSequencer {
    * @param onError - receives a failed numbering or sweep, from now on.
    */
   startSweep(seconds: number, onError: (err: unknown) => void): void {
-    this.onError = onError;
-    this.sweepTimer = setInterval(() => {
-      void numbering
-        .organisationsWithUnsequenced(this.db)
-        .then((orgs) => {
-          for (const org of orgs) this.wake(org);
-        })
-        .catch(this.onError);
-    }, seconds * 1000);
-    this.sweepTimer.unref();
+    this.worker.startSweep(seconds, onError);
   }
 
-  /** Stops the sweep and waits for the numbering under way. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.sweepTimer);
-    await this.draining;
-    clearTimeout(this.scheduled);
-    this.scheduled = undefined;
-    if (this.pending.size > 0) await this.drain(); // number what the last changes wrote before closing
+  /** Stops the sweep, waits for the numbering under way, and numbers what the last changes wrote before closing. */
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
-  /** Numbers the organisations pending now; those woken meanwhile wait for the next drain. */
-  private async drain(): Promise<void> {
-    const orgs = [...this.pending];
-    this.pending.clear();
-    for (const org of orgs) {
-      try {
-        await this.flush(org);
-      } catch (err) {
-        this.onError(err);
-      }
-    }
-  }
-
-  /** Numbers up to BATCH events of the organisation in one transaction; returns how many. */
-  private async numberBatch(orgId: string): Promise<number> {
+  /** Numbers up to `size` events of the organisation in one transaction; returns how many. */
+  private async numberBatch(orgId: string, size: number): Promise<number> {
     if (!(await numbering.hasUnsequenced(this.db, orgId))) return 0; // nothing to do: no lock, no write
     return this.db.transaction(async (tx) => {
       const head = await numbering.lockHead(tx, orgId);
-      return numbering.numberEvents(tx, orgId, head, BATCH);
+      return numbering.numberEvents(tx, orgId, head, size);
     });
   }
 }
