@@ -3,16 +3,11 @@
  * on a busy embedded store, inside the serving process through the admin socket.
  */
 
-import { consentHistoryImport } from '../../consent/index.js';
-import { activateSpKeys, redirectUriImport, stageSpKeys } from '../../federation/index.js';
-import { maxTokenTtl, rotateSigningKey } from '../../identity/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { NotFound } from '../../platform/core/errors.js';
 import { loadMasterKey } from '../../platform/crypto/master-key.js';
 import type { Store } from '../../platform/db/open.js';
-import { oidcClientImport, walletSettingsImport } from '../../provider/index.js';
 import type { Context } from '../context.js';
-import { ImportValidationError, runImport } from '../organisations-as-code/import.js';
 import type { AdminHandler } from './admin-socket.js';
 
 /**
@@ -26,7 +21,17 @@ import type { AdminHandler } from './admin-socket.js';
 export function adminCommands(config: Config, store: Store, context: () => Promise<Context>): AdminHandler {
   return async (command, payload) => {
     switch (command) {
-      case 'import':
+      case 'import': {
+        // Each command loads the contexts it uses when it runs: a CLI process starts for one command, and a
+        // context's entry loads all of that context (`assent migrate` needs none of them).
+        const [{ ImportValidationError, runImport }, { consentHistoryImport }, { redirectUriImport }, provider] =
+          await Promise.all([
+            import('../organisations-as-code/import.js'),
+            import('../../consent/index.js'),
+            import('../../federation/index.js'),
+            import('../../provider/index.js'),
+          ]);
+        const { oidcClientImport, walletSettingsImport } = provider;
         try {
           return {
             ok: true,
@@ -44,7 +49,12 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
           if (err instanceof ImportValidationError) return { ok: false, message: err.message, exitCode: 1 };
           throw err;
         }
+      }
       case 'keys/rotate': {
+        const [{ maxTokenTtl, rotateSigningKey }, { stageSpKeys }] = await Promise.all([
+          import('../../identity/index.js'),
+          import('../../federation/index.js'),
+        ]);
         const master = loadMasterKey(config.secret, config.dataDir);
         const kid = await rotateSigningKey(store.db, master, maxTokenTtl(config));
         // SAML SP keys are only staged: published beside the active ones until `keys/activate-saml`.
@@ -52,6 +62,7 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
         return { ok: true, result: { kid, samlStaged } };
       }
       case 'keys/activate-saml': {
+        const { activateSpKeys } = await import('../../federation/index.js');
         const activated = await activateSpKeys(store.db);
         if (activated.length === 0)
           return { ok: false, message: 'no SAML SP key is staged: run `assent keys rotate` first', exitCode: 1 };

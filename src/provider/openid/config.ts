@@ -6,15 +6,17 @@
  * key ring, cookies signed with keys derived from the master key, state in Assent's database, and
  * a wallet sign-in on every authorization (no silent single sign-on).
  */
-import {
-  type AdapterFactory,
-  type Configuration,
-  errors,
-  interactionPolicy,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
+import type * as OidcProviderModule from 'oidc-provider';
+import type { AdapterFactory, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { WalletSignIn } from '../wallet/sign-in.js';
 import { errorPage, escapeHtml, htmlHeaders, logoutCsp, page } from './html.js';
+
+/**
+ * oidc-provider's module, loaded with the first provider (`OrgProviders.build`), not with this file: it and its Koa
+ * stack are some 60 packages, which a process that serves no provider page (the CLI's `assent import`) need not load.
+ * The validators below run only inside a provider, so after `providerConfiguration` has set it.
+ */
+let oidc: typeof OidcProviderModule;
 
 /**
  * The claims an ID token and userinfo may carry under the `openid` scope (OpenID Connect Core
@@ -71,12 +73,12 @@ export interface ProviderInputs {
  * checks, so the error is redirected (docs/wallet.md "The authorization request").
  */
 const required = (name: string) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
-  if (!value) throw new errors.InvalidRequest(`missing required parameter '${name}'`);
+  if (!value) throw new oidc.errors.InvalidRequest(`missing required parameter '${name}'`);
 };
 
 /** `scope` must contain `openid` (docs/api.md "Authorization endpoint"; OpenID Connect Core §3.1.2.1). */
 const openidScope = async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
-  if (!value?.split(' ').includes('openid')) throw new errors.InvalidRequest("scope must contain 'openid'");
+  if (!value?.split(' ').includes('openid')) throw new oidc.errors.InvalidRequest("scope must contain 'openid'");
 };
 
 /** Set by `onlyQueryResponseMode` when the request asked for another response mode. */
@@ -102,7 +104,7 @@ export async function onlyQueryResponseMode(ctx: KoaContextWithOIDC, next: () =>
 /** Refuses the request `onlyQueryResponseMode` marked (RFC 6749 §4.1.2.1: redirected with `invalid_request`). */
 const queryMode = async (ctx: KoaContextWithOIDC) => {
   if ((ctx.state as Record<symbol, boolean>)[REFUSED_MODE])
-    throw new errors.InvalidRequest("response_mode must be 'query'");
+    throw new oidc.errors.InvalidRequest("response_mode must be 'query'");
 };
 
 /**
@@ -154,15 +156,15 @@ export function exactRedirectUris(client: RedirectUriChecks): void {
  * authorization request").
  */
 function walletEveryTime() {
-  const policy = interactionPolicy.base();
+  const policy = oidc.interactionPolicy.base();
   policy.get('login')?.checks.add(
     // `prompt=none` then answers `login_required` (OpenID Connect Core §3.1.2.6), session or not.
-    new interactionPolicy.Check(
+    new oidc.interactionPolicy.Check(
       'wallet_every_time',
       'a wallet sign-in is needed for every authorization',
       'login_required',
       (ctx) =>
-        ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+        ctx.oidc.result?.login ? oidc.interactionPolicy.Check.NO_NEED_TO_PROMPT : oidc.interactionPolicy.Check.REQUEST_PROMPT,
     ),
   );
   return policy;
@@ -190,8 +192,10 @@ export function logoutPage(form: string): string {
 /**
  * The configuration of one organisation's provider.
  * @param inputs - see `ProviderInputs`.
+ * @param lib - oidc-provider's module, as `import('oidc-provider')` resolves it.
  */
-export function providerConfiguration(inputs: ProviderInputs): Configuration {
+export function providerConfiguration(inputs: ProviderInputs, lib: typeof OidcProviderModule): Configuration {
+  oidc = lib;
   const { orgId, prefix } = inputs;
   return {
     adapter: inputs.adapter,

@@ -6,7 +6,8 @@
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { KeyRing } from '../../identity/index.js';
 import { organisationName } from '../../organisations/index.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
@@ -124,16 +125,21 @@ export class OrgProviders {
     const secretKey = this.master.derivedKey(`oidc-client-placeholder ${orgId}`);
     const placeholder = (clientId: string) => createHmac('sha256', secretKey).update(clientId).digest('base64url');
     const prefix = this.mountPath(orgId);
-    const provider = new Provider(
+    // Loaded with the first provider, not at start-up (see `providerConfiguration`); then from the module cache.
+    const lib = await import('oidc-provider');
+    const provider = new lib.default(
       this.issuer(orgId),
-      providerConfiguration({
-        orgId,
-        prefix,
-        adapter: adapterFactory(orgId, this.db, this.parties, placeholder),
-        signingKeys,
-        cookieKeys,
-        wallet: this.wallet,
-      }),
+      providerConfiguration(
+        {
+          orgId,
+          prefix,
+          adapter: adapterFactory(orgId, this.db, this.parties, placeholder),
+          signingKeys,
+          cookieKeys,
+          wallet: this.wallet,
+        },
+        lib,
+      ),
     );
     // Endpoint URLs follow X-Forwarded-Proto/Host (decision 0015 §2, gotcha 5), which routes.ts
     // sets from the public URL on every request (`pinToPublicUrl`), never from what the client sent.
