@@ -164,7 +164,9 @@ function walletEveryTime() {
       'a wallet sign-in is needed for every authorization',
       'login_required',
       (ctx) =>
-        ctx.oidc.result?.login ? oidc.interactionPolicy.Check.NO_NEED_TO_PROMPT : oidc.interactionPolicy.Check.REQUEST_PROMPT,
+        ctx.oidc.result?.login
+          ? oidc.interactionPolicy.Check.NO_NEED_TO_PROMPT
+          : oidc.interactionPolicy.Check.REQUEST_PROMPT,
     ),
   );
   return policy;
