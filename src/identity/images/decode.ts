@@ -6,11 +6,22 @@
  * Everything here treats its input as hostile (ASVS 5.0 V5.2.1 size limits, V5.2.2 content
  * checked against the expected type, V5.4.x files handed to users).
  */
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
 import { AssentError, InvalidRequest, UnsupportedMediaType } from '../../platform/core/errors.js';
 
-// Threat: caching decoded attacker images in libvips' operation cache keeps them in memory for nothing.
-sharp.cache(false);
+/**
+ * sharp and libvips, loaded with the first image, not at start-up: a process that decodes no image (the CLI) need not
+ * load the native library.
+ */
+let sharpLib: Promise<typeof import('sharp')> | undefined;
+function loadSharp(): Promise<typeof import('sharp')> {
+  sharpLib ??= import('sharp').then((lib) => {
+    // Threat: caching decoded attacker images in libvips' operation cache keeps them in memory for nothing.
+    lib.default.cache(false);
+    return lib;
+  });
+  return sharpLib;
+}
 
 /** The input formats accepted, as sniffed from their first bytes. */
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
@@ -184,6 +195,7 @@ export async function reencodeImage(bytes: Buffer): Promise<Reencoded> {
   // Threat: a decompression bomb (a small file declaring a huge bitmap) is refused before decoding.
   assertWithinLimits(declared);
   return inDecodeSlot(async () => {
+    const { default: sharp } = await loadSharp();
     let output: { data: Buffer; info: OutputInfo };
     try {
       // Second guard: libvips refuses more pixels than the limit even if our header reading were fooled.
