@@ -12,11 +12,11 @@ import type { WalletSignIn } from '../wallet/sign-in.js';
 import { errorPage, escapeHtml, htmlHeaders, logoutCsp, page } from './html.js';
 
 /**
- * oidc-provider's module, loaded with the first provider (`OrgProviders.build`), not with this file: it and its Koa
- * stack are some 60 packages, which a process that serves no provider page (the CLI's `assent import`) need not load.
- * The validators below run only inside a provider, so after `providerConfiguration` has set it.
+ * oidc-provider's module, passed in by `OrgProviders.build`, which loads it with the first provider rather than with
+ * this file: it and its Koa stack are some 60 packages, which a process that serves no provider page (the CLI's
+ * `assent import`) need not load.
  */
-let oidc: typeof OidcProviderModule;
+type OidcLib = typeof OidcProviderModule;
 
 /**
  * The claims an ID token and userinfo may carry under the `openid` scope (OpenID Connect Core
@@ -72,12 +72,12 @@ export interface ProviderInputs {
  * A validator of a required authorization parameter: runs after the client and redirect URI
  * checks, so the error is redirected (docs/wallet.md "The authorization request").
  */
-const required = (name: string) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
+const required = (oidc: OidcLib, name: string) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
   if (!value) throw new oidc.errors.InvalidRequest(`missing required parameter '${name}'`);
 };
 
 /** `scope` must contain `openid` (docs/api.md "Authorization endpoint"; OpenID Connect Core §3.1.2.1). */
-const openidScope = async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
+const openidScope = (oidc: OidcLib) => async (_ctx: KoaContextWithOIDC, value: string | undefined) => {
   if (!value?.split(' ').includes('openid')) throw new oidc.errors.InvalidRequest("scope must contain 'openid'");
 };
 
@@ -102,7 +102,7 @@ export async function onlyQueryResponseMode(ctx: KoaContextWithOIDC, next: () =>
 }
 
 /** Refuses the request `onlyQueryResponseMode` marked (RFC 6749 §4.1.2.1: redirected with `invalid_request`). */
-const queryMode = async (ctx: KoaContextWithOIDC) => {
+const queryMode = (oidc: OidcLib) => async (ctx: KoaContextWithOIDC) => {
   if ((ctx.state as Record<symbol, boolean>)[REFUSED_MODE])
     throw new oidc.errors.InvalidRequest("response_mode must be 'query'");
 };
@@ -155,7 +155,7 @@ export function exactRedirectUris(client: RedirectUriChecks): void {
  * session left in the browser never yields a code without the wallet (docs/wallet.md "The
  * authorization request").
  */
-function walletEveryTime() {
+function walletEveryTime(oidc: OidcLib) {
   const policy = oidc.interactionPolicy.base();
   policy.get('login')?.checks.add(
     // `prompt=none` then answers `login_required` (OpenID Connect Core §3.1.2.6), session or not.
@@ -196,8 +196,7 @@ export function logoutPage(form: string): string {
  * @param inputs - see `ProviderInputs`.
  * @param lib - oidc-provider's module, as `import('oidc-provider')` resolves it.
  */
-export function providerConfiguration(inputs: ProviderInputs, lib: typeof OidcProviderModule): Configuration {
-  oidc = lib;
+export function providerConfiguration(inputs: ProviderInputs, lib: OidcLib): Configuration {
   const { orgId, prefix } = inputs;
   return {
     adapter: inputs.adapter,
@@ -225,7 +224,12 @@ export function providerConfiguration(inputs: ProviderInputs, lib: typeof OidcPr
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     enabledJWA: { idTokenSigningAlgValues: ['ES256'], userinfoSigningAlgValues: ['ES256'] },
     pkce: { methods: ['S256'], required: (_ctx, client) => client.tokenEndpointAuthMethod === 'none' },
-    extraParams: { scope: openidScope, response_mode: queryMode, state: required('state'), nonce: required('nonce') },
+    extraParams: {
+      scope: openidScope(lib),
+      response_mode: queryMode(lib),
+      state: required(lib, 'state'),
+      nonce: required(lib, 'nonce'),
+    },
     features: {
       devInteractions: { enabled: false },
       requestObjects: { request: false, requestUri: false },
@@ -243,7 +247,10 @@ export function providerConfiguration(inputs: ProviderInputs, lib: typeof OidcPr
           render(ctx, page('Signed out', '<main><h1>Signed out</h1><p>You have been signed out.</p></main>')),
       },
     },
-    interactions: { url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`, policy: walletEveryTime() },
+    interactions: {
+      url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
+      policy: walletEveryTime(lib),
+    },
     // No refresh token is issued (docs/wallet.md "The OpenID provider"): oidc-provider's default never
     // issues one here (clients are registered with the authorization_code grant only, and there is
     // no `offline_access` scope), and with the default it neither serves nor advertises the
