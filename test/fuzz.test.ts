@@ -57,17 +57,23 @@ async function digest(): Promise<Record<string, string>> {
 }
 
 /**
- * Tables an individual may change beyond rows of their own (those with their `user_id`, and their
- * `users` row): the sealing of their own consent events (queue, seals, chain heads, which carry no
- * user) and refresh tokens (carried by their own sessions' families).
+ * Tables an individual may change beyond rows of their own (those with their `user_id`, their
+ * `users` row, and the organisation events whose `subject` they are): the sealing of their own
+ * consent events (queue, seals, chain heads, which carry no user), the numbering of their own
+ * organisation events (the feed's head, which carries no user) and refresh tokens (carried by their
+ * own sessions' families).
  */
 const INDIVIDUAL_MAY_CHANGE = new Set([
   ...ANONYMOUS_MAY_CHANGE,
   'consent_event_queue',
   'consent_event_seals',
   'consent_chain_heads',
+  'organisation_event_heads',
   'refresh_tokens',
 ]);
+
+/** The column naming the individual a row belongs to, in tables where it is not `user_id`. */
+const OWNER_COLUMN: Record<string, string> = { users: 'id', organisation_events: 'subject' };
 
 /**
  * A digest of everything that is not the individual's own: every table but those above, and of a
@@ -84,7 +90,7 @@ async function othersDigest(userId: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of tables) {
     const userColumn =
-      name === 'users' ? 'id' : columns.some((r) => r.t === name && r.c === 'user_id') ? 'user_id' : undefined;
+      OWNER_COLUMN[name] ?? (columns.some((r) => r.t === name && r.c === 'user_id') ? 'user_id' : undefined);
     const where = userColumn ? ` WHERE x.${userColumn}::text IS DISTINCT FROM '${userId}'` : '';
     const [row] = rowsOf<{ d: string | null; n: number }>(
       await t.store.db.execute(
