@@ -13,6 +13,7 @@ export default defineConfig({
     './src/platform/db/schema/wallet.ts',
     './src/platform/db/schema/web.ts',
     './src/platform/db/schema/events.ts',
+    './src/platform/db/schema/webhooks.ts',
   ],
   out: './drizzle',
 });

@@ -40,7 +40,13 @@ import {
   UserService,
   WebSessions,
 } from '../identity/index.js';
-import { createNotifications, EventFeed, type NotificationService } from '../notifications/index.js';
+import {
+  createEventWebhooks,
+  createNotifications,
+  EventFeed,
+  type EventWebhooks,
+  type NotificationService,
+} from '../notifications/index.js';
 import {
   AnonymousService,
   AuditLogService,
@@ -99,6 +105,8 @@ export interface Context {
   events: EventSequencer;
   /** Reads each organisation's change feed (`GET {base}/organizations/{organizationID}/events`; docs/events.md). */
   eventFeed: EventFeed;
+  /** Organisations' event webhooks: the service the routes use, and the dispatcher `startWorkers` starts (docs/events.md). */
+  webhooks: EventWebhooks;
   /** What the auth guard asks of the identity and orgs domains. */
   guard: GuardServices;
   identity: IdentityService;
@@ -239,6 +247,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     sealer,
     events,
     eventFeed: new EventFeed(store.db, events, config.publicUrl),
+    webhooks: createEventWebhooks({ db: store.db, master, mailer, config, sequencer: events }),
     guard,
     identity,
     users,

@@ -31,7 +31,7 @@ import {
   UserBody,
   userRoutes,
 } from '../identity/index.js';
-import { eventFeedRoutes, notificationRoutes } from '../notifications/index.js';
+import { eventFeedRoutes, notificationRoutes, webhookRoutes } from '../notifications/index.js';
 import { anonymousRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
 import { installAuthGuard } from '../platform/http/auth.js';
 import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
@@ -181,6 +181,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(consentRequestRoutes, { requests: ctx.consentRequests, publicUrl: ctx.config.publicUrl });
       await v1.register(notificationRoutes, { notifications: ctx.notifications, publicUrl: ctx.config.publicUrl });
       await v1.register(eventFeedRoutes, { feed: ctx.eventFeed, publicUrl: ctx.config.publicUrl });
+      await v1.register(webhookRoutes, { webhooks: ctx.webhooks.service, publicUrl: ctx.config.publicUrl });
       await v1.register(anonymousRoutes, { anonymous: ctx.anonymous });
       await v1.register(accountRoutes, { accounts: ctx.accounts });
       await v1.register(federationRoutes, { ...ctx.federation });

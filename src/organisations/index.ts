@@ -17,7 +17,7 @@ export {
 } from './individuals/service.js';
 export { invitationRoutes } from './invitations/routes.js';
 export { InvitationService } from './invitations/service.js';
-export { organisationName } from './membership/directory.js';
+export { organisationName, ownerAddresses } from './membership/directory.js';
 export { eraseMemberships } from './membership/erasure.js';
 export { ExportedRole, ExportedSubscription, exportMemberships } from './membership/export.js';
 export { rolesInOrganisation, rolesSql, subscribe } from './membership/membership.js';

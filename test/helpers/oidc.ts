@@ -291,10 +291,13 @@ export async function startSilentServer(): Promise<{ url: string; close(): Promi
 }
 
 /**
- * A DNS responder on 127.0.0.1 (UDP) that answers every A query with 10.0.0.1 and every other
- * query with no records. It only answers; nothing is ever sent to 10.0.0.1.
+ * A DNS responder on 127.0.0.1 (UDP) that answers every A query with 10.0.0.1 (or what `answer` says for the name) and
+ * every other query with no records. It only answers; nothing is ever sent to the addresses it names.
+ * @param answer - the IPv4 address for a queried name; 10.0.0.1 by default.
  */
-export async function startDns(): Promise<{ server: string; queries: string[]; close(): Promise<void> }> {
+export async function startDns(
+  answer: (name: string) => [number, number, number, number] = () => [10, 0, 0, 1],
+): Promise<{ server: string; queries: string[]; close(): Promise<void> }> {
   const socket = dgram.createSocket('udp4');
   const queries: string[] = [];
   socket.on('message', (msg, rinfo) => {
@@ -312,9 +315,11 @@ export async function startDns(): Promise<{ server: string; queries: string[]; c
     header.writeUInt16BE(0x8180, 2); // response, recursion available, no error
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(qtype === 1 ? 1 : 0, 6);
-    const answer =
-      qtype === 1 ? Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 1]) : Buffer.alloc(0);
-    socket.send(Buffer.concat([header, question, answer]), rinfo.port, rinfo.address);
+    const record =
+      qtype === 1
+        ? Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, ...answer(labels.join('.'))])
+        : Buffer.alloc(0);
+    socket.send(Buffer.concat([header, question, record]), rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
   return {

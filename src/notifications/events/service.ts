@@ -88,15 +88,28 @@ export class EventFeed {
   async page(orgId: string, req: FeedRequest): Promise<FeedPage> {
     await this.sequencer.flush(orgId);
     const rows = await store.eventsAfter(this.db, orgId, req.after, req.limit, req.types);
-    const source = `${this.publicUrl.replace(/\/$/, '')}/v1/organizations/${orgId}`;
-    const events = rows.map((r) => toCloudEvent(r, source));
+    const source = eventSource(this.publicUrl, orgId);
+    const events = rows.map((r) => cloudEventOf(r, source));
     const last = rows.at(-1);
     return rows.length === req.limit && last ? { events, next: sequenceOf(last.seq) } : { events };
   }
 }
 
-/** An outbox row as a CloudEvents 1.0 event (validated: the constructor throws on an invalid one). */
-function toCloudEvent(row: store.FeedRow, source: string): CloudEventBody {
+/**
+ * The CloudEvents `source` of an organisation's events: `{publicUrl}/v1/organizations/{organizationID}`.
+ * @param publicUrl - `ASSENT_PUBLIC_URL`.
+ */
+export function eventSource(publicUrl: string, orgId: string): string {
+  return `${publicUrl.replace(/\/$/, '')}/v1/organizations/${orgId}`;
+}
+
+/**
+ * A numbered outbox row as a CloudEvents 1.0 event in its JSON format (the feed's items and webhooks' bodies alike),
+ * validated by the `cloudevents` package.
+ * @param source - `eventSource` of the row's organisation.
+ * @throws {ValidationError} (of the `cloudevents` package) when the row does not make a valid event.
+ */
+export function cloudEventOf(row: store.FeedRow, source: string): CloudEventBody {
   const event = new CloudEvent<Record<string, unknown>>({
     specversion: '1.0',
     id: row.id,

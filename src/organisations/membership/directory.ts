@@ -14,3 +14,12 @@ import * as store from './store.js';
 export async function organisationName(db: Executor, orgId: string): Promise<string | null> {
   return isId(orgId) ? store.organisationName(db, orgId) : null;
 }
+
+/**
+ * The e-mail addresses of the organisation's Owners, for mails about the organisation's own configuration (a webhook
+ * disabled for failing: docs/events.md "Retries").
+ * @param orgId - an organisation ID.
+ */
+export function ownerAddresses(db: Executor, orgId: string): Promise<string[]> {
+  return store.ownerAddresses(db, orgId);
+}

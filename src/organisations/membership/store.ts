@@ -1,6 +1,7 @@
 /** SQL of organisations' memberships and roles, and of the names other contexts show. */
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
+import { Role } from '../../platform/core/roles.js';
 import { type Db, type Executor, perDb, prepareRaw, rowsOf } from '../../platform/db/open.js';
 import { consentRecords, organisations, subscriptions, userRoles } from '../../platform/db/schema/index.js';
 import { appendOrganisationEvents } from '../../platform/events/outbox.js';
@@ -109,6 +110,13 @@ export async function leaveAll(tx: Executor, userId: string): Promise<string[]> 
 export async function organisationName(db: Executor, orgId: string): Promise<string | null> {
   const [row] = await db.select({ name: organisations.name }).from(organisations).where(eq(organisations.id, orgId));
   return row?.name ?? null;
+}
+
+/** The e-mail addresses of the organisation's Owners (those that have one), in username order. */
+export async function ownerAddresses(db: Executor, orgId: string): Promise<string[]> {
+  const result = await db.execute(sql`SELECT u.email FROM user_roles r JOIN users u ON u.id = r.user_id
+    WHERE r.org_id = ${orgId} AND r.role_id = ${Role.Owner} AND u.email <> '' ORDER BY u.username`);
+  return rowsOf<{ email: string }>(result).map((r) => r.email);
 }
 
 /** The user's subscriptions with their organisation's name, oldest first (the data export). */

@@ -145,6 +145,15 @@ export interface Config {
   webhookRetries: number;
   /** Delay before the first webhook retry, doubled for each further one (seconds). */
   webhookRetryDelaySeconds: number;
+  /** Event webhooks' retries and disabling (docs/events.md "Retries"; settings-outbound.ts). */
+  eventWebhooks: {
+    /** Delay before the first retry, doubled for each further one up to 6 hours (seconds). */
+    firstRetrySeconds: number;
+    /** How long a delivery is retried after its first attempt (seconds). */
+    retryWindowSeconds: number;
+    /** A webhook failing for this long is disabled (seconds). */
+    disableAfterSeconds: number;
+  };
   /** Endpoints of FCM and APNs (settings-push.ts). */
   push: PushEndpoints;
   /**
@@ -234,6 +243,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     anonymousLimit: { max: out.anonymousLimit, windowSeconds: out.anonymousWindowSeconds },
     webhookRetries: out.webhookRetries,
     webhookRetryDelaySeconds: out.webhookRetryDelaySeconds,
+    eventWebhooks: {
+      firstRetrySeconds: out.eventWebhookFirstRetrySeconds,
+      retryWindowSeconds: out.eventWebhookRetryWindowSeconds,
+      disableAfterSeconds: out.eventWebhookDisableAfterSeconds,
+    },
     push,
     requestTimeoutSeconds: proc.requestTimeoutSeconds,
     shutdownGraceSeconds: proc.shutdownGraceSeconds,

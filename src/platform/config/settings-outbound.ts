@@ -134,4 +134,28 @@ export const OUTBOUND_SETTINGS = {
     unit: 'seconds',
     meaning: 'delay before the first retry, doubled for each further one',
   }),
+  eventWebhookFirstRetrySeconds: integer({
+    env: 'ASSENT_EVENT_WEBHOOK_FIRST_RETRY_SECONDS',
+    default: 5,
+    max: 3600,
+    unit: 'seconds',
+    meaning:
+      'delay before the first retry of an event webhook delivery (docs/events.md "Retries"), doubled for each ' +
+      'further one up to 6 hours, with ±20 % jitter',
+  }),
+  eventWebhookRetryWindowSeconds: integer({
+    env: 'ASSENT_EVENT_WEBHOOK_RETRY_WINDOW_SECONDS',
+    default: 259_200,
+    shown: '259200 (3 days)',
+    unit: 'seconds',
+    meaning: 'how long an event webhook delivery is retried after its first attempt before it is marked failed',
+  }),
+  eventWebhookDisableAfterSeconds: integer({
+    env: 'ASSENT_EVENT_WEBHOOK_DISABLE_AFTER_SECONDS',
+    default: 432_000,
+    shown: '432000 (5 days)',
+    unit: 'seconds',
+    meaning:
+      'an event webhook whose every attempt failed for this long is disabled, and the organisation’s Owners are mailed',
+  }),
 } satisfies Settings;

@@ -27,6 +27,7 @@ const COALESCE_MS = 20;
 /** Numbers each organisation's feed, one organisation at a time per process. */
 export class EventSequencer {
   private readonly worker: PostCommitWorker;
+  private readonly listeners: Array<(orgId: string) => void> = [];
 
   /** @param db - the database. */
   constructor(private readonly db: Db) {
@@ -72,12 +73,23 @@ export class EventSequencer {
     return this.worker.stop();
   }
 
+  /**
+   * Calls `listener` with the organisation's ID each time this process has numbered some of its events (after that
+   * transaction commits): the webhooks' dispatcher fans them out then (docs/events.md "Webhooks").
+   * @param listener - must not throw; it runs on the sequencer's turn, so it should only schedule work.
+   */
+  onNumbered(listener: (orgId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
   /** Numbers up to `size` events of the organisation in one transaction; returns how many. */
   private async numberBatch(orgId: string, size: number): Promise<number> {
     if (!(await numbering.hasUnsequenced(this.db, orgId))) return 0; // nothing to do: no lock, no write
-    return this.db.transaction(async (tx) => {
+    const numbered = await this.db.transaction(async (tx) => {
       const head = await numbering.lockHead(tx, orgId);
       return numbering.numberEvents(tx, orgId, head, size);
     });
+    if (numbered > 0) for (const listener of this.listeners) listener(orgId);
+    return numbered;
   }
 }

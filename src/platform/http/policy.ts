@@ -15,6 +15,7 @@
  */
 
 import { Role, type RoleId } from '../core/roles.js';
+import { EVENTS_POLICY } from './policy-events.js';
 import { WEB_POLICY } from './policy-web.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;
@@ -158,11 +159,8 @@ export const ACCESS_POLICY = {
   },
   'consent.request.create': { credential: 'any', who: 'Owner or Admin of the organisation', orgRoles: ORG_MANAGERS },
   'jobs.read': { credential: 'any', who: 'Owner, Admin or Dpo of the organisation', orgRoles: [Owner, Admin, Dpo] },
-  'events.feed': {
-    credential: 'any',
-    who: 'Owner, Admin, Dpo or Developer of the organisation (docs/events.md)',
-    orgRoles: ORG_STAFF,
-  },
+  // The change feed and the webhooks (docs/events.md), in policy-events.ts.
+  ...EVENTS_POLICY,
   'notifications.transports.read': {
     credential: 'any',
     who: 'Owner or Admin of the organisation',

@@ -44,9 +44,11 @@ export interface OutboundPolicy {
   dnsServers?: readonly string[];
 }
 
-/** The answer to an outbound request: its status only; the body is read (≤ 1 MiB) and dropped. */
+/** The answer to an outbound request: its status and headers; the body is read (≤ 1 MiB) and dropped. */
 export interface OutboundAnswer {
   status: number;
+  /** The answer's headers, names in lower case (repeated ones joined with `, `). */
+  headers: Record<string, string>;
 }
 
 /** Largest answer body read (bytes); the rest is cut off. */
@@ -152,7 +154,10 @@ export async function postOutbound(
       });
       const done = () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0 });
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        resolve({ status: res.statusCode ?? 0, headers });
       };
       res.on('end', done);
       res.on('close', done);

@@ -14,3 +14,4 @@ export * from './saml.js';
 export * from './users.js';
 export * from './wallet.js';
 export * from './web.js';
+export * from './webhooks.js';

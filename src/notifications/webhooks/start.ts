@@ -1,0 +1,48 @@
+/**
+ * The event webhooks of one process (docs/events.md "Webhooks"): the service the routes use and the dispatcher that
+ * delivers, started with the other background work by `Context.startWorkers` (`WebhookDispatcher.start`) and stopped
+ * before the store is closed.
+ */
+import { ownerAddresses } from '../../organisations/index.js';
+import type { Config } from '../../platform/config/load.js';
+import type { MasterKey } from '../../platform/crypto/master-key.js';
+import type { Db } from '../../platform/db/open.js';
+import type { EventSequencer } from '../../platform/events/sequencer.js';
+import type { Mailer } from '../../platform/mail/mailer.js';
+import type { OutboundPolicy } from '../../platform/net/outbound.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import { WebhookService } from './service.js';
+
+/** The event webhook parts of a context. */
+export interface EventWebhooks {
+  service: WebhookService;
+  dispatcher: WebhookDispatcher;
+}
+
+/**
+ * Builds the webhook service and its dispatcher (not started).
+ * @param deps - the database, master key, mailer, configuration and event sequencer of the context.
+ */
+export function createEventWebhooks(deps: {
+  db: Db;
+  master: MasterKey;
+  mailer: Mailer;
+  config: Config;
+  sequencer: EventSequencer;
+}): EventWebhooks {
+  const { db, config } = deps;
+  const policy: OutboundPolicy = { allowHttpHosts: config.webhookAllowHttpHosts, dnsServers: config.dnsServers };
+  const dispatcher = new WebhookDispatcher(db, deps.master, deps.mailer, {
+    policy,
+    retry: {
+      firstRetrySeconds: config.eventWebhooks.firstRetrySeconds,
+      retryWindowSeconds: config.eventWebhooks.retryWindowSeconds,
+    },
+    disableAfterSeconds: config.eventWebhooks.disableAfterSeconds,
+    leaseSeconds: config.jobLeaseSeconds,
+    publicUrl: config.publicUrl,
+    owners: (orgId) => ownerAddresses(db, orgId),
+  });
+  const service = new WebhookService(db, deps.master, deps.sequencer, dispatcher, policy, config.publicUrl);
+  return { service, dispatcher };
+}

@@ -1,0 +1,48 @@
+/** Stored webhooks and deliveries as the API answers them (schemas.ts); never a sealed secret. */
+import type { AttemptRow, DeliveryRow } from './deliveries-store.js';
+import type { DeliveryView, WebhookView } from './schemas.js';
+import type { WebhookRow } from './store.js';
+
+/**
+ * A webhook as answered.
+ * @param secret - the plain secret, only right after creation or rotation.
+ */
+export function webhookView(w: WebhookRow, secret?: string): WebhookView {
+  return {
+    id: w.id,
+    organizationId: w.orgId,
+    payloadUrl: w.payloadUrl,
+    subscribedEvents: w.subscribedEvents,
+    disabled: w.disabled,
+    ...(w.disabled && w.disabledReason ? { disabledReason: w.disabledReason } : {}),
+    contentType: w.contentType,
+    ...(w.failingSince ? { failingSince: w.failingSince.toISOString() } : {}),
+    ...(w.lastSuccessAt ? { lastSuccessAt: w.lastSuccessAt.toISOString() } : {}),
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
+    ...(secret ? { secret } : {}),
+  };
+}
+
+/** A delivery with its attempts as answered. */
+export function deliveryView(d: DeliveryRow & { attemptRows: AttemptRow[] }): DeliveryView {
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    state: d.state as DeliveryView['state'],
+    attempts: d.attemptRows.map((a) => ({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      durationMs: a.durationMs,
+      ...(a.status !== null ? { status: a.status } : {}),
+      ...(a.error !== null ? { error: a.error } : {}),
+      requestHeaders: a.requestHeaders,
+      responseHeaders: a.responseHeaders,
+    })),
+    ...(d.state === 'pending' ? { nextAttemptAt: d.nextAt.toISOString() } : {}),
+    ...(d.redeliveryOf ? { redeliveryOf: d.redeliveryOf } : {}),
+    createdAt: d.createdAt.toISOString(),
+    ...(d.finishedAt ? { finishedAt: d.finishedAt.toISOString() } : {}),
+  };
+}
