@@ -146,7 +146,8 @@ export interface Settled {
 /**
  * Records attempts and their outcome in one transaction: the attempts' rows, the deliveries' state (only while the
  * delivery is still this attempt's: a process whose lease ran out does not overwrite its successor's), and each
- * webhook's last success or start of failing.
+ * webhook's last success or start of failing. A success at a webhook that was failing makes its other pending
+ * deliveries due at once: the receiver is back, so the backlog drains without waiting out each backoff.
  */
 export async function settle(tx: Executor, results: Settled[]): Promise<void> {
   if (results.length === 0) return;
@@ -180,9 +181,14 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
   const failing = [...new Set(results.filter((r) => r.state !== 'succeeded').map((r) => r.webhookId))].filter(
     (id) => !ok.includes(id),
   );
-  if (ok.length > 0)
-    await tx.execute(sql`UPDATE webhooks SET last_success_at = now(), failing_since = NULL
-      WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ok)}::jsonb)::uuid)`);
+  if (ok.length > 0) {
+    const okIds = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ok)}::jsonb)::uuid)`;
+    // The receiver is back: its other lanes' retries are due now, not at the end of their backoff.
+    await tx.execute(sql`UPDATE webhook_deliveries SET next_at = now()
+      WHERE state = 'pending' AND next_at > now()
+        AND webhook_id IN (SELECT id FROM webhooks WHERE id IN ${okIds} AND failing_since IS NOT NULL)`);
+    await tx.execute(sql`UPDATE webhooks SET last_success_at = now(), failing_since = NULL WHERE id IN ${okIds}`);
+  }
   if (failing.length > 0)
     await tx.execute(sql`UPDATE webhooks SET failing_since = coalesce(failing_since, now())
       WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(failing)}::jsonb)::uuid)`);

@@ -151,14 +151,17 @@ export class WebhookDispatcher {
     return disabled.map((w) => w.id);
   }
 
-  /** Claims and delivers rounds until no delivery is due. */
+  /**
+   * Claims and delivers rounds until no delivery is due. A round that took fewer than CLAIM still goes on: settling a
+   * lane's head makes its next delivery due.
+   */
   private async deliverAll(): Promise<void> {
     for (;;) {
+      if (this.stopped) return;
       const claimed = await deliveries.claimDue(this.db, this.opts.leaseSeconds, CLAIM);
       if (claimed.length === 0) return;
       const settled = await this.deliver(claimed);
       await this.db.transaction((tx) => deliveries.settle(tx, settled));
-      if (claimed.length < CLAIM) return;
     }
   }
 
