@@ -1,6 +1,6 @@
 /** TypeBox schemas of the invitation routes (docs/consents.md "Invitations"). */
 import { type Static, Type } from 'typebox';
-import { MAX_EMAIL } from './service.js';
+import { MAX_EMAIL } from '../../platform/mail/address.js';
 
 /** A pending invitation as the API answers it; times are RFC 3339. */
 export const Invitation = Type.Object({

@@ -18,6 +18,7 @@ import type { Principal } from '../../platform/core/principal.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
 import { keysetPage } from '../../platform/http/pagination.js';
+import { isEmailAddress } from '../../platform/mail/address.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { isId } from '../../platform/util/ids.js';
 import { recordAudit } from '../audit/service.js';
@@ -27,19 +28,6 @@ import * as store from './store.js';
 
 /** Bytes of randomness in a token: 256 bits (the task asks for at least 128; ASVS 5.0 V6.4.1). */
 const TOKEN_BYTES = 32;
-/** Longest e-mail address (RFC 5321 §4.5.3.1.3 path limit, less the angle brackets). */
-export const MAX_EMAIL = 254;
-/** One `local@domain.tld` address: no spaces, no line breaks (mail header injection), one `@`. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/**
- * Whether `text` is one e-mail address an invitation can be mailed to (`local@domain.tld`, at most `MAX_EMAIL`).
- * @param text - already trimmed.
- */
-export function isEmailAddress(text: string): boolean {
-  return text.length <= MAX_EMAIL && EMAIL.test(text);
-}
-
 /** The answer to a token never issued, already accepted, or revoked. */
 export const INVALID_INVITATION =
   'This invitation link is not valid: it was already used or revoked. Ask the organisation for a new one.';

@@ -4,6 +4,7 @@
  * docs/api.md "Authorization endpoint"; docs/wallet.md). Other domains use this module, never `organisations/membership/store.ts`.
  */
 import type { Executor } from '../../platform/db/open.js';
+import { isEmailAddress } from '../../platform/mail/address.js';
 import { isId } from '../../platform/util/ids.js';
 import * as store from './store.js';
 
@@ -16,10 +17,15 @@ export async function organisationName(db: Executor, orgId: string): Promise<str
 }
 
 /**
- * The e-mail addresses of the organisation's Owners, for mails about the organisation's own configuration (a webhook
+ * The e-mail addresses of the organisation's Owners (each Owner's e-mail, else their username when it is an address;
+ * none for an Owner with neither), for mails about the organisation's own configuration (a webhook
  * disabled for failing: docs/events.md "Retries").
  * @param orgId - an organisation ID.
  */
-export function ownerAddresses(db: Executor, orgId: string): Promise<string[]> {
-  return store.ownerAddresses(db, orgId);
+export async function ownerAddresses(db: Executor, orgId: string): Promise<string[]> {
+  // The e-mail field when it holds an address, else the username when it is one (as invitations address accounts).
+  const addresses = (await store.owners(db, orgId)).map(
+    (o) => [o.email.trim(), o.username].find(isEmailAddress) ?? null,
+  );
+  return [...new Set(addresses.filter((a): a is string => a !== null))];
 }

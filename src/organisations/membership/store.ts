@@ -112,11 +112,11 @@ export async function organisationName(db: Executor, orgId: string): Promise<str
   return row?.name ?? null;
 }
 
-/** The e-mail addresses of the organisation's Owners (those that have one), in username order. */
-export async function ownerAddresses(db: Executor, orgId: string): Promise<string[]> {
-  const result = await db.execute(sql`SELECT u.email FROM user_roles r JOIN users u ON u.id = r.user_id
-    WHERE r.org_id = ${orgId} AND r.role_id = ${Role.Owner} AND u.email <> '' ORDER BY u.username`);
-  return rowsOf<{ email: string }>(result).map((r) => r.email);
+/** The usernames and e-mail fields of the organisation's Owners, in username order. */
+export async function owners(db: Executor, orgId: string): Promise<Array<{ username: string; email: string }>> {
+  const result = await db.execute(sql`SELECT u.username, u.email FROM user_roles r JOIN users u ON u.id = r.user_id
+    WHERE r.org_id = ${orgId} AND r.role_id = ${Role.Owner} ORDER BY u.username`);
+  return rowsOf<{ username: string; email: string }>(result);
 }
 
 /** The user's subscriptions with their organisation's name, oldest first (the data export). */
