@@ -139,6 +139,41 @@ describe('assent import FILE', { timeout: 120_000 }, () => {
     });
   });
 
+  it('the catalogue events: created once per purpose and attribute, none for a repeat, updated for what a re-import changes', async () => {
+    const ids = JSON.parse(first.stdout).organisations.acme;
+    const changed = demo();
+    const [purpose] = changed.organisations[0].purposes;
+    purpose.name = `${purpose.name} (renamed)`;
+    purpose.attributes[0].name = `${purpose.attributes[0].name} (renamed)`;
+    changed.organisations[0].purposes.push({ key: 'added-by-import', name: 'Added by import', attributes: [] });
+    const again = await importFile('catalogue.json', changed);
+    expect(again.code, again.stderr).toBe(0);
+    const addedId = JSON.parse(again.stdout).organisations.acme.purposes['added-by-import'].id;
+    await withServer(async (base) => {
+      const owner = await call(`${base}/users/admin/login`, {
+        body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
+      });
+      const types = 'purpose.created,purpose.updated,data_attribute.created,data_attribute.updated';
+      const feed = await call(`${base}/organizations/${ids.id}/events?limit=1000&types=${types}`, {
+        token: owner.body.Token.access_token,
+      });
+      expect(feed.status).toBe(200);
+      const seen = feed.body.Events.map((e: any) => `${e.type} ${e.data.PurposeID ?? e.data.AttributeID}`);
+      const demoPurposes = Object.values<any>(ids.purposes);
+      const demoAttributes = demoPurposes.flatMap((p) => Object.values<string>(p.attributes));
+      const renamed = ids.purposes[purpose.key];
+      expect(seen.sort()).toEqual(
+        [
+          ...demoPurposes.map((p) => `purpose.created ${p.id}`),
+          ...demoAttributes.map((a) => `data_attribute.created ${a}`),
+          `purpose.updated ${renamed.id}`,
+          `data_attribute.updated ${renamed.attributes[purpose.attributes[0].key]}`,
+          `purpose.created ${addedId}`,
+        ].sort(),
+      );
+    });
+  });
+
   it('an unknown field is refused with exit 1, naming its JSON path, and nothing is written', async () => {
     const before = await snapshot();
     const file = demo();

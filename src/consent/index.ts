@@ -4,6 +4,7 @@
  * (the recipient scan of a special consent request). Each name is documented where it is defined.
  */
 export { CatalogueCache } from './catalogue/cache.js';
+export { dataAttributeEvent, purposeEvent } from './catalogue/events.js';
 export { dataAttributeRoutes } from './data-attributes/routes.js';
 export { DataAttributeInput } from './data-attributes/schemas.js';
 export { type DataAttributeBody, DataAttributeService } from './data-attributes/service.js';

@@ -17,6 +17,7 @@ import { recordAudit, subscribe } from '../../organisations/index.js';
 import type { Argon2Params } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { OidcClientImport, WalletSettingsImport } from '../../provider/index.js';
+import { importCatalogue } from './catalogue.js';
 import type { ImportConsentEvent, ImportFile, ImportOrganisation, ImportResult } from './schema.js';
 import * as store from './store.js';
 import { ImportValidationError, validateImportFile } from './validate.js';
@@ -66,21 +67,8 @@ async function importOrganisation(
     retentionEnabled: org.dataRetention?.enabled ?? false,
     retentionPeriodSeconds: (org.dataRetention?.periodDays ?? 0) * 86400,
   });
-  const out: ImportResult['organisations'][string] = { id: orgId, purposes: {}, users: {} };
-  for (const p of org.purposes ?? []) {
-    const purposeId = await store.upsertPurpose(tx, {
-      orgId,
-      key: p.key,
-      name: p.name,
-      description: p.description ?? '',
-      lawfulUsage: p.lawfulUsage ?? false,
-      policyUrl: p.policyUrl ?? '',
-    });
-    const attributes: Record<string, string> = {};
-    for (const a of p.attributes ?? [])
-      attributes[a.key] = await store.upsertAttribute(tx, { orgId, purposeId, key: a.key, name: a.name });
-    out.purposes[p.key] = { id: purposeId, attributes };
-  }
+  const purposes = await importCatalogue(tx, orgId, org.purposes ?? []);
+  const out: ImportResult['organisations'][string] = { id: orgId, purposes, users: {} };
   const upsert = (u: { username: string; name?: string; email?: string; phone?: string }) => {
     const username = normaliseUsername(u.username);
     return store.upsertUser(tx, {

@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
-import type { Executor } from '../../platform/db/open.js';
+import { type Executor, rowsOf } from '../../platform/db/open.js';
 import {
   clients,
   dataAttributes,
@@ -62,6 +62,48 @@ export async function upsertPurpose(
     .onConflictDoUpdate({ target: [purposes.orgId, purposes.key], set: { ...fields, deletedAt: null } })
     .returning({ id: purposes.id });
   return row!.id;
+}
+
+/** A purpose by its import key as stored before the import changes it, or undefined. */
+export async function purposeByKey(
+  db: Executor,
+  orgId: string,
+  key: string,
+): Promise<
+  | { id: string; name: string; description: string; lawfulUsage: boolean; policyUrl: string; deletedAt: Date | null }
+  | undefined
+> {
+  const [row] = await db
+    .select({
+      id: purposes.id,
+      name: purposes.name,
+      description: purposes.description,
+      lawfulUsage: purposes.lawfulUsage,
+      policyUrl: purposes.policyUrl,
+      deletedAt: purposes.deletedAt,
+    })
+    .from(purposes)
+    .where(and(eq(purposes.orgId, orgId), eq(purposes.key, key)));
+  return row;
+}
+
+/**
+ * A data attribute by (purpose, import key) as stored before the import changes it, with whether it is linked to
+ * that purpose now, or undefined.
+ */
+export async function attributeByKey(
+  db: Executor,
+  purposeId: string,
+  key: string,
+): Promise<{ id: string; name: string; deletedAt: Date | null; linked: boolean } | undefined> {
+  const result = await db.execute(sql`SELECT a.id, a.name, a.deleted_at,
+      EXISTS (SELECT 1 FROM purpose_attributes l
+        WHERE l.purpose_id = ${purposeId} AND l.attribute_id = a.id AND l.unlinked_at IS NULL) AS linked
+    FROM data_attributes a WHERE a.purpose_id = ${purposeId} AND a.key = ${key}`);
+  const row = rowsOf<{ id: string; name: string; deleted_at: Date | string | null; linked: boolean }>(result)[0];
+  return row
+    ? { id: row.id, name: row.name, deletedAt: row.deleted_at ? new Date(row.deleted_at) : null, linked: row.linked }
+    : undefined;
 }
 
 /** Creates, updates or restores a data attribute by (purpose, key), linked to that purpose; returns its ID. */

@@ -10,9 +10,10 @@ import { recordAudit } from '../../organisations/index.js';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
-import { appendOrganisationEvents } from '../../platform/events/outbox.js';
+import { appendOrganisationEvents, type OutboxEvent } from '../../platform/events/outbox.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { isId } from '../../platform/util/ids.js';
+import { dataAttributeEvent } from '../catalogue/events.js';
 import * as store from './store.js';
 
 /** A data attribute as answered (a `Template`): `{ID, Consent (the attribute name), PurposeIDs}`. */
@@ -40,11 +41,6 @@ export interface RecordedDataAttribute {
   name: string;
   /** When it was deleted, or null while it is live. */
   deletedAt: Date | null;
-}
-
-/** A data attribute as its outbox events carry it (docs/events.md "Catalogue events"). */
-function attributeData(orgId: string, id: string, name: string, purposeIds?: string[]): Record<string, unknown> {
-  return { OrganizationID: orgId, AttributeID: id, Name: name, ...(purposeIds ? { PurposeIDs: purposeIds } : {}) };
 }
 
 /** Manages data attributes; the caller's right to do so is checked by the access policy. */
@@ -81,16 +77,12 @@ export class DataAttributeService {
     await this.checkPurposes(orgId, inputs);
     const ids = await this.db.transaction(async (tx) => {
       const out: string[] = [];
-      const events = [];
+      const events: OutboxEvent[] = [];
       for (const i of inputs) {
         const [name, purposeIds] = [i.consent.trim(), [...new Set(i.purposeids ?? [])]];
         const id = await store.insertDataAttribute(tx, orgId, name, purposeIds);
         out.push(id);
-        events.push({
-          type: 'data_attribute.created',
-          subject: null,
-          data: attributeData(orgId, id, name, purposeIds),
-        });
+        events.push(dataAttributeEvent('created', orgId, id, name, purposeIds));
       }
       await appendOrganisationEvents(tx, orgId, events);
       return out;
@@ -125,9 +117,7 @@ export class DataAttributeService {
     const [name, purposeIds] = [input.consent.trim(), [...new Set(input.purposeids ?? [])]];
     const found = await this.db.transaction(async (tx) => {
       if (!(await store.updateDataAttribute(tx, orgId, id, name, purposeIds))) return false;
-      await appendOrganisationEvents(tx, orgId, [
-        { type: 'data_attribute.updated', subject: null, data: attributeData(orgId, id, name, purposeIds) },
-      ]);
+      await appendOrganisationEvents(tx, orgId, [dataAttributeEvent('updated', orgId, id, name, purposeIds)]);
       return true;
     });
     if (!found) throw new NotFound('Template not found');
@@ -155,9 +145,7 @@ export class DataAttributeService {
         action: 'template.delete',
         detail: { templateId: id, name },
       });
-      await appendOrganisationEvents(tx, orgId, [
-        { type: 'data_attribute.deleted', subject: null, data: attributeData(orgId, id, name) },
-      ]);
+      await appendOrganisationEvents(tx, orgId, [dataAttributeEvent('deleted', orgId, id, name)]);
     });
     this.events?.wake(orgId);
   }

@@ -12,6 +12,7 @@ import type { Db, Executor } from '../../platform/db/open.js';
 import { appendOrganisationEvents } from '../../platform/events/outbox.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { isId } from '../../platform/util/ids.js';
+import { purposeEvent } from '../catalogue/events.js';
 import { type OrganisationBody, type PurposeBody, presentOrganisation, presentPurpose } from './present.js';
 import * as store from './store.js';
 
@@ -44,24 +45,12 @@ export interface RecordedPurpose {
   deletedAt: Date | null;
 }
 
-/** A purpose as its outbox events carry it (docs/events.md "Catalogue events"). */
-function purposeData(row: store.PurposeRow): Record<string, unknown> {
-  return {
-    OrganizationID: row.orgId,
-    PurposeID: row.id,
-    Name: row.name,
-    Description: row.description,
-    LawfulUsage: row.lawfulUsage,
-    PolicyURL: row.policyUrl,
-  };
-}
-
 /** Writes `purpose.<what>` events of the rows in the change's transaction (docs/events.md). */
 function emit(tx: Executor, orgId: string, what: 'created' | 'updated', rows: store.PurposeRow[]): Promise<void> {
   return appendOrganisationEvents(
     tx,
     orgId,
-    rows.map((row) => ({ type: `purpose.${what}`, subject: null, data: purposeData(row) })),
+    rows.map((row) => purposeEvent(what, row)),
   );
 }
 
@@ -158,7 +147,7 @@ export class PurposeService {
         detail: { purposeId, name },
       });
       await appendOrganisationEvents(tx, orgId, [
-        { type: 'purpose.deleted', subject: null, data: { OrganizationID: orgId, PurposeID: purposeId, Name: name } },
+        purposeEvent('deleted', { orgId, id: purposeId, name, description: '', lawfulUsage: false, policyUrl: '' }),
       ]);
     });
     this.events?.wake(orgId);
