@@ -206,6 +206,7 @@ describe('deliveries', () => {
     expect(got.map((r) => r.headers['webhook-id'])).toEqual(events.map((e) => e.id));
     const carol = (await history('carol')).slice(-2);
     expect(events.map((e) => e.id)).toEqual(carol.map((h) => h.ID));
+    expect(events.map((e) => e.data.HistorySeq)).toEqual(carol.map((h) => h.Seq));
     expect(events[0]).toMatchObject({
       subject: org.users.carol,
       source: `${t.config.publicUrl.replace(/\/$/, '')}/v1/organizations/${org.orgId}`,

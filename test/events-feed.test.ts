@@ -87,6 +87,9 @@ describe('what is emitted', () => {
     expect(events.map((e) => e.type)).toEqual(['consent.allowed', 'consent.askme', 'consent.disallowed']);
     const history = (await carolHistory()).slice(-3);
     expect(events.map((e) => e.id)).toEqual(history.map((h) => h.ID));
+    // Each carries its place in the evidence chain, as the history shows it.
+    expect(events.map((e) => e.data.HistorySeq)).toEqual(history.map((h) => h.Seq));
+    expect(history.every((h) => Number.isInteger(h.Seq) && h.Seq > 0)).toBe(true);
     expect(events[1]).toMatchObject({
       subject: org.users.carol,
       time: history[1].TimeStamp,
@@ -101,6 +104,7 @@ describe('what is emitted', () => {
         OldDays: 0,
         NewDays: 7,
         HistoryEventID: history[1].ID,
+        HistorySeq: history[1].Seq,
         Actor: { Type: 'individual', UserID: org.users.carol, APIKeyID: '' },
         Channel: { Endpoint: history[1].Channel.Endpoint },
       },

@@ -246,7 +246,15 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     roles,
     sealer,
     events,
-    eventFeed: new EventFeed(store.db, events, config.publicUrl),
+    // A consent event enters the feed once sealed (its HistorySeq), so a reader flushes the sealer, then the sequencer.
+    eventFeed: new EventFeed(
+      store.db,
+      async (orgId) => {
+        await sealer.flush(orgId);
+        await events.flush(orgId);
+      },
+      config.publicUrl,
+    ),
     webhooks: createEventWebhooks({ db: store.db, master, mailer, config, sequencer: events }),
     guard,
     identity,

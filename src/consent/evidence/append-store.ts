@@ -55,7 +55,8 @@ const OUTBOX_SOURCE_COLUMNS =
 /**
  * The outbox events of the consent events just written (docs/events.md "Consent events"), as a `WITH` item of the
  * same statement: one per event, with its ID, in the order written, so that the feed carries every change the
- * history records and nothing the history does not.
+ * history records and nothing the history does not. Each is held until the sealer seals its history event and adds
+ * the chain's `HistorySeq` (`releaseOrganisationEvents`).
  */
 const outboxSql = sql`outbox AS (
       INSERT INTO ${OUTBOX_TABLE} ${OUTBOX_COLUMNS}
@@ -70,7 +71,8 @@ const outboxSql = sql`outbox AS (
           'OldDays', old_days, 'NewDays', new_days, 'HistoryEventID', id,
           'Actor', jsonb_build_object('Type', actor->>'type', 'UserID', coalesce(actor->>'userId', ''),
             'APIKeyID', coalesce(actor->>'apiKeyId', '')),
-          'Channel', jsonb_build_object('Endpoint', channel->>'endpoint', 'UserAgent', channel->>'userAgent'))
+          'Channel', jsonb_build_object('Endpoint', channel->>'endpoint', 'UserAgent', channel->>'userAgent')),
+        true
       FROM events ORDER BY written
     )`;
 

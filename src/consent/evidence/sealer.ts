@@ -15,6 +15,7 @@
  * process that dies between commit and sealing leaves its events to the sweep of any process.
  */
 import type { Db } from '../../platform/db/open.js';
+import { releaseOrganisationEvents } from '../../platform/events/outbox.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { PostCommitWorker } from '../../platform/jobs/post-commit.js';
 import { type SealedEvent, seal } from './chain.js';
@@ -36,8 +37,9 @@ export class ChainSealer {
 
   /**
    * @param db - the database.
-   * @param events - the outbox's sequencer, woken with the sealer: every consent event also wrote an outbox event
-   *   (`queuedEventsSql`; docs/events.md), numbered after the same commit. None in a process that serves no feed.
+   * @param events - the outbox's sequencer, woken after each sealing: every consent event also wrote an outbox event
+   *   (`queuedEventsSql`; docs/events.md), held until its seal releases it with its `HistorySeq`. None in a process
+   *   that serves no feed.
    */
   constructor(
     private readonly db: Db,
@@ -52,11 +54,10 @@ export class ChainSealer {
 
   /**
    * Asks for the organisation's events to be sealed soon (within COALESCE_MS, 20 ms, once no
-   * sealing is under way), and its outbox events numbered; call it after a change commits.
+   * sealing is under way), and, once sealed, their outbox events numbered; call it after a change commits.
    * @param orgId - the organisation.
    */
   wake(orgId: string): void {
-    this.events?.wake(orgId);
     this.worker.wake(orgId);
   }
 
@@ -85,7 +86,7 @@ export class ChainSealer {
   /** Seals up to `size` events of the organisation in one transaction; returns how many. */
   private async sealBatch(orgId: string, size: number): Promise<number> {
     if (!(await store.hasUnsealed(this.db, orgId))) return 0; // nothing to do: no lock, no write
-    return this.db.transaction(async (tx) => {
+    const sealed = await this.db.transaction(async (tx) => {
       const head = await store.lockChainHead(tx, orgId);
       const rows = await store.unsealedEvents(tx, orgId, size);
       const events: SealedEvent[] = seal(head, rows.map(toContent));
@@ -95,7 +96,15 @@ export class ChainSealer {
         events,
         rows.map((r) => r.written),
       );
+      // The outbox events of these history events enter the feed with their place in the chain (docs/events.md).
+      await releaseOrganisationEvents(
+        tx,
+        orgId,
+        events.map((e) => ({ id: e.id, data: { HistorySeq: e.seq } })),
+      );
       return rows.length;
     });
+    if (sealed > 0) this.events?.wake(orgId);
+    return sealed;
   }
 }

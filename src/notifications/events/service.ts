@@ -1,13 +1,12 @@
 /**
  * The organisation's change feed (docs/events.md "The feed"): its outbox events in `seq` order, as CloudEvents 1.0
- * (built and validated by the `cloudevents` package). Reading first flushes the sequencer, so that a page holds
+ * (built and validated by the `cloudevents` package). Reading first flushes the sealer and the sequencer, so that a page holds
  * every event committed before the request; `seq` being given after the commit under one lock, a reader that has
  * seen an event has seen every event before it, and a cursor never skips one.
  */
 import { CloudEvent } from 'cloudevents';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
-import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { type CloudEventBody, EVENT_TYPES, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT } from './schemas.js';
 import * as store from './store.js';
 
@@ -70,12 +69,13 @@ export function sequenceOf(seq: number): string {
 export class EventFeed {
   /**
    * @param db - the database.
-   * @param sequencer - flushed before each read.
+   * @param flush - run before each read: seals the organisation's committed consent events (which releases their
+   *   outbox events) and numbers every committed outbox event, so that a page holds every event committed before it.
    * @param publicUrl - `ASSENT_PUBLIC_URL`: events' `source` is `{publicUrl}/v1/organizations/{organizationID}`.
    */
   constructor(
     private readonly db: Db,
-    private readonly sequencer: EventSequencer,
+    private readonly flush: (orgId: string) => Promise<void>,
     private readonly publicUrl: string,
   ) {}
 
@@ -86,7 +86,7 @@ export class EventFeed {
    * @throws the database's error.
    */
   async page(orgId: string, req: FeedRequest): Promise<FeedPage> {
-    await this.sequencer.flush(orgId);
+    await this.flush(orgId);
     const rows = await store.eventsAfter(this.db, orgId, req.after, req.limit, req.types);
     const source = eventSource(this.publicUrl, orgId);
     const events = rows.map((r) => cloudEventOf(r, source));

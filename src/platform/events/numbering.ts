@@ -17,7 +17,8 @@ export async function lockHead(tx: Executor, orgId: string): Promise<number> {
 }
 
 /**
- * Numbers up to `limit` of the organisation's committed unnumbered events after `head`, in `pos` order, and moves the
+ * Numbers up to `limit` of the organisation's committed unnumbered events that are not held, after `head`, in `pos`
+ * order, and moves the
  * head to the last of them (one statement each). Run it holding `lockHead`'s lock, so that no other sequencer numbers
  * the same rows; the statement's snapshot, taken after the lock, holds every event committed before it.
  * @param head - the seq `lockHead` returned.
@@ -27,7 +28,8 @@ export async function lockHead(tx: Executor, orgId: string): Promise<number> {
 export async function numberEvents(tx: Executor, orgId: string, head: number, limit: number): Promise<number> {
   const result = await tx.execute(sql`WITH next AS (
       SELECT id, ${head}::bigint + row_number() OVER (ORDER BY pos) AS seq FROM (
-        SELECT id, pos FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL ORDER BY pos LIMIT ${limit}
+        SELECT id, pos FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL AND NOT held
+          ORDER BY pos LIMIT ${limit}
       ) AS u
     )
     UPDATE organisation_events e SET seq = next.seq FROM next WHERE e.id = next.id RETURNING e.seq`);
@@ -37,16 +39,16 @@ export async function numberEvents(tx: Executor, orgId: string, head: number, li
   return seqs.length;
 }
 
-/** Whether the organisation has committed unnumbered events. */
+/** Whether the organisation has committed unnumbered events that are not held. */
 export async function hasUnsequenced(db: Executor, orgId: string): Promise<boolean> {
   const result = await db.execute(
-    sql`SELECT EXISTS (SELECT 1 FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL) AS any`,
+    sql`SELECT EXISTS (SELECT 1 FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL AND NOT held) AS any`,
   );
   return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
 }
 
-/** The organisations that have committed unnumbered events. */
+/** The organisations that have committed unnumbered events that are not held. */
 export async function organisationsWithUnsequenced(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`SELECT DISTINCT org_id FROM organisation_events WHERE seq IS NULL`);
+  const result = await db.execute(sql`SELECT DISTINCT org_id FROM organisation_events WHERE seq IS NULL AND NOT held`);
   return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
 }

@@ -37,7 +37,7 @@ export async function appendOrganisationEvents(tx: Executor, orgId: string, even
     events.map(
       (e) =>
         sql`(${e.id ?? uuidv7()}::uuid, ${orgId}::uuid, ${e.type}, ${e.subject}::uuid,
-          ${(e.occurredAt ?? new Date()).toISOString()}::timestamptz, ${JSON.stringify(e.data)}::jsonb)`,
+          ${(e.occurredAt ?? new Date()).toISOString()}::timestamptz, ${JSON.stringify(e.data)}::jsonb, false)`,
     ),
     sql`, `,
   );
@@ -48,8 +48,31 @@ export async function appendOrganisationEvents(tx: Executor, orgId: string, even
 export const OUTBOX_TABLE = sql.raw('organisation_events');
 
 /**
- * The columns such a statement fills, in order: `(id, org_id, type, subject, occurred_at, data)`; `pos` is drawn
- * from its sequence as each row is inserted (so an `INSERT … SELECT … ORDER BY` keeps that order) and `seq` stays
- * null until the sequencer numbers the row.
+ * The columns such a statement fills, in order: `(id, org_id, type, subject, occurred_at, data, held)`; `pos` is
+ * drawn from its sequence as each row is inserted (so an `INSERT … SELECT … ORDER BY` keeps that order) and `seq`
+ * stays null until the sequencer numbers the row. A held row (`held` true) is not numbered before
+ * `releaseOrganisationEvents` releases it.
  */
-export const OUTBOX_COLUMNS: SQL = sql.raw('(id, org_id, type, subject, occurred_at, data)');
+export const OUTBOX_COLUMNS: SQL = sql.raw('(id, org_id, type, subject, occurred_at, data, held)');
+
+/** What releasing a held event adds to its `data` (a JSON object merged into it). */
+export interface Release {
+  /** The held event's ID. */
+  id: string;
+  /** Keys added to its `data`. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * Releases held events of one organisation, in the caller's transaction, adding `data` to each; the sequencer numbers
+ * them from the commit on (wake it after the commit). Used by the consent chain's sealer: a consent event enters the
+ * feed with its `HistorySeq` (docs/events.md "Payloads").
+ * @param releases - the events; none writes nothing.
+ * @throws the database's error (the caller's transaction then rolls back).
+ */
+export async function releaseOrganisationEvents(tx: Executor, orgId: string, releases: Release[]): Promise<void> {
+  if (releases.length === 0) return;
+  await tx.execute(sql`UPDATE ${OUTBOX_TABLE} e SET held = false, data = e.data || v.data
+    FROM jsonb_to_recordset(${JSON.stringify(releases)}::jsonb) AS v(id uuid, data jsonb)
+    WHERE e.org_id = ${orgId}::uuid AND e.id = v.id AND e.held`);
+}

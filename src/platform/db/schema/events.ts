@@ -5,12 +5,12 @@
  * (`GET {base}/organizations/{organizationID}/events`) reads it by `seq` and never skips a row.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tz } from './columns.js';
 
 /**
- * One event of an organisation. Written once with its change; only `seq` is set later, once, by the sequencer.
- * A consent event has the ID of its consent history event (`consent_events.id`).
+ * One event of an organisation. Written once with its change; `seq` is set later, once, by the sequencer. A consent
+ * event has the ID of its consent history event (`consent_events.id`) and is written held: its seal releases it.
  */
 export const organisationEvents = pgTable(
   'organisation_events',
@@ -28,12 +28,17 @@ export const organisationEvents = pgTable(
     occurredAt: tz('occurred_at').notNull(),
     /** The event's payload (the CloudEvents `data`). */
     data: jsonb('data').notNull(),
+    /**
+     * Not to be numbered yet: a consent event waits for its seal in the history's chain, which adds its `HistorySeq`
+     * to `data` and releases it (`releaseOrganisationEvents`).
+     */
+    held: boolean('held').notNull().default(false),
   },
   (t) => [
     // The feed: an organisation's events after a seq, in seq order.
     uniqueIndex('organisation_events_feed').on(t.orgId, t.seq),
     // The sequencer: an organisation's unnumbered events in the order of writing; its sweep: which organisations.
-    index('organisation_events_unsequenced').on(t.orgId, t.pos).where(sql`seq IS NULL`),
+    index('organisation_events_unsequenced').on(t.orgId, t.pos).where(sql`seq IS NULL AND NOT held`),
   ],
 );
 
