@@ -24,6 +24,7 @@ beforeAll(async () => {
     ASSENT_EVENT_WEBHOOK_FIRST_RETRY_SECONDS: '1',
     ASSENT_EVENT_WEBHOOK_RETRY_WINDOW_SECONDS: '3',
     ASSENT_EVENT_WEBHOOK_DISABLE_AFTER_SECONDS: '4',
+    ASSENT_PURGE_SECONDS: '1',
   });
   org = await setUpConsentOrg(t);
   record = await consentIdOf(t, org, 'carol');
@@ -110,3 +111,30 @@ it('retries for the window, then fails the delivery; after the disable window th
   );
   expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(failed[0].eventId);
 }, 60_000);
+
+it('the purge deletes deliveries finished more than 30 days ago, with their attempts, and keeps the others', async () => {
+  receiver.answer = () => 200;
+  const created = await call(hooksUrl(), {
+    method: 'POST',
+    token: org.tokens.owner,
+    body: { payloadUrl: receiver.url, subscribedEvents: ['consent.allowed', 'consent.disallowed'], disabled: true },
+  });
+  const id = created.body.id;
+  const [old, recent] = [
+    (await call(hooksUrl(`/${id}/ping`), { method: 'POST', token: org.tokens.owner })).body,
+    (await call(hooksUrl(`/${id}/ping`), { method: 'POST', token: org.tokens.owner })).body,
+  ];
+  expect([old.state, recent.state]).toEqual(['succeeded', 'succeeded']);
+  await t.store.raw(`UPDATE webhook_deliveries SET finished_at = now() - interval '31 days' WHERE id = $1`, [old.id]);
+  const left = await waitFor(
+    async () => (await call(hooksUrl(`/${id}/deliveries`), { token: org.tokens.owner })).body.deliveries,
+    (d: any[]) => d.length === 1,
+    10_000,
+  );
+  expect(left.map((d: any) => d.id)).toEqual([recent.id]);
+  const attempts = await t.store.raw(
+    'SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1',
+    [old.id],
+  );
+  expect(attempts.rows).toEqual([{ n: 0 }]);
+});

@@ -1,6 +1,7 @@
 /**
  * The purge of stale anti-automation counters (`login_throttle`, `rate_limits`) and of lapsed
- * refresh answers, ended wallet transactions (docs/wallet.md) and the OpenID providers' expired state (src/provider/openid/lapsed.ts). The counters are written by unauthenticated requests: a flood of logins with
+ * refresh answers, ended wallet transactions (docs/wallet.md), the OpenID providers' expired state (src/provider/openid/lapsed.ts)
+ * and event webhook deliveries finished more than 30 days ago (docs/events.md). The counters are written by unauthenticated requests: a flood of logins with
  * made-up usernames, or of password-reset requests, adds a row per name, so without a purge the
  * tables grow for as long as the attack lasts (ASVS 5.0 V2.4.1: anti-automation must not become a
  * resource-exhaustion vector itself). Only rows that no longer change any decision are deleted;
@@ -8,6 +9,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { purgeLapsed } from '../identity/index.js';
+import { purgeFinishedDeliveries } from '../notifications/index.js';
 import type { Config } from '../platform/config/load.js';
 import type { Db } from '../platform/db/open.js';
 import { schedulePeriodic } from '../platform/jobs/periodic.js';
@@ -27,10 +29,12 @@ export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): (
     const keys = await deleteExpired(db);
     const walletTransactions = await purgeWalletTransactions(db);
     const oidcRecords = await purgeExpiredProviderState(db);
-    if (counters + keys + successors + walletTransactions + oidcRecords + webSessions > 0)
+    const webhookDeliveries = await purgeFinishedDeliveries(db);
+    if (counters + keys + successors + walletTransactions + oidcRecords + webSessions + webhookDeliveries > 0)
       log.info(
-        { counters, keys, successors, walletTransactions, oidcRecords, webSessions },
-        'stale throttle counters, lapsed refresh answers, ended wallet transactions, expired OpenID provider state and lapsed web sessions purged',
+        { counters, keys, successors, walletTransactions, oidcRecords, webSessions, webhookDeliveries },
+        'stale throttle counters, lapsed refresh answers, ended wallet transactions, expired OpenID provider state, ' +
+          'lapsed web sessions and old webhook deliveries purged',
       );
   });
 }

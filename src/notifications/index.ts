@@ -8,6 +8,7 @@ export { notificationRoutes } from './routes.js';
 export { ApnsInput, ServiceAccountText, WebhookUrl } from './schemas.js';
 export type { NotificationService, TransportsView } from './service.js';
 export { createNotifications, type Notifications } from './start.js';
+export { purgeFinishedDeliveries } from './webhooks/deliveries-store.js';
 export { webhookRoutes } from './webhooks/routes.js';
 export type { WebhookService } from './webhooks/service.js';
 export { createEventWebhooks, type EventWebhooks } from './webhooks/start.js';

@@ -259,3 +259,17 @@ async function withAttempts(
     ids.length === 0 ? [] : await db.select().from(a).where(inArray(a.deliveryId, ids)).orderBy(asc(a.attempt));
   return rows.map((r) => ({ ...r, attemptRows: attempts.filter((x) => x.deliveryId === r.id) }));
 }
+
+/** Days a finished delivery (succeeded or failed) stays in the deliveries log. */
+export const DELIVERY_LOG_DAYS = 30;
+
+/**
+ * Deletes the deliveries that finished more than DELIVERY_LOG_DAYS ago, with their attempts (docs/events.md "The
+ * deliveries log"); pending ones are never deleted.
+ * @returns how many deliveries were deleted (count).
+ */
+export async function purgeFinishedDeliveries(db: Executor): Promise<number> {
+  const result = await db.execute(sql`DELETE FROM webhook_deliveries
+    WHERE state <> 'pending' AND finished_at < now() - ${DELIVERY_LOG_DAYS} * interval '1 day' RETURNING 1`);
+  return rowsOf(result).length;
+}

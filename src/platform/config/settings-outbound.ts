@@ -28,7 +28,8 @@ export const OUTBOUND_SETTINGS = {
     unit: 'seconds',
     meaning:
       'how often login-throttle counters and rate-limit windows that no longer decide anything (past their window, ' +
-      'no block in force) are deleted, and refresh answers kept past their reuse grace period erased',
+      'no block in force) are deleted, refresh answers kept past their reuse grace period erased, and event webhook ' +
+      'deliveries finished more than 30 days ago deleted',
   }),
   smtpUrl: text({
     env: 'SMTP_URL',
