@@ -329,7 +329,7 @@ describe('who may use the event webhook pages', () => {
 });
 
 describe('deleting a webhook takes the confirmation step', () => {
-  it('without the box ticked: 400 and the webhook stays; ticked: gone, with its deliveries log', async () => {
+  it('without the box ticked: 400 and the webhook stays; ticked: gone (its page and the API answer 404)', async () => {
     const owner = await s.as('shop-owner@shop.example');
     const token = await owner.csrf();
     expect((await owner.post(hookPage('/delete'), { _csrf: token })).status).toBe(400);
