@@ -2,12 +2,14 @@
  * The admin console in a real browser (Debian's Chromium through playwright-core; docs/web.md
  * "Console"): the Owner of Acme sets a webhook on loopback as the organisation's transport, adds a
  * purpose and a data attribute, starts a special consent request (docs/api.md "Permissions and consents") and follows its job live
- * to the end, each step checked through the JSON API; a DPO reads every page and finds no control;
+ * to the end, and adds an event webhook and pings it, each step checked through the JSON API; a DPO reads every page
+ * and finds no control;
  * an individual's session gets the 403 page; no other origin can frame the console (clickjacking,
  * ASVS 5.0 V3.4.6). Accessibility and layout of the pages are in web-console-pages.test.ts.
  *
  * Without /usr/bin/chromium the file is skipped with a message, unless ASSENT_REQUIRE_BROWSER=1.
  */
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';
 import {
@@ -123,12 +125,48 @@ describe.skipIf(!browserAvailable)('the admin console in Chromium', () => {
     await page.close();
   });
 
-  it('a DPO opens Organisation, Individuals, Consent requests and Audit log, each with no form that posts but the header’s sign-out', async () => {
+  it('the Owner adds an event webhook under Integrations, copies its secret from the one page that shows it, and pings it', async () => {
+    const page = await signInPage(d, OWNER, d.chrome, 'console');
+    const errors = watchErrors(page);
+    await page.goto(orgPath('/integrations'));
+    await page.getByRole('navigation', { name: 'Integrations' }).getByRole('link', { name: 'Event webhooks' }).click();
+    await page.waitForURL(orgPath('/integrations/events'));
+    const add = page.getByRole('region', { name: 'Add a webhook' });
+    await add.getByLabel('Payload URL (https)').fill(hook.url);
+    const types = add.getByRole('group', { name: 'Event types to deliver' });
+    await types.getByLabel('consent.allowed', { exact: true }).check();
+    await types.getByLabel('consent.disallowed', { exact: true }).check();
+    await add.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByRole('heading', { name: 'Webhook added', level: 1 }).waitFor();
+    const secret = await page.getByLabel('Secret').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.getByRole('status').textContent()).toContain('it is shown this once');
+    await page.getByRole('link', { name: 'Go to the webhook' }).click();
+    await page.waitForURL(new RegExp(`/console/${d.orgId}/integrations/events/[0-9a-f-]{36}$`));
+    expect(await page.content()).not.toContain(secret.slice(6));
+    const before = hook.received.length;
+    await page.getByRole('button', { name: 'Send a ping' }).click();
+    await page.waitForURL(/\/ping$/);
+    expect(await page.getByRole('status').textContent()).toMatch(/^Ping delivered: #1, .+: HTTP 200, \d+ ms\./);
+    const ping = hook.received.slice(before).find((r) => r.body.type === 'webhook.ping')!;
+    expect(new Webhook(secret).verify(ping.raw, ping.headers as Record<string, string>)).toMatchObject({
+      type: 'webhook.ping',
+    });
+    expect(await page.getByRole('row', { name: /webhook\.ping/ }).count()).toBe(1);
+    const listed = (await api('/webhooks')).body.webhooks;
+    expect(listed).toEqual([
+      expect.objectContaining({ payloadUrl: hook.url, subscribedEvents: ['consent.allowed', 'consent.disallowed'] }),
+    ]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a DPO opens Organisation, Individuals, Consent requests, Audit log and the event webhooks, each with no form that posts but the header’s sign-out', async () => {
     const page = await signInPage(d, DPO, d.chrome, 'console');
     const errors = watchErrors(page);
     // Forms that change something post; the individuals' search and the audit log's filter are GET forms that only read.
     const posting = () => page.evaluate(() => document.querySelectorAll('main form:not([method="get"])').length);
-    for (const p of ['/organisation', '/individuals', '/requests', '/audit']) {
+    for (const p of ['/organisation', '/individuals', '/requests', '/audit', '/integrations/events']) {
       const res = await page.goto(orgPath(p));
       expect(res?.status(), p).toBe(200);
       expect(await page.getByRole('heading', { level: 1 }).count(), p).toBe(1);

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from './helpers/assent.js';
 import { browserAvailable, browserGate, checkLayout, severeA11yViolations, watchErrors } from './helpers/chromium.js';
+import { type Receiver, startReceiver } from './helpers/receiver.js';
 import { ALICE, changeThroughApi, type Dashboard, OWNER, signInPage, startDashboard } from './helpers/web.js';
 
 browserGate('web-console-pages.test.ts');
@@ -22,12 +23,31 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
   const pages: Record<string, string> = {};
   let page: Page;
   let errors: string[];
+  let hook: Receiver;
   beforeAll(async () => {
-    d = await startDashboard();
+    // The event webhook's receiver listens on loopback over http, which the server allows for 127.0.0.1 only.
+    d = await startDashboard({ env: { ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS: '127.0.0.1' } });
+    hook = await startReceiver();
+    const token = (await login(d.t, OWNER.username, OWNER.password)).Token.access_token;
+    // An event webhook (its URL a long word to wrap at 375 px) with a ping and a consent event among its deliveries.
+    const webhook = await call(`${d.t.base}/organizations/${d.orgId}/webhooks`, {
+      method: 'POST',
+      token,
+      body: {
+        payloadUrl: `${hook.url}/${'y'.repeat(100)}`,
+        subscribedEvents: ['consent.allowed', 'consent.disallowed'],
+      },
+    });
+    expect(webhook.status).toBe(201);
+    const webhookId = webhook.body.id as string;
+    const pinged = await call(`${d.t.base}/organizations/${d.orgId}/webhooks/${webhookId}/ping`, {
+      method: 'POST',
+      token,
+    });
+    expect(pinged.status).toBe(200);
     // One individual with a consent history, a consent request's job (no transport: all skipped),
     // and an entry of the audit log (its URI a long word to wrap at 375 px).
     const { userId } = await changeThroughApi(d, ALICE, d.marketing.id, d.marketing.email, { consented: 'Allow' });
-    const token = (await login(d.t, OWNER.username, OWNER.password)).Token.access_token;
     const started = await call(`${d.t.base}/organizations/${d.orgId}/purposes/${d.marketing.id}/attributes/consent`, {
       method: 'POST',
       token,
@@ -51,12 +71,17 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
       requests: `${org}/requests`,
       job: `${org}/requests/${jobId}`,
       integrations: `${org}/integrations`,
+      events: `${org}/integrations/events`,
+      webhook: `${org}/integrations/events/${webhookId}`,
       audit: `${org}/audit`,
     });
     page = await signInPage(d, OWNER, d.chrome, 'console');
     errors = watchErrors(page);
   });
-  afterAll(() => d?.stop());
+  afterAll(async () => {
+    await d?.stop();
+    await hook?.close();
+  });
 
   /** Opens a page of the console in the Owner's tab; it must answer 200 at its own URL. */
   async function open(name: string): Promise<void> {
@@ -74,6 +99,8 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
     'requests',
     'job',
     'integrations',
+    'events',
+    'webhook',
     'audit',
   ];
 

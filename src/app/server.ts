@@ -146,6 +146,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     retention: ctx.retention,
     consentRequests: ctx.consentRequests,
     notifications: ctx.notifications,
+    webhooks: ctx.webhooks.service,
     federationConfigs: ctx.federation.configs,
     walletSettings: ctx.walletSettings,
     oidcClients: ctx.oidc.clients,

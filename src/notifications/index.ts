@@ -3,6 +3,7 @@
  * contexts"). Each name is documented where it is defined.
  */
 export { eventFeedRoutes } from './events/routes.js';
+export { EVENT_TYPES } from './events/schemas.js';
 export { EventFeed } from './events/service.js';
 export { notificationRoutes } from './routes.js';
 export { ApnsInput, ServiceAccountText, WebhookUrl } from './schemas.js';
@@ -10,5 +11,6 @@ export type { NotificationService, TransportsView } from './service.js';
 export { createNotifications, type Notifications } from './start.js';
 export { purgeFinishedDeliveries } from './webhooks/deliveries-store.js';
 export { webhookRoutes } from './webhooks/routes.js';
-export type { WebhookService } from './webhooks/service.js';
+export { type DeliveryView, WebhookInput, type WebhookView } from './webhooks/schemas.js';
+export { PREVIOUS_SECRET_GRACE_SECONDS, type WebhookService } from './webhooks/service.js';
 export { createEventWebhooks, type EventWebhooks } from './webhooks/start.js';

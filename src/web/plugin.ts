@@ -12,6 +12,8 @@ import { WEB_SESSION_SECONDS } from '../identity/index.js';
 import { NotFound } from '../platform/core/errors.js';
 import type { DashboardWalletSignIn } from '../provider/index.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
+import type { EventsDeps } from './console/events-data.js';
+import { consoleEventsRoutes } from './console/events-routes.js';
 import { consoleIdpRoutes } from './console/idp-routes.js';
 import { type ConsoleIndividualsDeps, consoleIndividualsRoutes } from './console/individuals-routes.js';
 import type { IntegrationsDeps } from './console/integrations-data.js';
@@ -41,6 +43,7 @@ export type WebDeps = Omit<DashboardDeps, 'cookie'> &
   ConsoleDeps &
   ConsoleRequestsDeps &
   IntegrationsDeps &
+  EventsDeps &
   ConsoleOverviewDeps &
   AuditDeps &
   ConsoleIndividualsDeps & {
@@ -130,6 +133,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleIdpRoutes, deps);
   await app.register(consolePushRoutes, deps);
   await app.register(consoleWalletRoutes, deps);
+  await app.register(consoleEventsRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);
   // An unknown path or method below a front end is that front end's 404 page, not the API's JSON 404.

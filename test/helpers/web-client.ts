@@ -11,10 +11,10 @@ export interface WebClient {
   cookie: string;
   /** GET a path; redirects are not followed. */
   get(path: string): Promise<Response>;
-  /** POST a form to a path; `origin` defaults to the server's. */
+  /** POST a form to a path (a list: the field repeated, as ticked checkboxes send it); `origin` defaults to the server's. */
   post(
     path: string,
-    form: Record<string, string>,
+    form: Record<string, string | readonly string[]>,
     opts?: { origin?: string | null; headers?: Record<string, string> },
   ): Promise<Response>;
   /**
@@ -28,6 +28,13 @@ export interface WebClient {
   ): Promise<Response>;
   /** The CSRF token of a signed-in page (read from `/dashboard/data`). */
   csrf(): Promise<string>;
+}
+
+/** A form's `application/x-www-form-urlencoded` body; a list's values each as the same field. */
+function formBody(form: Record<string, string | readonly string[]>): string {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
+  return body.toString();
 }
 
 /** A new browser without a session. */
@@ -45,7 +52,7 @@ export function webClient(t: TestAssent): WebClient {
         method: 'POST',
         redirect: 'manual',
         headers,
-        body: new URLSearchParams(form).toString(),
+        body: formBody(form),
       });
       const set = res.headers.get('set-cookie');
       if (set) {

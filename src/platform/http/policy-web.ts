@@ -138,6 +138,32 @@ export const WEB_POLICY = {
     credential: 'web',
     who: 'a signed-in browser with the roles of `oidc.clients.delete`',
   },
+  'web.console.webhooks': { credential: 'web', who: 'a signed-in browser with the roles of `webhooks.list`' },
+  'web.console.webhooks.create': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.create`',
+  },
+  'web.console.webhook': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.read` (its deliveries: `webhooks.deliveries`)',
+  },
+  'web.console.webhooks.update': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.update`',
+  },
+  'web.console.webhooks.delete': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.delete`',
+  },
+  'web.console.webhooks.secret.rotate': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.secret.rotate`',
+  },
+  'web.console.webhooks.ping': { credential: 'web', who: 'a signed-in browser with the roles of `webhooks.ping`' },
+  'web.console.webhooks.redeliver': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `webhooks.redeliver`',
+  },
   'web.console.consents': { credential: 'web', who: 'a signed-in browser with the roles of `consents.overview`' },
   'web.console.consents.users': {
     credential: 'web',

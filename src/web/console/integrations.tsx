@@ -13,7 +13,7 @@ import { FormError, type RefusedForm, shown, TextArea, TextField } from '../shar
 import { Csrf } from '../shared/layout.js';
 import { IdpSection } from './idp.js';
 import { PushSection } from './push.js';
-import { allows, ConsolePage } from './shell.js';
+import { allows, ConsolePage, IntegrationsNav, integrationsHome } from './shell.js';
 import { ColumnHeads } from './table.js';
 import { RelyingPartiesSection, WalletSection } from './wallet.js';
 
@@ -201,6 +201,7 @@ export function IntegrationsPage(v: IntegrationsView) {
       current={`/console/${v.orgId}/integrations`}
       csrfToken={v.csrfToken}
     >
+      <IntegrationsNav orgId={v.orgId} roles={v.roles} current={`/console/${v.orgId}/integrations`} />
       {v.done && (
         <p class="ok" role="status">
           {v.done}
@@ -217,7 +218,12 @@ export function IntegrationsPage(v: IntegrationsView) {
   );
 }
 
-/** The answer page of a change that generated a secret: the only time it is shown (the page is no-store). */
+/**
+ * The answer page of a change that generated a secret: the only time it is shown (the page is no-store, the secret
+ * is in no URL and not kept in the session).
+ * @param props.note - what else to know about it (a rotation's overlap), if anything.
+ * @param props.back - the page to return to; the Integrations page when absent.
+ */
 export function SecretPage(props: {
   orgId: string;
   orgName: string;
@@ -226,14 +232,17 @@ export function SecretPage(props: {
   title: string;
   what: string;
   secret: string;
+  note?: string;
+  back?: { href: string; label: string };
 }) {
+  const back = props.back ?? { href: `/console/${props.orgId}/integrations`, label: 'Back to Integrations' };
   return (
     <ConsolePage
       title={props.title}
       orgId={props.orgId}
       orgName={props.orgName}
       roles={props.roles}
-      current={`/console/${props.orgId}/integrations`}
+      current={integrationsHome(props.orgId, props.roles)}
       csrfToken={props.csrfToken}
     >
       <p>{props.what}</p>
@@ -243,8 +252,9 @@ export function SecretPage(props: {
         Copy it now: it is shown this once. Assent cannot show it again; a lost secret is replaced by generating a new
         one.
       </p>
+      {props.note && <p>{props.note}</p>}
       <p>
-        <a href={`/console/${props.orgId}/integrations`}>Back to Integrations</a>
+        <a href={back.href}>{back.label}</a>
       </p>
     </ConsolePage>
   );

@@ -1,13 +1,13 @@
 /**
  * TypeBox schemas of the console's pages (docs/web.md "Console"): the CSRF field every form carries, the paths of an
  * organisation's pages, and the forms and queries of the organisation, individuals, consent overview, consent
- * requests and Integrations pages. The API's own bodies stay with their context; a form reuses their fields and
+ * requests, Integrations and event webhooks pages. The API's own bodies stay with their context; a form reuses their fields and
  * limits.
  */
 import { type Static, Type } from 'typebox';
 import { ConsentRequestInput, DataAttributeInput, PurposeInput } from '../../consent/index.js';
 import { IdpInput } from '../../federation/index.js';
-import { ApnsInput, ServiceAccountText, WebhookUrl } from '../../notifications/index.js';
+import { ApnsInput, ServiceAccountText, WebhookInput, WebhookUrl } from '../../notifications/index.js';
 import { AddBody, ListQuery } from '../../organisations/index.js';
 import { PageQuery } from '../../platform/http/pagination.js';
 import { CreateBody, MAX_ANCHORS } from '../../provider/index.js';
@@ -220,3 +220,38 @@ export const WalletForm = Type.Object({
 });
 /** A wallet form. */
 export type WalletForm = Static<typeof WalletForm>;
+
+/** The path parameters of an event webhook's page and forms: the organisation and `{webhookID}`. */
+export const OrgWebhook = Type.Object({ organizationID: Type.String(), webhookID: Type.String() });
+/** A webhook page's path. */
+export type OrgWebhook = Static<typeof OrgWebhook>;
+
+/** The path parameters of a delivery's redelivery: the webhook's and `{deliveryID}`. */
+export const OrgDelivery = Type.Object({ ...OrgWebhook.properties, deliveryID: Type.String() });
+/** A redelivery form's path. */
+export type OrgDelivery = Static<typeof OrgDelivery>;
+
+const { payloadUrl, subscribedEvents, secret } = WebhookInput.properties;
+/**
+ * The event webhook form (docs/events.md "Webhooks"): the API's `WebhookInput` fields and limits in lower case;
+ * `types` the ticked event types (none: the route's message), `disabled` a checkbox, and `secret` on creation only
+ * (empty: Assent generates one). The URL rules are the service's, so that its message shows beside the field.
+ */
+export const WebhookForm = Type.Object({
+  ...Csrf,
+  payloadurl: payloadUrl,
+  types: Type.Optional(subscribedEvents),
+  disabled: On,
+  secret: Type.Optional(secret),
+});
+/** An event webhook form. */
+export type WebhookForm = Static<typeof WebhookForm>;
+
+/** The query of a webhook's page: its deliveries page's `startid`, the `state` shown (empty: all) and `done`. */
+export const WebhookQuery = Type.Object({
+  startid: Type.Optional(Type.String({ maxLength: 100 })),
+  state: Type.Optional(Type.String({ maxLength: 20 })),
+  ...DoneQuery.properties,
+});
+/** A webhook page's query. */
+export type WebhookQuery = Static<typeof WebhookQuery>;

@@ -14,6 +14,8 @@ header.top .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; 
 header.top nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 header.top nav a[aria-current="page"] { font-weight: 700; text-decoration: none; }
 header.top form { margin-left: auto; }
+nav.sub ul { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; margin: 0 0 1rem; padding: 0; }
+nav.sub a[aria-current="page"] { font-weight: 700; text-decoration: none; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 1.5rem 0 .5rem; }
