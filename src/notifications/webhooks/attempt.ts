@@ -75,10 +75,13 @@ export async function attemptDelivery(
   const record = { ...base, status, error, requestHeaders, responseHeaders };
   if (status !== null && status >= 200 && status < 300) return { ...record, state: 'succeeded' };
   if (refused || !retryable(status ?? undefined)) return { ...record, state: 'failed' };
+  const answered = error ?? `answered HTTP ${status}`;
+  // A ping is tried once: no window to speak of.
+  if (retry.retryWindowSeconds === 0) return { ...record, state: 'failed', error: answered };
   const delay = retryDelaySeconds(input.attempt, retry.firstRetrySeconds, responseHeaders['retry-after']);
   const nextAt = new Date(at.getTime() + delay * 1000);
   if (nextAt.getTime() > input.createdAt.getTime() + retry.retryWindowSeconds * 1000)
-    return { ...record, state: 'failed', error: error ?? `answered HTTP ${status}; retry window over` };
+    return { ...record, state: 'failed', error: `${answered}; retry window over` };
   return { ...record, state: 'pending', nextAt };
 }
 
