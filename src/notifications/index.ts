@@ -9,7 +9,7 @@ export { notificationRoutes } from './routes.js';
 export { ApnsInput, ServiceAccountText, WebhookUrl } from './schemas.js';
 export type { NotificationService, TransportsView } from './service.js';
 export { createNotifications, type Notifications } from './start.js';
-export { purgeFinishedDeliveries } from './webhooks/deliveries-store.js';
+export { purgeFinishedDeliveries } from './webhooks/retention.js';
 export { webhookRoutes } from './webhooks/routes.js';
 export { type DeliveryView, WebhookInput, type WebhookView } from './webhooks/schemas.js';
 export { PREVIOUS_SECRET_GRACE_SECONDS, type WebhookService } from './webhooks/service.js';

@@ -260,16 +260,13 @@ async function withAttempts(
   return rows.map((r) => ({ ...r, attemptRows: attempts.filter((x) => x.deliveryId === r.id) }));
 }
 
-/** Days a finished delivery (succeeded or failed) stays in the deliveries log. */
-export const DELIVERY_LOG_DAYS = 30;
-
 /**
- * Deletes the deliveries that finished more than DELIVERY_LOG_DAYS ago, with their attempts (docs/events.md "The
- * deliveries log"); pending ones are never deleted.
+ * Deletes the deliveries that finished before `days` days ago, with their attempts; pending ones are never deleted.
+ * @param days - days after finishing.
  * @returns how many deliveries were deleted (count).
  */
-export async function purgeFinishedDeliveries(db: Executor): Promise<number> {
+export async function deleteFinishedBefore(db: Executor, days: number): Promise<number> {
   const result = await db.execute(sql`DELETE FROM webhook_deliveries
-    WHERE state <> 'pending' AND finished_at < now() - ${DELIVERY_LOG_DAYS} * interval '1 day' RETURNING 1`);
+    WHERE state <> 'pending' AND finished_at < now() - ${days} * interval '1 day' RETURNING 1`);
   return rowsOf(result).length;
 }
