@@ -8,7 +8,6 @@
  */
 import { createSign, createVerify, randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { getVerifiedXml } from '@node-saml/node-saml/lib/xml.js';
 import { parseXml } from './checks.js';
 
 /** SAML 2.0 protocol namespace (Core §3). */
@@ -157,15 +156,17 @@ export function readRedirect(rawQuery: string, parameter: LogoutParameter, certi
  * @throws {LogoutRefusal} unsigned, a signature by no configured certificate or not over the root,
  *   or not the expected element.
  */
-export function readPost(
+export async function readPost(
   form: Record<string, string | undefined>,
   parameter: LogoutParameter,
   certificates: string[],
-): VerifiedMessage {
+): Promise<VerifiedMessage> {
   const encoded = form[parameter];
   if (!encoded) throw new LogoutRefusal(`the form carries no ${parameter}`);
   const xml = screen(Buffer.from(encoded, 'base64').toString('utf8'));
   const root = rootOf(xml, expected(parameter));
+  // node-saml's XML signature code, loaded with the first signed message, not at start-up (see `loadNodeSaml`).
+  const { getVerifiedXml } = await import('@node-saml/node-saml/lib/xml.js');
   let verified: string | null;
   try {
     verified = getVerifiedXml(xml, root, certificates);

@@ -4,7 +4,6 @@
  * and which of Assent's encryption keys an `EncryptedAssertion` was encrypted to.
  */
 
-import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
 import { DOMParser } from '@xmldom/xmldom';
 import { SamlCheckError } from './checks.js';
 
@@ -118,6 +117,8 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
       `EncryptedAssertion algorithms not accepted (content ${content.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'}; key transport ${transport.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'})`,
     );
   const causes: string[] = [];
+  // node-saml's XML decryption, loaded with the first encrypted assertion, not at start-up (see `loadNodeSaml`).
+  const { decryptXml } = await import('@node-saml/node-saml/lib/xml.js');
   for (const key of await decryptionKeys()) {
     let decrypted: string;
     try {
