@@ -126,7 +126,7 @@ export class SamlLogout {
     try {
       const verified =
         message.binding === 'HTTP-Redirect'
-          ? readRedirect(message.rawQuery, parameter, settings.signingCertificates)
+          ? await readRedirect(message.rawQuery, parameter, settings.signingCertificates)
           : await readPost(fields, parameter, settings.signingCertificates);
       if (parameter === 'SAMLRequest')
         return await this.idp.answer(orgId, settings, sp, await this.keys.current(), verified, log);
