@@ -6,7 +6,6 @@
  * `…/exchange` for the login response `{User, Token}`.
  */
 import { randomBytes } from 'node:crypto';
-import * as oidc from 'openid-client';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
@@ -17,6 +16,7 @@ import {
   authorizationUrl,
   exchangeCode,
   FederationError,
+  loadOpenidClient,
   publicMessage,
   rpConfiguration,
   type SignInResult,
@@ -101,7 +101,8 @@ export class Broker {
     await enforce(this.db, `fed-authorize:ip:${ip}`, AUTHORIZE_LIMIT);
     const state = random();
     const nonce = random();
-    const verifier = oidc.randomPKCECodeVerifier();
+    const lib = await loadOpenidClient();
+    const verifier = lib.randomPKCECodeVerifier();
     await store.insertState(this.db, {
       stateHash: sha256(state),
       orgId,
@@ -110,11 +111,11 @@ export class Broker {
       appState: appState ?? null,
       expiresAt: new Date(Date.now() + STATE_TTL_SECONDS * 1000),
     });
-    const rp = rpConfiguration(settings, this.configs.policy);
-    const url = authorizationUrl(rp, settings, this.configs.callbackUri(orgId), {
+    const rp = await rpConfiguration(settings, this.configs.policy);
+    const url = await authorizationUrl(rp, settings, this.configs.callbackUri(orgId), {
       state,
       nonce,
-      codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+      codeChallenge: await lib.calculatePKCECodeChallenge(verifier),
     });
     return url.href;
   }
@@ -158,7 +159,7 @@ export class Broker {
     for (const [k, v] of Object.entries(query)) if (v !== undefined) callbackUrl.searchParams.set(k, v);
     let result: SignInResult;
     try {
-      result = await exchangeCode(rpConfiguration(settings, this.configs.policy), settings, callbackUrl, {
+      result = await exchangeCode(await rpConfiguration(settings, this.configs.policy), settings, callbackUrl, {
         verifier,
         state: query.state,
         nonce,

@@ -6,7 +6,7 @@
  * by `jwksUrl` when `validateSignature`), and userinfo (§5.3). Every request goes through the SSRF
  * guard with a 5 s limit; nothing the provider answers is shown to Assent's caller.
  */
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import { OutboundError, type OutboundPolicy } from '../../platform/net/outbound.js';
 import type { IdpSettings } from './config.js';
@@ -61,6 +61,17 @@ export interface SignInResult {
   idToken: string;
 }
 
+/** openid-client's module, as `import('openid-client')` resolves it. */
+export type OpenidClient = typeof oidc;
+
+/**
+ * openid-client, loaded with the first sign-in, logout or discovery, not at start-up: a process that signs no one in
+ * at a provider (the CLI) need not load it; then from the module cache.
+ */
+export function loadOpenidClient(): Promise<OpenidClient> {
+  return import('openid-client');
+}
+
 /** Provider request time limit: openid-client's `timeout` is in seconds. */
 const TIMEOUT_SECONDS = 5;
 
@@ -69,7 +80,8 @@ const TIMEOUT_SECONDS = 5;
  * @param settings - the organisation's IdP settings.
  * @param policy - the outbound policy (allowed http hosts, DNS servers).
  */
-export function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): oidc.Configuration {
+export async function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): Promise<oidc.Configuration> {
+  const lib = await loadOpenidClient();
   const server: oidc.ServerMetadata = {
     issuer: settings.issuer,
     authorization_endpoint: settings.authorizationUrl,
@@ -79,21 +91,21 @@ export function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): 
     ...(settings.logoutUrl ? { end_session_endpoint: settings.logoutUrl } : {}),
   };
   // RFC 6749 §2.3.1: every authorization server supports HTTP Basic client authentication.
-  const config = new oidc.Configuration(
+  const config = new lib.Configuration(
     server,
     settings.clientId,
     undefined,
-    oidc.ClientSecretBasic(settings.clientSecret),
+    lib.ClientSecretBasic(settings.clientSecret),
   );
   config.timeout = TIMEOUT_SECONDS;
   // SSRF: every request (token, JWKS, userinfo) goes through the guard, never plain fetch.
-  config[oidc.customFetch] = (url, options) =>
+  config[lib.customFetch] = (url, options) =>
     guardedFetch(url, options as Parameters<typeof guardedFetch>[1], { ...policy, timeoutMs: TIMEOUT_SECONDS * 1000 });
   // Plain http reaches only hosts the operator allowed (validated when the settings were saved).
   if ([settings.issuer, settings.tokenUrl, settings.jwksUrl, settings.userInfoUrl].some((u) => u.startsWith('http:')))
-    oidc.allowInsecureRequests(config);
+    lib.allowInsecureRequests(config);
   // A forged ID token must not pass: verify its signature against jwksUrl (OIDC Core §3.1.3.7 item 6).
-  if (settings.validateSignature) oidc.enableNonRepudiationChecks(config);
+  if (settings.validateSignature) lib.enableNonRepudiationChecks(config);
   return config;
 }
 
@@ -101,13 +113,13 @@ export function rpConfiguration(settings: IdpSettings, policy: OutboundPolicy): 
  * The provider's authorization URL for a fresh sign-in.
  * @param checks - `state`, `nonce` and the PKCE challenge (S256) of the pending sign-in.
  */
-export function authorizationUrl(
+export async function authorizationUrl(
   config: oidc.Configuration,
   settings: IdpSettings,
   redirectUri: string,
   checks: { state: string; nonce: string; codeChallenge: string },
-): URL {
-  return oidc.buildAuthorizationUrl(config, {
+): Promise<URL> {
+  return (await loadOpenidClient()).buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
     response_type: 'code',
     scope: settings.defaultScope,
@@ -141,8 +153,9 @@ function invalidReason(text: string): string {
  * Maps any openid-client failure to a FederationError.
  * @param err - what the library threw.
  * @param step - which request, for the message (`token`, `userinfo`).
+ * @param lib - openid-client's module (`loadOpenidClient`), whose error classes are recognised.
  */
-export function toFederationError(err: unknown, step: string): FederationError {
+export function toFederationError(err: unknown, step: string, lib: OpenidClient): FederationError {
   const causes = chain(err);
   const outbound = causes.find((e) => e instanceof OutboundError) as OutboundError | undefined;
   if (outbound)
@@ -156,7 +169,7 @@ export function toFederationError(err: unknown, step: string): FederationError {
       'unreachable',
       `The identity provider did not answer within ${TIMEOUT_SECONDS} s (${step})`,
     );
-  if (err instanceof oidc.ResponseBodyError || err instanceof oidc.AuthorizationResponseError) {
+  if (err instanceof lib.ResponseBodyError || err instanceof lib.AuthorizationResponseError) {
     // Only a well-formed RFC 6749 error code is repeated; the provider's description is not.
     const code = /^[a-z_]{1,40}$/.test(err.error) ? err.error : 'error';
     return new FederationError('refused', `The identity provider refused the request (${step}: ${code})`);
@@ -186,16 +199,17 @@ export async function exchangeCode(
   callbackUrl: URL,
   checks: { verifier?: string; state?: string; nonce?: string },
 ): Promise<SignInResult> {
+  const lib = await loadOpenidClient();
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
-    tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+    tokens = await lib.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: checks.verifier,
-      expectedState: checks.state ?? oidc.skipStateCheck,
+      expectedState: checks.state ?? lib.skipStateCheck,
       expectedNonce: checks.nonce,
       idTokenExpected: true,
     });
   } catch (err) {
-    throw toFederationError(err, 'token');
+    throw toFederationError(err, 'token', lib);
   }
   const idClaims = tokens.claims();
   const idToken = tokens.id_token;
@@ -204,11 +218,11 @@ export async function exchangeCode(
   let claims: Record<string, unknown> = { ...idClaims };
   if (!settings.disableUserInfo) {
     try {
-      const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+      const info = await lib.fetchUserInfo(config, tokens.access_token, idClaims.sub);
       // userinfo may add claims but never change who the user is (OIDC Core §5.3.2).
       claims = { ...claims, ...info, sub: idClaims.sub, iss: idClaims.iss };
     } catch (err) {
-      throw toFederationError(err, 'userinfo');
+      throw toFederationError(err, 'userinfo', lib);
     }
   }
   return { issuer: idClaims.iss, subject: idClaims.sub, claims, idToken };

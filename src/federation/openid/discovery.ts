@@ -6,10 +6,11 @@
  * connection pinned, no redirect followed, 5 s, at most 1 MiB); the document's `issuer` must equal
  * the configured one (§4.3). The endpoints found are then validated like typed ones.
  */
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import { OutboundError, type OutboundPolicy } from '../../platform/net/outbound.js';
+import { loadOpenidClient } from './client.js';
 import { type IdpInput, idpUrlProblem } from './config.js';
 
 /** The endpoint fields of an IdP configuration that a discovery document gives. */
@@ -45,18 +46,19 @@ function reason(err: unknown): string {
 export async function discoverEndpoints(issuer: string, policy: OutboundPolicy): Promise<DiscoveredEndpoints> {
   const problem = idpUrlProblem(issuer, policy.allowHttpHosts);
   if (problem) throw new InvalidRequest(`Invalid IdP configuration: issuer: ${problem}`);
+  const lib = await loadOpenidClient();
   let meta: oidc.ServerMetadata;
   try {
-    const config = await oidc.discovery(new URL(issuer), 'discovery', undefined, oidc.None(), {
+    const config = await lib.discovery(new URL(issuer), 'discovery', undefined, lib.None(), {
       timeout: TIMEOUT_SECONDS,
       // Threat: SSRF through an admin-chosen issuer; the guard refuses internal addresses and pins the socket.
-      [oidc.customFetch]: (url, init) =>
+      [lib.customFetch]: (url, init) =>
         guardedFetch(url, init as Parameters<typeof guardedFetch>[1], {
           ...policy,
           timeoutMs: TIMEOUT_SECONDS * 1000,
         }),
       // Plain http only where the operator allowed it: idpUrlProblem refused it above otherwise.
-      ...(issuer.startsWith('http:') ? { execute: [oidc.allowInsecureRequests] } : {}),
+      ...(issuer.startsWith('http:') ? { execute: [lib.allowInsecureRequests] } : {}),
     });
     meta = config.serverMetadata();
   } catch (err) {

@@ -137,7 +137,7 @@ export class Exchange {
     callbackUrl.search = '';
     callbackUrl.searchParams.set('code', code);
     try {
-      const result = await exchangeCode(rpConfiguration(settings, configs.policy), settings, callbackUrl, {});
+      const result = await exchangeCode(await rpConfiguration(settings, configs.policy), settings, callbackUrl, {});
       const userId = await linkUser(db, orgId, result);
       return await this.login(orgId, userId, master.seal(result.idToken, ID_TOKEN_PURPOSE));
     } catch (err) {

@@ -10,7 +10,6 @@
  * app to open in the browser, where the provider asks the user and ends its session.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import * as oidc from 'openid-client';
 import type { IdentityService } from '../../identity/index.js';
 import { rolesInOrganisation } from '../../organisations/index.js';
 import { NotFound } from '../../platform/core/errors.js';
@@ -20,7 +19,7 @@ import type { Db } from '../../platform/db/open.js';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import { isId } from '../../platform/util/ids.js';
 import { ID_TOKEN_PURPOSE } from './broker.js';
-import { rpConfiguration } from './client.js';
+import { loadOpenidClient, rpConfiguration } from './client.js';
 import type { FederationConfigService } from './service.js';
 import * as store from './store.js';
 
@@ -56,10 +55,11 @@ export class FederatedLogout {
     const session = await store.takeSession(db, familyId);
     const settings = await configs.settings(session?.orgId ?? orgId);
     if (!settings?.logoutUrl) return null;
-    const rp = rpConfiguration(settings, configs.policy);
+    const lib = await loadOpenidClient();
+    const rp = await rpConfiguration(settings, configs.policy);
     if (session) {
       try {
-        const url = oidc.buildEndSessionUrl(rp, {
+        const url = lib.buildEndSessionUrl(rp, {
           id_token_hint: master.open(session.idTokenSealed, ID_TOKEN_PURPOSE),
           client_id: settings.clientId,
         });
@@ -72,6 +72,6 @@ export class FederatedLogout {
         );
       }
     }
-    return oidc.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;
+    return lib.buildEndSessionUrl(rp, { client_id: settings.clientId }).href;
   }
 }

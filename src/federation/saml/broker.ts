@@ -90,7 +90,7 @@ export class SamlBroker {
       appState: appState ?? null,
       expiresAt: new Date(Date.now() + REQUEST_TTL_MS),
     });
-    const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
+    const sp = await serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
       sign: settings.signAuthnRequests,
       requestId,
     });
@@ -145,7 +145,7 @@ export class SamlBroker {
       const xml = decodeResponse(form.SAMLResponse);
       const shape = await inspectResponse(xml, () => this.keys.decryptionKeys());
       encrypted = shape.decryptionKey !== undefined;
-      const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
+      const sp = await serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
         sign: false,
         unsolicited: target.requestId === null,
         clockSkewMs: this.clockSkewMs,

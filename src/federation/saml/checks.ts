@@ -5,7 +5,6 @@
  * sent: the Response's `Destination` and the bearer SubjectConfirmationData's `Recipient` must be
  * Assent's ACS URL, or a response obtained by another SP of the same IdP could be replayed here.
  */
-import { DOMParser } from '@xmldom/xmldom';
 import { REQUEST_TTL_MS } from './sp.js';
 
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -39,13 +38,25 @@ export interface AssertionFacts {
   expiresAt: Date;
 }
 
+/** xmldom's module, as `import('@xmldom/xmldom')` resolves it. */
+export type Xmldom = typeof import('@xmldom/xmldom');
+
+/**
+ * xmldom, loaded with the first SAML message or metadata read or written, not at start-up: a process that handles
+ * none (the CLI) need not load it; then from the module cache.
+ */
+export function loadXmldom(): Promise<Xmldom> {
+  return import('@xmldom/xmldom');
+}
+
 /**
  * Parses a SAML message's XML leniently (xmldom, its warnings dropped); the caller reads only what it
  * checks. Screening (DTD, comments) is the caller's, before this.
+ * @param dom - xmldom (`loadXmldom`).
  * @returns the document; its `documentElement` is null when nothing could be read.
  */
-export function parseXml(xml: string): Document {
-  return new DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
+export function parseXml(xml: string, dom: Xmldom): Document {
+  return new dom.DOMParser({ errorHandler: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
 }
 
 /**
@@ -56,16 +67,17 @@ export function parseXml(xml: string): Document {
  * @param clockSkewMs - the accepted clock skew (milliseconds), added to how long the ID is kept.
  * @throws {SamlCheckError} when Destination or Recipient differ, or the assertion has no ID.
  */
-export function assertionFacts(
+export async function assertionFacts(
   responseXml: string,
   assertionXml: string,
   acsUrl: string,
   clockSkewMs: number,
-): AssertionFacts {
-  const destination = parseXml(responseXml).documentElement?.getAttribute('Destination');
+): Promise<AssertionFacts> {
+  const dom = await loadXmldom();
+  const destination = parseXml(responseXml, dom).documentElement?.getAttribute('Destination');
   if (destination && destination !== acsUrl)
     throw new SamlCheckError('the response was sent to another service (Destination)');
-  const assertion = parseXml(assertionXml).documentElement;
+  const assertion = parseXml(assertionXml, dom).documentElement;
   const assertionId = assertion?.getAttribute('ID');
   if (!assertion || !assertionId) throw new SamlCheckError('the assertion has no ID');
   const data = Array.from(assertion.getElementsByTagNameNS(SAML, 'SubjectConfirmation'))

@@ -8,8 +8,7 @@
  */
 import { createSign, createVerify, randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { getVerifiedXml } from '@node-saml/node-saml/lib/xml.js';
-import { parseXml } from './checks.js';
+import { loadXmldom, parseXml, type Xmldom } from './checks.js';
 
 /** SAML 2.0 protocol namespace (Core §3). */
 export const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
@@ -78,11 +77,11 @@ function screen(xml: string): string {
   return xml;
 }
 
-/** The root element of `xml`, which must be `local` in the protocol namespace. */
-function rootOf(xml: string, local: string): Element {
+/** The root element of `xml`, which must be `local` in the protocol namespace; `dom` is xmldom (`loadXmldom`). */
+function rootOf(xml: string, local: string, dom: Xmldom): Element {
   let root: Element | null;
   try {
-    root = parseXml(xml).documentElement;
+    root = parseXml(xml, dom).documentElement;
   } catch {
     throw new LogoutRefusal('the message is not well-formed XML');
   }
@@ -103,7 +102,11 @@ const expected = (parameter: LogoutParameter) => (parameter === 'SAMLRequest' ? 
  * @throws {LogoutRefusal} unsigned, a signature by no configured certificate, an unknown `SigAlg`,
  *   a repeated parameter, or a message that does not inflate to the expected element.
  */
-export function readRedirect(rawQuery: string, parameter: LogoutParameter, certificates: string[]): VerifiedMessage {
+export async function readRedirect(
+  rawQuery: string,
+  parameter: LogoutParameter,
+  certificates: string[],
+): Promise<VerifiedMessage> {
   const raw = new Map<string, string>();
   for (const part of rawQuery.split('&')) {
     const at = part.indexOf('=');
@@ -147,7 +150,8 @@ export function readRedirect(rawQuery: string, parameter: LogoutParameter, certi
   } catch {
     throw new LogoutRefusal('the message is not DEFLATE-encoded');
   }
-  return { root: rootOf(screen(xml), expected(parameter)), relayState: value('RelayState') };
+  const dom = await loadXmldom();
+  return { root: rootOf(screen(xml), expected(parameter), dom), relayState: value('RelayState') };
 }
 
 /**
@@ -157,15 +161,18 @@ export function readRedirect(rawQuery: string, parameter: LogoutParameter, certi
  * @throws {LogoutRefusal} unsigned, a signature by no configured certificate or not over the root,
  *   or not the expected element.
  */
-export function readPost(
+export async function readPost(
   form: Record<string, string | undefined>,
   parameter: LogoutParameter,
   certificates: string[],
-): VerifiedMessage {
+): Promise<VerifiedMessage> {
   const encoded = form[parameter];
   if (!encoded) throw new LogoutRefusal(`the form carries no ${parameter}`);
   const xml = screen(Buffer.from(encoded, 'base64').toString('utf8'));
-  const root = rootOf(xml, expected(parameter));
+  const dom = await loadXmldom();
+  const root = rootOf(xml, expected(parameter), dom);
+  // node-saml's XML signature code, loaded with the first signed message, not at start-up (see `loadNodeSaml`).
+  const { getVerifiedXml } = await import('@node-saml/node-saml/lib/xml.js');
   let verified: string | null;
   try {
     verified = getVerifiedXml(xml, root, certificates);
@@ -179,7 +186,7 @@ export function readPost(
       signed ? 'the message is not signed by a configured certificate' : 'the message is not signed (XML signature)',
     );
   }
-  return { root: rootOf(verified, expected(parameter)), relayState: form.RelayState };
+  return { root: rootOf(verified, expected(parameter), dom), relayState: form.RelayState };
 }
 
 /** What Assent answers an IdP's LogoutRequest with (Core §3.7.2, §3.2.2.2). */

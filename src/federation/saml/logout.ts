@@ -96,7 +96,7 @@ export class SamlLogout {
       log.info('the session was not a SAML sign-in; no LogoutRequest');
       return null;
     }
-    const sp = serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
+    const sp = await serviceProvider(settings, this.configs.endpoints(orgId), await this.keys.current(), this.cache, {
       sign: true,
     });
     const profile = { ...session, issuer: settings.entityId } as Profile;
@@ -126,8 +126,8 @@ export class SamlLogout {
     try {
       const verified =
         message.binding === 'HTTP-Redirect'
-          ? readRedirect(message.rawQuery, parameter, settings.signingCertificates)
-          : readPost(fields, parameter, settings.signingCertificates);
+          ? await readRedirect(message.rawQuery, parameter, settings.signingCertificates)
+          : await readPost(fields, parameter, settings.signingCertificates);
       if (parameter === 'SAMLRequest')
         return await this.idp.answer(orgId, settings, sp, await this.keys.current(), verified, log);
       await this.checkResponse(verified.root, expected);

@@ -6,10 +6,10 @@
  * checked: the administrator chose its source (docs/federation.md "SAML 2.0").
  */
 import { X509Certificate } from 'node:crypto';
-import { DOMParser } from '@xmldom/xmldom';
 import { InvalidRequest } from '../../platform/core/errors.js';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
+import { loadXmldom } from './checks.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
@@ -68,8 +68,9 @@ function redirectLocation(idp: Element, service: string): string {
  * @param xml - an EntityDescriptor, or an EntitiesDescriptor with exactly one IdP (or the one named `entityId`).
  * @throws {InvalidRequest} naming what is missing or malformed.
  */
-export function parseIdpMetadata(xml: string, entityId?: string): IdpMetadata {
+export async function parseIdpMetadata(xml: string, entityId?: string): Promise<IdpMetadata> {
   refuseDoctype(xml, 'metadata');
+  const { DOMParser } = await loadXmldom();
   const errors: string[] = [];
   const doc = new DOMParser({
     errorHandler: (level, msg) => level !== 'warning' && errors.push(String(msg)),

@@ -4,9 +4,7 @@
  * and which of Assent's encryption keys an `EncryptedAssertion` was encrypted to.
  */
 
-import { decryptXml } from '@node-saml/node-saml/lib/xml.js';
-import { DOMParser } from '@xmldom/xmldom';
-import { SamlCheckError } from './checks.js';
+import { loadXmldom, SamlCheckError, type Xmldom } from './checks.js';
 
 const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -47,13 +45,14 @@ const children = (el: Element, ns: string, local: string) =>
 
 /**
  * The document element of `xml`, or null.
+ * @param dom - xmldom (`loadXmldom`).
  * @param strict - null as well when the parser reported anything (xmldom repairs broken XML
  *   silently) or when anything but white space and the XML declaration lies beside the element
  *   (xmldom keeps text after it without a word).
  */
-function parse(xml: string, strict = false): Element | null {
+function parse(dom: Xmldom, xml: string, strict = false): Element | null {
   let reported = false;
-  const doc = new DOMParser({
+  const doc = new dom.DOMParser({
     errorHandler: () => {
       reported = true;
     },
@@ -81,7 +80,8 @@ const tail = (uri: string) => uri.slice(uri.lastIndexOf(':') + 1).slice(0, 60);
  *   decrypts it.
  */
 export async function inspectResponse(xml: string, decryptionKeys: () => Promise<string[]>): Promise<ResponseShape> {
-  const root = parse(xml);
+  const dom = await loadXmldom();
+  const root = parse(dom, xml);
   if (!root || root.namespaceURI !== SAMLP || root.localName !== 'Response')
     throw new SamlCheckError('the message is not a SAML Response', 'the document element is not samlp:Response');
   const [status] = children(root, SAMLP, 'Status');
@@ -118,6 +118,8 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
       `EncryptedAssertion algorithms not accepted (content ${content.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'}; key transport ${transport.map((m) => m.getAttribute('Algorithm')).join(', ') || 'none'})`,
     );
   const causes: string[] = [];
+  // node-saml's XML decryption, loaded with the first encrypted assertion, not at start-up (see `loadNodeSaml`).
+  const { decryptXml } = await import('@node-saml/node-saml/lib/xml.js');
   for (const key of await decryptionKeys()) {
     let decrypted: string;
     try {
@@ -128,7 +130,7 @@ export async function inspectResponse(xml: string, decryptionKeys: () => Promise
     }
     // Threat: ciphertext altered by an attacker (AES-CBC has no integrity): a decryption that is not a
     // well-formed Assertion is refused before anything reads it, not repaired by the parser.
-    const assertion = parse(decrypted, true);
+    const assertion = parse(dom, decrypted, true);
     if (!assertion || assertion.namespaceURI !== SAML || assertion.localName !== 'Assertion')
       throw new SamlCheckError(ENCRYPTED_REFUSED, 'the EncryptedAssertion does not decrypt to a well-formed Assertion');
     return { responseSigned, assertionSigned: children(assertion, DS, 'Signature').length > 0, decryptionKey: key };

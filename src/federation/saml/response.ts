@@ -91,7 +91,7 @@ export async function validateResponse(
   const format = profile.nameIDFormat || UNSPECIFIED;
   if (!profile.nameID || format !== ctx.settings.nameIdFormat)
     throw new SamlCheckError(`the NameID is missing or not of the format ${ctx.settings.nameIdFormat}`);
-  const facts = assertionFacts(xml, assertionXml, ctx.acsUrl, ctx.clockSkewMs);
+  const facts = await assertionFacts(xml, assertionXml, ctx.acsUrl, ctx.clockSkewMs);
   // Threat: an assertion captured once (a log, a shared computer) presented again.
   if (!(await store.recordAssertion(db, ctx.orgId, facts.assertionId, facts.expiresAt)))
     throw new SamlCheckError('the assertion was used before (replay)');

@@ -9,15 +9,12 @@
  * published, and accepted for decryption, for `RETIRED_PUBLISHED_SECONDS`. The private keys are
  * sealed under the master key. RSA, since SAML IdPs widely verify rsa-sha256 and few ECDSA.
  */
-import 'reflect-metadata';
 import { randomUUID, webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
+import { loadX509 } from '../../platform/crypto/x509.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { SpKeyUse } from './store.js';
 import * as store from './store.js';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 /** Purpose label of the sealed SP private key. */
 const SEAL_PURPOSE = 'saml-sp-key';
@@ -58,6 +55,7 @@ export async function generateSpKey(subject: string, use: SpKeyUse = 'signing'):
     publicExponent: new Uint8Array([1, 0, 1]),
     modulusLength: 2048,
   };
+  const x509 = await loadX509();
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({

@@ -5,7 +5,7 @@
  * Assent publishes every signing and encryption certificate of its rings (`sp-keys.ts`: active,
  * staged, retired within the overlap) and says whether it signs AuthnRequests for this organisation.
  */
-import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
+import { loadXmldom } from './checks.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
@@ -35,7 +35,8 @@ const base64Of = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----
  * @returns the metadata, the KeyDescriptors first in the SPSSODescriptor as the schema orders them.
  * @throws {Error} when `xml` has no SPSSODescriptor.
  */
-export function withKeyDescriptors(xml: string, keys: SpKeyDescriptors): string {
+export async function withKeyDescriptors(xml: string, keys: SpKeyDescriptors): Promise<string> {
+  const { DOMParser, XMLSerializer } = await loadXmldom();
   const doc = new DOMParser().parseFromString(xml, 'text/xml');
   const sp = doc.getElementsByTagNameNS(MD, 'SPSSODescriptor')[0];
   if (!sp) throw new Error('SP metadata without an SPSSODescriptor');

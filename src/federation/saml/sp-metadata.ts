@@ -4,7 +4,6 @@
  * format asked for, and the signing and encryption certificates (`sp-keys.ts`, `sp-metadata-keys.ts`). It is public, like a JWKS: an IdP
  * is configured from it before the organisation's IdP is, so it needs no IdP configuration.
  */
-import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { rolesInOrganisation } from '../../organisations/index.js';
 import { NotFound } from '../../platform/core/errors.js';
 import type { Db } from '../../platform/db/open.js';
@@ -12,6 +11,7 @@ import { isId } from '../../platform/util/ids.js';
 import { PERSISTENT } from './config.js';
 import { withSloBindings } from './logout-binding.js';
 import type { SamlConfigService } from './service.js';
+import { loadNodeSaml } from './sp.js';
 import type { SpKeys } from './sp-keys.js';
 import { withKeyDescriptors } from './sp-metadata-keys.js';
 
@@ -35,6 +35,7 @@ export class SamlMetadataService {
       throw new NotFound('Organisation not found');
     const sp = this.configs.endpoints(orgId);
     const settings = await this.configs.settings(orgId);
+    const { generateServiceProviderMetadata } = await loadNodeSaml();
     const xml = generateServiceProviderMetadata({
       issuer: sp.spEntityId,
       callbackUrl: sp.acsUrl,

@@ -4,11 +4,19 @@
  * key, and a request-ID cache kept in the database, so that the response to a request sent by one
  * replica is accepted by another.
  */
-import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import type { CacheProvider, SAML } from '@node-saml/node-saml';
 import type { Db } from '../../platform/db/open.js';
 import type { SamlSettings, SpEndpoints } from './config.js';
 import type { SpKey } from './sp-keys.js';
 import * as store from './store.js';
+
+/**
+ * node-saml, loaded with the first SAML message or SP metadata, not at start-up: a process that handles none (the
+ * CLI) need not load it and its XML signature and encryption stack; then from the module cache.
+ */
+export function loadNodeSaml(): Promise<typeof import('@node-saml/node-saml')> {
+  return import('@node-saml/node-saml');
+}
 
 /** Largest clock difference accepted on NotBefore and NotOnOrAfter (milliseconds), unless `SpOptions.clockSkewMs` says otherwise. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -70,13 +78,14 @@ export interface SpOptions {
  * Assent's entity ID, NotBefore/NotOnOrAfter with the clock skew, `InResponseTo` a request
  * Assent sent (always, unless `unsolicited`), and a single assertion.
  */
-export function serviceProvider(
+export async function serviceProvider(
   settings: SamlSettings,
   sp: SpEndpoints,
   key: SpKey,
   cache: CacheProvider,
   options: SpOptions,
-): SAML {
+): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await loadNodeSaml();
   return new SAML({
     issuer: sp.spEntityId,
     audience: sp.spEntityId,

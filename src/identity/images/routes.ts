@@ -7,7 +7,6 @@
  *
  * `@fastify/multipart` is registered inside this plugin only, so no other route accepts a form.
  */
-import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
@@ -45,6 +44,8 @@ export function sendImage(reply: FastifyReply, image: ImageDownload): FastifyRep
 
 /** @param opts.images - the image service. */
 export const imageRoutes: FastifyPluginAsyncTypebox<{ images: ImageService }> = async (app, { images }) => {
+  // Loaded at registration, not with the module: `assent import` loads identity's entry but registers no route.
+  const { default: multipart } = await import('@fastify/multipart');
   // Threat: memory exhaustion by large or many-part forms; limits are enforced while streaming.
   await app.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
 

@@ -8,9 +8,7 @@
  * window. Each check fails with its own description (docs/wallet.md "Verification steps").
  */
 import { createPublicKey, type JsonWebKey, verify, type X509Certificate } from 'node:crypto';
-import { digest } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { decodeProtectedHeader } from 'jose';
+import type { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { unpackDisclosures } from './disclosures.js';
 import { PresentationError } from './errors.js';
@@ -45,6 +43,9 @@ export interface VerifiedCredential {
   vct: string;
   claims: Record<string, unknown>;
 }
+
+/** jose's module, as `import('jose')` resolves it. */
+type Jose = typeof import('jose');
 
 const fail = (reason: PresentationError['reason'], why: string) => new PresentationError(reason, why);
 
@@ -118,7 +119,7 @@ function checkClaims(claims: Record<string, unknown>, leaf: X509Certificate, ctx
 }
 
 /** The KB-JWT's header: `typ` `kb+jwt`, `alg` ES256 (RFC 9901 §4.3; HAIP 1.0). Threat: `alg: none`. */
-function checkKbHeader(kbJwt: string): void {
+function checkKbHeader(kbJwt: string, decodeProtectedHeader: Jose['decodeProtectedHeader']): void {
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(kbJwt) as Record<string, unknown>;
@@ -141,6 +142,12 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
   // Threat: a presentation without holder binding, replayable by anyone who saw it
   // (test/wallet-negative.test.ts, "N7: a presentation without KB-JWT is refused (holder binding required)").
   if (!parts[parts.length - 1]) throw fail('key_binding', 'key binding JWT is missing');
+  // Loaded with the first presentation, not at start-up: a process that signs no one in with a wallet need not load them.
+  const [{ decodeProtectedHeader }, { SDJwtVcInstance }, { digest }] = await Promise.all([
+    import('jose'),
+    import('@sd-jwt/sd-jwt-vc'),
+    import('@sd-jwt/crypto-nodejs'),
+  ]);
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(parts[0]!) as Record<string, unknown>;
@@ -156,7 +163,7 @@ export async function verifyPresentation(compact: string, ctx: PresentationConte
     throw fail('credential_signature', 'credential signature is invalid');
   const claims = unpackDisclosures(compact);
   const { iss, vct } = checkClaims(claims, leaf, ctx);
-  checkKbHeader(parts[parts.length - 1]!);
+  checkKbHeader(parts[parts.length - 1]!, decodeProtectedHeader);
   // Which signature the library found bad, to name the failed check (its messages do not say).
   const signatures: { issuer?: boolean; kb?: boolean } = {};
   // The status-list tokens fetchStatusList returned: it verified them (signature, chain, typ, sub).

@@ -4,7 +4,6 @@
  * (`routes.ts`): the request object, served once, and the response (`receive.ts`).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { setGlobalConfig } from '@openid4vc/utils';
 import type { Config } from '../../platform/config/load.js';
 import { Gone, NotFound } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
@@ -58,6 +57,8 @@ export function walletUrlsAllowed(publicUrl: string): boolean {
 /** The wallet sign-in verifier: one per process, built by `createContext` as `ctx.wallet`. */
 export class WalletFlow implements WalletSignIn {
   private readonly statusCache = new StatusListCache();
+  /** `@openid4vc`'s process-wide settings, applied once (`openid4vcReady`). */
+  private openid4vc?: Promise<void>;
 
   /**
    * @param db - the database.
@@ -70,8 +71,18 @@ export class WalletFlow implements WalletSignIn {
     private readonly master: MasterKey,
     private readonly settings: WalletSettingsService,
     private readonly config: Config,
-  ) {
-    if (insecureLoopback(config.publicUrl)) setGlobalConfig({ allowInsecureUrls: true });
+  ) {}
+
+  /**
+   * Applies `@openid4vc`'s process-wide settings before its first use (a request built, a response read): at a
+   * loopback http public URL, http URLs are allowed (`insecureLoopback`). `@openid4vc/utils` is loaded then, not at
+   * start-up: a process that signs no one in with a wallet (the CLI) need not load it.
+   */
+  private openid4vcReady(): Promise<void> {
+    this.openid4vc ??= insecureLoopback(this.config.publicUrl)
+      ? import('@openid4vc/utils').then(({ setGlobalConfig }) => setGlobalConfig({ allowInsecureUrls: true }))
+      : Promise.resolve();
+    return this.openid4vc;
   }
 
   /** The provider's issuer of an organisation (docs/wallet.md "The OpenID provider"). */
@@ -93,6 +104,7 @@ export class WalletFlow implements WalletSignIn {
     const verifier = isId(input.orgId) ? await this.settings.verifierOf(input.orgId) : null;
     if (!verifier) throw new WalletNotConfiguredError('this organisation has no wallet settings');
     const requestId = random();
+    await this.openid4vcReady();
     const built = await buildRequest(verifier, this.issuerOf(input.orgId), requestId);
     const expiresAt = new Date(Date.now() + TRANSACTION_TTL_SECONDS * 1000);
     const { verifierCertificateChain: _, ...snapshot } = verifier.policy;
@@ -186,6 +198,7 @@ export class WalletFlow implements WalletSignIn {
     // default, since one sign-in makes two requests and many phones may share a carrier's address.
     await enforce(this.db, `wallet:ip:${ip}`, this.config.walletPerIp);
     if (!isId(orgId)) throw new PresentationError('unknown_transaction', 'response: no such transaction');
+    await this.openid4vcReady();
     return receiveResponse(
       {
         db: this.db,

@@ -3,11 +3,8 @@
  * docs/wallet.md "Wallet settings"): a P-256 key and a self-signed certificate. A wallet pins the
  * certificate by `x509_hash` (OpenID4VP 1.0 §5.9.3); it does not chain it to any authority.
  */
-import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+import { loadX509 } from '../../platform/crypto/x509.js';
 
 /** Validity of a generated verifier certificate (days). */
 export const GENERATED_VALIDITY_DAYS = 3 * 365;
@@ -18,6 +15,7 @@ export const GENERATED_VALIDITY_DAYS = 3 * 365;
  * @returns the certificate and the PKCS#8 private key, both PEM.
  */
 export async function generateVerifierKey(host: string): Promise<{ certificatePem: string; privateKeyPem: string }> {
+  const x509 = await loadX509();
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();

@@ -4,7 +4,6 @@
  * presentations, one unless the query says `multiple`), each presentation verified, and the DCQL
  * query satisfied.
  */
-import { parseDcqlVpToken } from '@openid4vc/openid4vp';
 import { DcqlPresentationResult, type DcqlQuery } from 'dcql';
 import { type PresentationContext, type VerifiedCredential, verifyPresentation } from './credential.js';
 import { PresentationError } from './errors.js';
@@ -48,6 +47,8 @@ export async function verifyVpToken(
     if (!Array.isArray(value) || value.length === 0) throw shape('each entry must be a non-empty array');
     if (value.length > 1 && !cq.multiple) throw shape('more than one presentation for a query without multiple');
   }
+  // Loaded with the first response, not at start-up: a process that signs no one in with a wallet need not load it.
+  const { parseDcqlVpToken } = await import('@openid4vc/openid4vp');
   try {
     parseDcqlVpToken(token as never);
   } catch {

@@ -7,10 +7,6 @@
  * 8. sign the individual in, keep the result, answer the same-device `redirect_uri`.
  * Nothing personal is logged or answered: errors carry fixed texts (errors.ts).
  */
-import {
-  parseOpenid4VpAuthorizationResponsePayload,
-  validateOpenid4vpAuthorizationResponsePayload,
-} from '@openid4vc/openid4vp';
 import type { DcqlQuery } from 'dcql';
 import { recordAudit } from '../../organisations/index.js';
 import type { Config } from '../../platform/config/load.js';
@@ -41,7 +37,14 @@ export interface ReceiveDeps {
 type Snapshot = Omit<VerifierPolicy, 'verifierCertificateChain'>;
 
 /** Step 5 with the library: the response parameters parsed and `state` matched (OpenID4VP 1.0 §8.1). */
-function checkParameters(payload: Record<string, unknown>, requestPayload: Record<string, unknown>): void {
+async function checkParameters(
+  payload: Record<string, unknown>,
+  requestPayload: Record<string, unknown>,
+): Promise<void> {
+  // Loaded with the first response, not at start-up: a process that signs no one in with a wallet need not load it.
+  const { parseOpenid4VpAuthorizationResponsePayload, validateOpenid4vpAuthorizationResponsePayload } = await import(
+    '@openid4vc/openid4vp'
+  );
   try {
     validateOpenid4vpAuthorizationResponsePayload({
       authorizationRequestPayload: requestPayload as never,
@@ -72,7 +75,7 @@ export async function receiveResponse(
   const snapshot = tx.settings as Snapshot;
   const request = tx.requestPayload as Record<string, unknown>;
   try {
-    checkParameters(payload, request);
+    await checkParameters(payload, request);
     const credentials = await verifyVpToken(payload.vp_token, snapshot.dcqlQuery as DcqlQuery, {
       anchors: anchorCertificates(snapshot.trustedIssuerCertificates),
       clientId: String(request.client_id),

@@ -10,8 +10,6 @@
  */
 import { createHash, createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
 import type { JwtSigner } from '@openid4vc/oauth2';
-import { createOpenid4vpAuthorizationRequest } from '@openid4vc/openid4vp';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { parseCertificates, x5cEntry, x509HashClientId } from './pem.js';
 import type { Verifier } from './settings.js';
 
@@ -83,6 +81,11 @@ function verifierMaterial(verifier: Verifier): VerifierMaterial {
  * @throws the library's ValidationError if a URL is not https (only loopback http is allowed, see flow.ts).
  */
 export async function buildRequest(verifier: Verifier, issuer: string, requestId: string): Promise<BuiltRequest> {
+  // Loaded with the first request, not at start-up: a process that signs no one in with a wallet need not load them.
+  const [{ createOpenid4vpAuthorizationRequest }, { exportJWK, generateKeyPair, SignJWT }] = await Promise.all([
+    import('@openid4vc/openid4vp'),
+    import('jose'),
+  ]);
   const { policy } = verifier;
   const { requestUri, responseUri } = walletEndpoints(issuer, requestId);
   const material = verifierMaterial(verifier);

@@ -4,7 +4,6 @@
  * answered ones, decrypt `direct_post.jwt` with the transaction's key under ECDH-ES and the allowed
  * `enc` only, and match `state`.
  */
-import { compactDecrypt, decodeProtectedHeader, importJWK } from 'jose';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import { PresentationError } from './errors.js';
 import type { TxRow } from './tx-store.js';
@@ -25,6 +24,7 @@ export type FindTx = (by: { kid?: string; state?: string }) => Promise<TxRow | n
 async function decrypt(jwe: string, tx: TxRow, master: MasterKey): Promise<Record<string, unknown>> {
   const encs = (tx.settings as { responseEncryption: string[] }).responseEncryption;
   if (!tx.encKeySealed) throw new PresentationError('decryption', 'response: no decryption key');
+  const { compactDecrypt, importJWK } = await import('jose');
   const key = await importJWK(JSON.parse(master.open(tx.encKeySealed, ENC_KEY_PURPOSE)), 'ECDH-ES');
   try {
     // Threat: algorithm substitution; only the algorithms the request offered are accepted.
@@ -55,6 +55,8 @@ export async function openResponse(
   let tx: TxRow | null = null;
   let kid: string | undefined;
   if (typeof body.response === 'string') {
+    // Loaded with the first response, not at start-up: a process that signs no one in with a wallet need not load it.
+    const { decodeProtectedHeader } = await import('jose');
     try {
       const header = decodeProtectedHeader(body.response);
       if (header.alg !== 'ECDH-ES') throw new Error('alg');

@@ -6,7 +6,6 @@
  * as `sub`. Unreachable or invalid means reject: the verifier fails closed.
  */
 import type { X509Certificate } from 'node:crypto';
-import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
 import { guardedFetch } from '../../platform/net/guarded-fetch.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { PresentationError } from './errors.js';
@@ -86,6 +85,8 @@ export async function verifyX5cJwt(
   anchors: readonly X509Certificate[],
   now: Date,
 ): Promise<{ header: Record<string, unknown>; payload: Record<string, unknown> }> {
+  // Loaded with the first status list, not at start-up: a process that signs no one in with a wallet need not load it.
+  const { compactVerify, decodeProtectedHeader } = await import('jose');
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(compact) as Record<string, unknown>;
@@ -141,6 +142,7 @@ export async function fetchStatusList(
     }
   }
   if (text.length > MAX_STATUS_LIST_CHARS) throw bad('is too large');
+  const { decodeJwt, decodeProtectedHeader } = await import('jose');
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(text) as Record<string, unknown>;
