@@ -43,7 +43,7 @@ import {
 import {
   createEventWebhooks,
   createNotifications,
-  EventFeed,
+  type EventFeed,
   type EventWebhooks,
   type NotificationService,
 } from '../notifications/index.js';
@@ -234,6 +234,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   };
   const notifications = createNotifications({ store, master, mailer, config });
   const { walletSettings, wallet, relyingParties, providers } = createProvider(store.db, config, master, keys);
+  const sealFirst = (orgId: string) => sealer.flush(orgId);
+  const webhooks = createEventWebhooks({ db: store.db, master, mailer, config, sequencer: events, sealFirst });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
     config,
@@ -246,16 +248,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     roles,
     sealer,
     events,
-    // A consent event enters the feed once sealed (its HistorySeq), so a reader flushes the sealer, then the sequencer.
-    eventFeed: new EventFeed(
-      store.db,
-      async (orgId) => {
-        await sealer.flush(orgId);
-        await events.flush(orgId);
-      },
-      config.publicUrl,
-    ),
-    webhooks: createEventWebhooks({ db: store.db, master, mailer, config, sequencer: events }),
+    webhooks,
+    eventFeed: webhooks.feed,
     guard,
     identity,
     users,

@@ -12,6 +12,7 @@
  * Every process runs it; a process that dies leaves its leased deliveries to others once the lease ends, and its
  * un-fanned events to any process's sweep, so that a committed change is delivered at least once.
  */
+import { randomUUID } from 'node:crypto';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
@@ -200,6 +201,54 @@ export class WebhookDispatcher {
         this.opts.retry,
       );
     });
+  }
+
+  /**
+   * Sends a `webhook.ping` event to the webhook now, once (no retries), and logs it as a delivery.
+   * @returns the delivery's ID.
+   * @throws the database's error.
+   */
+  async ping(webhook: store.WebhookTarget): Promise<string> {
+    const [eventId, deliveryId, now] = [randomUUID(), randomUUID(), new Date()];
+    const body = JSON.stringify({
+      specversion: '1.0',
+      id: eventId,
+      type: 'webhook.ping',
+      source: eventSource(this.opts.publicUrl, webhook.orgId),
+      time: now.toISOString(),
+      datacontenttype: 'application/json',
+      data: { WebhookID: webhook.id, OrganizationID: webhook.orgId },
+    });
+    await deliveries.insertDelivery(this.db, {
+      id: deliveryId,
+      webhookId: webhook.id,
+      orgId: webhook.orgId,
+      eventId,
+      eventType: 'webhook.ping',
+      lane: deliveryId,
+      state: 'pending',
+      attempts: 1,
+      nextAt: now,
+      // Held by this request for its attempt: no delivery round claims it meanwhile.
+      leasedUntil: new Date(now.getTime() + 3600_000),
+      body,
+      createdAt: now,
+    });
+    const target = { deliveryId, webhookId: webhook.id, attempt: 1, url: webhook.payloadUrl };
+    const settled = await attemptDelivery(
+      {
+        ...target,
+        contentType: webhook.contentType,
+        secrets: this.liveSecrets(webhook),
+        eventId,
+        body,
+        createdAt: now,
+      },
+      this.opts.policy,
+      { firstRetrySeconds: 1, retryWindowSeconds: 0 },
+    );
+    await this.db.transaction((tx) => deliveries.settle(tx, [settled]));
+    return deliveryId;
   }
 
   /**

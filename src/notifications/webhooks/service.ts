@@ -13,8 +13,6 @@ import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { checkTarget, OutboundError, type OutboundPolicy, urlProblem } from '../../platform/net/outbound.js';
 import { isId } from '../../platform/util/ids.js';
-import { eventSource } from '../events/service.js';
-import { attemptDelivery } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import type { DeliveryView, WebhookInput, WebhookView } from './schemas.js';
@@ -33,7 +31,6 @@ export class WebhookService {
     private readonly sequencer: EventSequencer,
     private readonly dispatcher: WebhookDispatcher,
     private readonly policy: OutboundPolicy,
-    private readonly publicUrl: string,
   ) {}
 
   /** The organisation's webhooks, oldest first. */
@@ -176,46 +173,7 @@ export class WebhookService {
    */
   async ping(orgId: string, id: string): Promise<DeliveryView> {
     const webhook = await this.existing(this.db, orgId, id);
-    const eventId = randomUUID();
-    const now = new Date();
-    const body = JSON.stringify({
-      specversion: '1.0',
-      id: eventId,
-      type: 'webhook.ping',
-      source: eventSource(this.publicUrl, orgId),
-      time: now.toISOString(),
-      datacontenttype: 'application/json',
-      data: { WebhookID: id, OrganizationID: orgId },
-    });
-    const deliveryId = randomUUID();
-    const delivery = { id: deliveryId, webhookId: id, orgId, eventId, eventType: 'webhook.ping', lane: deliveryId };
-    await deliveries.insertDelivery(this.db, {
-      ...delivery,
-      state: 'pending',
-      attempts: 1,
-      nextAt: now,
-      // Held by this request for its attempt: no dispatcher claims it meanwhile.
-      leasedUntil: new Date(now.getTime() + 3600_000),
-      body,
-      createdAt: now,
-    });
-    const settled = await attemptDelivery(
-      {
-        deliveryId,
-        webhookId: id,
-        attempt: 1,
-        url: webhook.payloadUrl,
-        contentType: webhook.contentType,
-        secrets: this.dispatcher.liveSecrets(webhook),
-        eventId,
-        body,
-        createdAt: now,
-      },
-      this.policy,
-      { firstRetrySeconds: 1, retryWindowSeconds: 0 },
-    );
-    await this.db.transaction((tx) => deliveries.settle(tx, [settled]));
-    return this.delivery(id, deliveryId);
+    return this.delivery(id, await this.dispatcher.ping(webhook));
   }
 
   /**

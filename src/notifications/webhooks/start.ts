@@ -10,18 +10,23 @@ import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
+import { EventFeed } from '../events/service.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookService } from './service.js';
 
-/** The event webhook parts of a context. */
+/** The event webhook parts of a context, and the change feed. */
 export interface EventWebhooks {
   service: WebhookService;
   dispatcher: WebhookDispatcher;
+  /** Reads each organisation's change feed (`GET {base}/organizations/{organizationID}/events`). */
+  feed: EventFeed;
 }
 
 /**
- * Builds the webhook service and its dispatcher (not started).
- * @param deps - the database, master key, mailer, configuration and event sequencer of the context.
+ * Builds the webhook service, its dispatcher (not started) and the change feed.
+ * @param deps - the database, master key, mailer, configuration and event sequencer of the context, and `sealFirst`,
+ *   which seals the organisation's committed consent events: a consent event enters the feed once sealed (its
+ *   `HistorySeq`), so the feed's reader runs it before numbering.
  */
 export function createEventWebhooks(deps: {
   db: Db;
@@ -29,6 +34,7 @@ export function createEventWebhooks(deps: {
   mailer: Mailer;
   config: Config;
   sequencer: EventSequencer;
+  sealFirst: (orgId: string) => Promise<void>;
 }): EventWebhooks {
   const { db, config } = deps;
   const policy: OutboundPolicy = { allowHttpHosts: config.webhookAllowHttpHosts, dnsServers: config.dnsServers };
@@ -43,6 +49,14 @@ export function createEventWebhooks(deps: {
     publicUrl: config.publicUrl,
     owners: (orgId) => ownerAddresses(db, orgId),
   });
-  const service = new WebhookService(db, deps.master, deps.sequencer, dispatcher, policy, config.publicUrl);
-  return { service, dispatcher };
+  const service = new WebhookService(db, deps.master, deps.sequencer, dispatcher, policy);
+  const feed = new EventFeed(
+    db,
+    async (orgId) => {
+      await deps.sealFirst(orgId);
+      await deps.sequencer.flush(orgId);
+    },
+    config.publicUrl,
+  );
+  return { service, dispatcher, feed };
 }
