@@ -70,11 +70,20 @@ export function eventsReport(events, out, run, cpu) {
     deliveryLines(w, 'B', out);
     if (w.spread) {
       const sp = w.spread;
+      const a2 = events.spreadA;
       out(
-        `   B', the same with ${sp.individuals} individuals (${sp.individuals / sp.storm.connections} per connection, ` +
-          `the Owner's API key): one webhook lane per individual instead of ${w.storm.connections}`,
+        `   A', the storm spread over ${sp.individuals} individuals (${sp.individuals / sp.storm.connections} per ` +
+          `connection, the Owner's API key), no webhook: ${run(a2.storm)}; events ${a2.events.verdict}`,
       );
-      out(`      ${run(sp.storm)}; events ${sp.events.verdict}`);
+      out(
+        `   B', A' with the webhook (one lane per individual: ${sp.individuals} instead of ${w.storm.connections}): ` +
+          `${run(sp.storm)}; events ${sp.events.verdict}`,
+      );
+      out(`      ${cpu(sp.storm.cpuCores)}`);
+      out(
+        `   B'/A' = ${fmt(events.spreadRatio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ` +
+          `${verdict(events.spreadRatio >= CONSENT_GOALS.webhookPatchRatio)}`,
+      );
       deliveryLines(sp, "B'", out);
     }
     const states = w.deliveriesByState.map((s) => `${s.state} ${s.n} (retried ${s.retried})`).join(', ');

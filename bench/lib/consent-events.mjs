@@ -2,12 +2,14 @@
  * Measure (g) of the consent benchmark: organisation events (docs/events.md), in one run after (b):
  *
  * 1. the PATCH storm of (b) (same individuals, connections and durations; consent-patch.mjs) without any webhook:
- *    rate A;
+ *    rate A; then, with BENCH_EVENTS_SPREAD > 0, A': the same storm spread over more individuals (consent-patch.mjs
+ *    `planSpread`), since the webhook delivers one individual's events one at a time (one lane per individual,
+ *    docs/events.md "Delivery guarantees");
  * 2. one webhook registered by the Owner for every consent event type, pointing at a loopback receiver in its own
  *    process (event-receiver.mjs: answers 204 at once, verifies a sample of signatures with `standardwebhooks`), then
  *    the same storm: rate B, B/A, and from the outbox and the receipts (event-delivery.mjs): receipt − `time` per
  *    event, delivered/s, the backlog at the storm's end and each second, the drain time after it; the receiver's
- *    floor (autocannon alone); then the webhook is deleted;
+ *    floor (autocannon alone); B': A' with the webhook, the same figures; then the webhook is deleted;
  * 3. the feed read and 4. the bulk check (consent-feed.mjs, consent-check.mjs).
  *
  * Where the webhooks endpoint answers 404 the webhook part prints SKIPPED and the rest goes on.
@@ -96,10 +98,10 @@ async function feedHead(server, ctx) {
 }
 
 /**
- * Step 2: the webhook, storm B with it (and the spread storm, when BENCH_EVENTS_SPREAD > 0), the receiver's floor,
- * then the webhook's deletion.
+ * Step 2: the webhook, storm B with it (and the spread storm B' with `spreadPlan`), the receiver's floor, then the
+ * webhook's deletion.
  */
-async function webhookStorms(server, ctx, patchPlan) {
+async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
   const org = `/v1/organizations/${ctx.orgId}`;
   const token = ctx.owner.access;
   const receiver = await startEventReceiver();
@@ -124,15 +126,11 @@ async function webhookStorms(server, ctx, patchPlan) {
     const b = patchPlan.again('PATCH one attribute, one webhook for every consent event (B)');
     const main = await stormWithWebhook(server, ctx, receiver, webhook.id, b, Number(lastSeq));
     let spread = null;
-    if (consentOpts.eventsSpread > 0) {
-      const plan = await planSpread(
-        ctx,
-        consentOpts.eventsSpread,
-        `PATCH one attribute, ${consentOpts.eventsSpread} individuals per connection, Owner's API key, webhook on`,
-      );
+    if (spreadPlan) {
+      const run = spreadPlan.again(`${spreadPlan.name}, webhook on (B')`);
       spread = {
-        individuals: plan.individuals,
-        ...(await stormWithWebhook(server, ctx, receiver, webhook.id, plan, await feedHead(server, ctx))),
+        individuals: spreadPlan.individuals,
+        ...(await stormWithWebhook(server, ctx, receiver, webhook.id, run, await feedHead(server, ctx))),
       };
     }
     const counts = await receiver.counts();
@@ -187,16 +185,33 @@ export async function eventsMeasures(server, ctx, patchPlan) {
   log(`measure: ${a.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
   const stormA = await measureOne(server, a.spec);
   const eventsA = await a.verify();
-  const webhook = await webhookStorms(server, ctx, patchPlan);
+  // A' and B': the same storms spread over more individuals (webhook lanes), when BENCH_EVENTS_SPREAD > 0.
+  let spreadPlan = null;
+  let spreadA = null;
+  if (consentOpts.eventsSpread > 0) {
+    spreadPlan = await planSpread(ctx, consentOpts.eventsSpread);
+    spreadPlan.name = `PATCH one attribute, ${consentOpts.eventsSpread} individuals per connection, Owner's API key`;
+    const run = spreadPlan.again(`${spreadPlan.name}, no webhook (A')`);
+    log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+    spreadA = { individuals: spreadPlan.individuals, storm: await measureOne(server, run.spec) };
+    spreadA.events = await run.verify();
+  }
+  const webhook = await webhookStorms(server, ctx, patchPlan, spreadPlan);
   const ratio = webhook.storm && stormA.okPerSecond > 0 ? r2(webhook.storm.okPerSecond / stormA.okPerSecond) : null;
-  if (ratio !== null) log(`events: PATCH/s with the webhook ÷ without: ${ratio}`);
+  const spreadRatio =
+    webhook.spread && spreadA.storm.okPerSecond > 0
+      ? r2(webhook.spread.storm.okPerSecond / spreadA.storm.okPerSecond)
+      : null;
+  if (ratio !== null) log(`events: PATCH/s with the webhook ÷ without: ${ratio} (B/A), ${spreadRatio} (B'/A')`);
   const feed = await feedMeasure(server, ctx);
   const check = await checkMeasure(server, ctx);
   return {
     stormA,
     eventsA,
+    spreadA,
     webhook,
     ratio,
+    spreadRatio,
     goals: {
       ratio: CONSENT_GOALS.webhookPatchRatio,
       latencyP99Ms: CONSENT_GOALS.eventLatencyP99Ms,

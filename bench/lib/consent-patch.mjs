@@ -210,9 +210,9 @@ function patchRun(ctx, conns, name) {
  * cycles through its own), written with the Owner's API key (an organisation's Owner may change a subscribed
  * individual's record, docs/api.md "Authentication"), so that no login is needed per individual. Used by (g) to see
  * the event webhook's delivery with more lanes (one per individual, docs/events.md "Delivery guarantees").
- * @returns `{individuals, spec, verify}`.
+ * @returns `{individuals, again(name)}`: `again` gives a run's `{spec, verify}`, each with its own tag.
  */
-export async function planSpread(ctx, perConnection, name) {
+export async function planSpread(ctx, perConnection) {
   const n = ctx.dataset.individuals;
   const connections = consentOpts.patchConnections;
   const count = Math.min(n, connections * perConnection);
@@ -230,5 +230,5 @@ export async function planSpread(ctx, perConnection, name) {
       .map(({ u, i }) => attributePath(ctx, byName.get(u), i)),
     authorization: `ApiKey ${ctx.owner.apiKey}`,
   })).filter((c) => c.paths.length > 0);
-  return { individuals: count, ...patchRun(ctx, conns, name) };
+  return { individuals: count, again: (name) => patchRun(ctx, conns, name) };
 }

@@ -218,9 +218,12 @@ export function report(results) {
     .filter(Boolean)
     .flatMap((m) => [m.assent.cpuCores, m.ceiling.cpuCores])
     .concat(
-      [results.events?.stormA, results.events?.webhook?.storm, results.events?.webhook?.spread?.storm].map(
-        (m) => m?.cpuCores,
-      ),
+      [
+        results.events?.stormA,
+        results.events?.spreadA?.storm,
+        results.events?.webhook?.storm,
+        results.events?.webhook?.spread?.storm,
+      ].map((m) => m?.cpuCores),
     )
     .filter(Boolean);
   const worst = Math.max(0, ...all.map((c) => c.otherProcesses + c.steal));
