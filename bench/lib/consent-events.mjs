@@ -148,10 +148,12 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
       `events: signatures verified ${counts.verified}, bad ${counts.badSignatures}; receiver floor ` +
         `${receiverFloorPerSecond} POST/s; webhook deleted (${gone.status})`,
     );
-    const ok = main.ok && (spread?.ok ?? true) && counts.badSignatures === 0 && counts.verified > 0;
+    // A webhook left behind would be sent the feed's generated events (consent-feed.mjs) during the feed read.
+    const deleted = gone.status >= 200 && gone.status < 300;
+    const ok = main.ok && (spread?.ok ?? true) && counts.badSignatures === 0 && counts.verified > 0 && deleted;
     return {
       status: ok ? 'measured' : 'FAILED',
-      reason: ok ? null : 'a check failed: see checks',
+      reason: ok ? null : deleted ? 'a check failed: see checks' : `DELETE webhook answered ${gone.status}`,
       webhook: { id: webhook.id, subscribedEvents: webhook.subscribedEvents, feedHeadAtCreation: Number(lastSeq) },
       ...main,
       spread,
