@@ -14,7 +14,10 @@
  *   d. each of a-c also against a bare Fastify answering the same bodies from memory (the ceiling);
  *   e. EXPLAIN (ANALYZE, BUFFERS) of the SQL behind the pages;
  *   f. the special consent request through the webhook transport (SKIPPED if its endpoint is absent),
- *      then through FCM and APNs to loopback stand-ins (consent-push.mjs); BENCH_SPECIAL_ONLY=1 runs (f) alone.
+ *      then through FCM and APNs to loopback stand-ins (consent-push.mjs); BENCH_SPECIAL_ONLY=1 runs (f) alone;
+ *   g. organisation events, run right after (b): the PATCH storm of (b) without and then with an event webhook
+ *      (B/A, delivery latency, backlog, drain), the change feed read and the bulk consent check
+ *      (consent-events.mjs); BENCH_EVENTS_ONLY=1 runs (g) alone.
  *
  * This file only orchestrates; the parts are bench/lib/consent-*.mjs (bench/README.md, "Consent
  * benchmark"). Everything targets 127.0.0.1 only; the database and the children are removed at the
@@ -31,6 +34,7 @@ import { versusCeiling } from './lib/consent-cannon.mjs';
 import { startCeiling } from './lib/consent-ceiling.mjs';
 import { consentOpts, OWNER } from './lib/consent-config.mjs';
 import { generateDataset } from './lib/consent-dataset.mjs';
+import { eventsMeasures } from './lib/consent-events.mjs';
 import { explainPages } from './lib/consent-explain.mjs';
 import { login } from './lib/consent-http.mjs';
 import { planPages, planRead } from './lib/consent-measures.mjs';
@@ -79,10 +83,11 @@ async function main() {
   const server = await startServer('assent', env, dbName);
   server.eld = true;
   const owner = await login(server.base, OWNER.username, OWNER.password);
-  const ctx = { base: server.base, sql, orgId, dataset, owner };
+  const ctx = { base: server.base, url: url.toString(), sql, orgId, dataset, owner };
 
-  let read, patch, pages, explain;
-  if (!consentOpts.specialOnly) {
+  let read, patch, pages, explain, events;
+  if (consentOpts.eventsOnly) events = await eventsMeasures(server, ctx, await planPatch(ctx));
+  else if (!consentOpts.specialOnly) {
     const readPlan = await planRead(ctx);
     const patchPlan = await planPatch(ctx);
     const pagePlans = await planPages(ctx);
@@ -91,6 +96,7 @@ async function main() {
     read = { individual: readPlan.individual, ...(await versusCeiling(server, ceiling, readPlan.spec)) };
     const patchRun = await versusCeiling(server, ceiling, patchPlan.spec);
     patch = { individuals: patchPlan.individuals, ...patchRun, events: await patchPlan.verify() };
+    events = await eventsMeasures(server, ctx, patchPlan);
     pages = [];
     for (const plan of pagePlans)
       pages.push({
@@ -111,7 +117,9 @@ async function main() {
       );
     }
   }
-  const special = await specialRequestMeasure(server, ctx);
+  const special = consentOpts.eventsOnly
+    ? { status: 'SKIPPED (BENCH_EVENTS_ONLY=1)', reason: 'only (g) was run' }
+    : await specialRequestMeasure(server, ctx);
   const push =
     special.status === 'measured'
       ? await pushMeasures(server, ctx, pushStandIns, special.expectedIndividuals, Math.min(5, consentOpts.seconds))
@@ -131,6 +139,7 @@ async function main() {
     patch,
     pages,
     explain,
+    events,
     special,
     push,
     shutdown,
@@ -142,7 +151,8 @@ async function main() {
   writeFileSync(file, `${JSON.stringify({ ...results, summary }, null, 2)}\n`);
   console.log(`\n${summary}\n`);
   log(`wrote ${path.relative(ROOT, file)}`);
-  if (special.status === 'FAILED' || Object.values(push).some((p) => p.status === 'FAILED')) process.exitCode = 1;
+  const failed = [special, ...Object.values(push), events?.webhook, events?.feed, events?.check];
+  if (failed.some((m) => m?.status === 'FAILED')) process.exitCode = 1;
 }
 
 await runBenchmark('consent benchmark', main, watchdog);

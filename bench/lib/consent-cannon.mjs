@@ -41,7 +41,7 @@ async function cannon(target, spec, phase, duration) {
  * Warm-up (unmeasured) and measured run of `spec` against `target`.
  * @param timing - `{seconds, warmupSeconds}` of the runs; the consent benchmark's by default (the web
  *   benchmark passes its own).
- * @returns the summary: 2xx/s, latency, non-2xx, CPU split, event-loop delay (Assent only).
+ * @returns the summary: 2xx/s, latency, non-2xx, CPU split, event-loop delay (Assent only), the measured window.
  */
 export async function measureOne(target, spec, timing = consentOpts) {
   const { seconds, warmupSeconds } = timing;
@@ -50,7 +50,8 @@ export async function measureOne(target, spec, timing = consentOpts) {
   const loadBefore = load();
   const sampler = target.dbName ? await startWaitSampler(target.dbName) : null;
   const cpu0 = cpuSnapshot(target.child.pid, target.dbName ?? null);
-  const summary = summarise(await cannon(target, spec, 'measure', seconds));
+  const raw = await cannon(target, spec, 'measure', seconds);
+  const summary = summarise(raw);
   const cpu = cpuWindow(cpu0, cpuSnapshot(target.child.pid, target.dbName ?? null));
   const postgresWaits = sampler ? await sampler.stop() : null;
   const eventLoopDelayMs = target.eld ? await eldMark(target) : null;
@@ -62,6 +63,9 @@ export async function measureOne(target, spec, timing = consentOpts) {
   );
   return {
     ...summary,
+    // When the measured run started and ended (milliseconds since the epoch), for measures that relate other
+    // timestamps to it (consent-events.mjs).
+    windowMs: { start: raw.start.getTime(), finish: raw.finish.getTime() },
     cpuCores: cpu,
     eventLoopDelayMs,
     postgresWaits,

@@ -4,6 +4,7 @@
  */
 
 import { CONSENT_GOALS, consentOpts } from './consent-config.mjs';
+import { eventsReport } from './consent-events-report.mjs';
 import { PUSH_RATIO_GOAL } from './consent-push.mjs';
 import { describeWaits } from './consent-waits.mjs';
 import { r2 } from './util.mjs';
@@ -157,6 +158,10 @@ export function report(results) {
         );
     }
   }
+  if (results.events) {
+    out();
+    eventsReport(results.events, out, run, cpu);
+  }
   out();
   out(
     '(f) special consent request through the webhook transport (goal ' +
@@ -212,6 +217,14 @@ export function report(results) {
   const all = [read, patch, ...(pages ?? [])]
     .filter(Boolean)
     .flatMap((m) => [m.assent.cpuCores, m.ceiling.cpuCores])
+    .concat(
+      [
+        results.events?.stormA,
+        results.events?.spreadA?.storm,
+        results.events?.webhook?.storm,
+        results.events?.webhook?.spread?.storm,
+      ].map((m) => m?.cpuCores),
+    )
     .filter(Boolean);
   const worst = Math.max(0, ...all.map((c) => c.otherProcesses + c.steal));
   if (worst >= 0.2) {

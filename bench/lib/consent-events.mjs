@@ -1,0 +1,228 @@
+/**
+ * Measure (g) of the consent benchmark: organisation events (docs/events.md), in one run after (b):
+ *
+ * 1. the PATCH storm of (b) (same individuals, connections and durations; consent-patch.mjs) without any webhook:
+ *    rate A; then, with BENCH_EVENTS_SPREAD > 0, A': the same storm spread over more individuals (consent-patch.mjs
+ *    `planSpread`), since the webhook delivers one individual's events one at a time (one lane per individual,
+ *    docs/events.md "Delivery guarantees");
+ * 2. one webhook registered by the Owner for every consent event type, pointing at a loopback receiver in its own
+ *    process (event-receiver.mjs: answers 204 at once, verifies a sample of signatures with `standardwebhooks`), then
+ *    the same storm: rate B, B/A, and from the outbox and the receipts (event-delivery.mjs): receipt − `time` per
+ *    event, delivered/s, the backlog at the storm's end and each second, the drain time after it; the receiver's
+ *    floor (autocannon alone); B': A' with the webhook, the same figures; then the webhook is deleted;
+ * 3. the feed read and 4. the bulk check (consent-feed.mjs, consent-check.mjs).
+ *
+ * Where the webhooks endpoint answers 404 the webhook part prints SKIPPED and the rest goes on.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { measureOne } from './consent-cannon.mjs';
+import { checkMeasure } from './consent-check.mjs';
+import { CONSENT_GOALS, consentOpts } from './consent-config.mjs';
+import { feedMeasure } from './consent-feed.mjs';
+import { call } from './consent-http.mjs';
+import { planSpread } from './consent-patch.mjs';
+import { analyseDelivery, serverSplit } from './event-delivery.mjs';
+import { startEventReceiver } from './event-receiver.mjs';
+import { log, r2 } from './util.mjs';
+
+/** Every consent event type (docs/events.md "What is emitted"). */
+export const CONSENT_EVENT_TYPES = ['consent.allowed', 'consent.disallowed', 'consent.askme', 'consent.expired'];
+
+/** Connections of the receiver's floor: the dispatcher's deliveries in flight per process (dispatcher.ts). */
+const FLOOR_CONNECTIONS = 64;
+
+/** The consent events committed since the webhook's creation (`seq` after its `last_seq` then, or not yet numbered). */
+async function committedSince(sql, orgId, lastSeq) {
+  const { rows } = await sql.query(
+    `SELECT id, date_part('epoch', occurred_at) * 1000 AS t FROM organisation_events
+     WHERE org_id = $1 AND type = ANY($2) AND (seq IS NULL OR seq > $3)`,
+    [orgId, CONSENT_EVENT_TYPES, lastSeq],
+  );
+  return rows.map((r) => ({ id: r.id, t: Number(r.t) }));
+}
+
+/**
+ * Waits until the receiver has every consent event numbered after `fromSeq` (or not yet numbered), at most
+ * BENCH_EVENTS_DRAIN_TIMEOUT_SECONDS after the storm's end.
+ * @param distinctBefore - the distinct events the receiver had when the storm began.
+ * @returns whether it did.
+ */
+async function waitDrained(ctx, receiver, fromSeq, distinctBefore, finishMs) {
+  const deadline = finishMs + consentOpts.eventsDrainTimeoutSeconds * 1000;
+  for (;;) {
+    const committed = (await committedSince(ctx.sql, ctx.orgId, fromSeq)).length;
+    const received = (await receiver.counts()).distinct - distinctBefore;
+    if (received >= committed) return true;
+    if (Date.now() > deadline) {
+      log(`events: receiver has ${received} of ${committed} events after the drain timeout`);
+      return false;
+    }
+    await sleep(100);
+  }
+}
+
+/**
+ * One PATCH storm while the webhook is registered, and its delivery figures (event-delivery.mjs) once the receiver
+ * has every event of it (or the drain timeout passed).
+ * @param run - `{spec, verify}` of consent-patch.mjs.
+ * @param fromSeq - the feed's head before the storm: its events are numbered after it.
+ */
+async function stormWithWebhook(server, ctx, receiver, webhookId, run, fromSeq) {
+  log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+  const before = await receiver.counts();
+  const storm = await measureOne(server, run.spec);
+  const events = await run.verify();
+  const drained = await waitDrained(ctx, receiver, fromSeq, before.distinct, storm.windowMs.finish);
+  const records = (await receiver.records()).slice(before.deliveries);
+  const delivery = analyseDelivery(await committedSince(ctx.sql, ctx.orgId, fromSeq), records, storm.windowMs);
+  const split = await serverSplit(ctx.sql, webhookId, storm.windowMs);
+  const d = delivery;
+  log(
+    `events: delivered ${d.deliveredPerSecond}/s during the storm (committed ${d.committedPerSecond}/s); ` +
+      `receipt - time p50 ${d.latencyMs.committedInWindow.p50} ms, p99 ${d.latencyMs.committedInWindow.p99} ms, ` +
+      `max ${d.latencyMs.committedInWindow.max} ms; backlog at the end ${d.backlogAtEnd}, drained in ` +
+      `${d.drainSeconds} s; missing ${d.missing}, duplicates ${d.duplicates}, out of order ${d.orderViolations}`,
+  );
+  const ok = drained && d.missing === 0 && d.unexpected === 0 && d.orderViolations === 0 && events.verdict === 'OK';
+  return { ok, storm, events, drained, delivery, split };
+}
+
+/** The feed's head (every committed event numbered: the feed read flushes the sequencer first). */
+async function feedHead(server, ctx) {
+  await call(server.base, 'GET', `/v1/organizations/${ctx.orgId}/events?limit=1`, {
+    token: ctx.owner.access,
+    expect: 200,
+  });
+  const { rows } = await ctx.sql.query('SELECT seq FROM organisation_event_heads WHERE org_id = $1', [ctx.orgId]);
+  return Number(rows[0]?.seq ?? 0);
+}
+
+/**
+ * Step 2: the webhook, storm B with it (and the spread storm B' with `spreadPlan`), the receiver's floor, then the
+ * webhook's deletion.
+ */
+async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
+  const org = `/v1/organizations/${ctx.orgId}`;
+  const token = ctx.owner.access;
+  const receiver = await startEventReceiver();
+  try {
+    const created = await call(server.base, 'POST', `${org}/webhooks`, {
+      token,
+      body: { payloadUrl: receiver.url, subscribedEvents: CONSENT_EVENT_TYPES },
+    });
+    if (created.status === 404)
+      return { status: 'SKIPPED (endpoint not present)', reason: `POST ${org}/webhooks answered 404` };
+    if (created.status !== 201 && created.status !== 200)
+      return { status: 'FAILED', reason: `POST webhooks answered ${created.status} ${created.text.slice(0, 300)}` };
+    const webhook = created.json;
+    await receiver.setSecret(webhook.secret);
+    const {
+      rows: [{ last_seq: lastSeq }],
+    } = await ctx.sql.query('SELECT last_seq FROM webhooks WHERE id = $1', [webhook.id]);
+    log(
+      `events: webhook ${webhook.id} for ${CONSENT_EVENT_TYPES.join(', ')} -> ${receiver.url} (feed head ${lastSeq})`,
+    );
+
+    const b = patchPlan.again('PATCH one attribute, one webhook for every consent event (B)');
+    const main = await stormWithWebhook(server, ctx, receiver, webhook.id, b, Number(lastSeq));
+    let spread = null;
+    if (spreadPlan) {
+      const run = spreadPlan.again(`${spreadPlan.name}, webhook on (B')`);
+      spread = {
+        individuals: spreadPlan.individuals,
+        ...(await stormWithWebhook(server, ctx, receiver, webhook.id, run, await feedHead(server, ctx))),
+      };
+    }
+    const counts = await receiver.counts();
+    const { rows: deliveries } = await ctx.sql.query(
+      `SELECT state, count(*)::int AS n, count(*) FILTER (WHERE attempts > 1)::int AS retried
+       FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state ORDER BY state`,
+      [webhook.id],
+    );
+    // The floor gets a real delivery's body: the first event of storm B, as the feed shows it.
+    const sample = await call(server.base, 'GET', `${org}/events?after=${lastSeq}&limit=1`, { token, expect: 200 });
+    const floorBody = JSON.stringify(sample.json.Events[0] ?? {});
+    const receiverFloorPerSecond = await receiver.floor(floorBody, Math.min(5, consentOpts.seconds), FLOOR_CONNECTIONS);
+    const gone = await call(server.base, 'DELETE', `${org}/webhooks/${webhook.id}`, { token });
+    log(
+      `events: signatures verified ${counts.verified}, bad ${counts.badSignatures}; receiver floor ` +
+        `${receiverFloorPerSecond} POST/s; webhook deleted (${gone.status})`,
+    );
+    // A webhook left behind would be sent the feed's generated events (consent-feed.mjs) during the feed read.
+    const deleted = gone.status >= 200 && gone.status < 300;
+    const ok = main.ok && (spread?.ok ?? true) && counts.badSignatures === 0 && counts.verified > 0 && deleted;
+    return {
+      status: ok ? 'measured' : 'FAILED',
+      reason: ok ? null : deleted ? 'a check failed: see checks' : `DELETE webhook answered ${gone.status}`,
+      webhook: { id: webhook.id, subscribedEvents: webhook.subscribedEvents, feedHeadAtCreation: Number(lastSeq) },
+      ...main,
+      spread,
+      receiver: {
+        deliveries: counts.deliveries,
+        distinct: counts.distinct,
+        signaturesVerified: counts.verified,
+        badSignatures: counts.badSignatures,
+        sampleBadSignature: counts.sampleBadSignature,
+        unparsable: counts.unparsable,
+      },
+      deliveriesByState: deliveries,
+      receiverFloorPerSecond,
+      receiverFloorConnections: FLOOR_CONNECTIONS,
+      deletedStatus: gone.status,
+    };
+  } finally {
+    await receiver.stop();
+  }
+}
+
+/**
+ * Runs (g).
+ * @param {{base: string}} server  the Assent server (started with ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS=127.0.0.1)
+ * @param {import('./consent-measures.mjs').Ctx} ctx
+ * @param patchPlan  from planPatch (consent-patch.mjs): its individuals, logged in
+ * @returns `{stormA, eventsA, webhook: {...}, ratio, goals, feed, check}`
+ */
+export async function eventsMeasures(server, ctx, patchPlan) {
+  const a = patchPlan.again('PATCH one attribute, no webhook (A)');
+  log(`measure: ${a.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+  const stormA = await measureOne(server, a.spec);
+  const eventsA = await a.verify();
+  // A' and B': the same storms spread over more individuals (webhook lanes), when BENCH_EVENTS_SPREAD > 0.
+  let spreadPlan = null;
+  let spreadA = null;
+  if (consentOpts.eventsSpread > 0) {
+    spreadPlan = await planSpread(ctx, consentOpts.eventsSpread);
+    spreadPlan.name = `PATCH one attribute, ${consentOpts.eventsSpread} individuals per connection, Owner's API key`;
+    const run = spreadPlan.again(`${spreadPlan.name}, no webhook (A')`);
+    log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+    spreadA = { individuals: spreadPlan.individuals, storm: await measureOne(server, run.spec) };
+    spreadA.events = await run.verify();
+  }
+  const webhook = await webhookStorms(server, ctx, patchPlan, spreadPlan);
+  const ratio = webhook.storm && stormA.okPerSecond > 0 ? r2(webhook.storm.okPerSecond / stormA.okPerSecond) : null;
+  const spreadRatio =
+    webhook.spread && spreadA.storm.okPerSecond > 0
+      ? r2(webhook.spread.storm.okPerSecond / spreadA.storm.okPerSecond)
+      : null;
+  if (ratio !== null) log(`events: PATCH/s with the webhook ÷ without: ${ratio} (B/A), ${spreadRatio} (B'/A')`);
+  const feed = await feedMeasure(server, ctx);
+  const check = await checkMeasure(server, ctx);
+  return {
+    stormA,
+    eventsA,
+    spreadA,
+    webhook,
+    ratio,
+    spreadRatio,
+    goals: {
+      ratio: CONSENT_GOALS.webhookPatchRatio,
+      latencyP99Ms: CONSENT_GOALS.eventLatencyP99Ms,
+      backlogMaxSeconds: CONSENT_GOALS.backlogMaxSeconds,
+      backlogSlopeFraction: CONSENT_GOALS.backlogSlopeFraction,
+      feedEventsPerSecond: CONSENT_GOALS.feedEventsPerSecond,
+      checkP99Ms: CONSENT_GOALS.checkP99Ms,
+    },
+    feed,
+    check,
+  };
+}
