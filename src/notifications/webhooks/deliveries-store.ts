@@ -187,11 +187,13 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
     await tx.execute(sql`UPDATE webhook_deliveries SET next_at = now()
       WHERE state = 'pending' AND next_at > now()
         AND webhook_id IN (SELECT id FROM webhooks WHERE id IN ${okIds} AND failing_since IS NOT NULL)`);
-    await tx.execute(sql`UPDATE webhooks SET last_success_at = now(), failing_since = NULL WHERE id IN ${okIds}`);
+    // At most once a second per webhook while all is well: the row is the fan-out's lock too (a hot row under load).
+    await tx.execute(sql`UPDATE webhooks SET last_success_at = now(), failing_since = NULL WHERE id IN ${okIds}
+      AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')`);
   }
   if (failing.length > 0)
-    await tx.execute(sql`UPDATE webhooks SET failing_since = coalesce(failing_since, now())
-      WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(failing)}::jsonb)::uuid)`);
+    await tx.execute(sql`UPDATE webhooks SET failing_since = now()
+      WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(failing)}::jsonb)::uuid) AND failing_since IS NULL`);
 }
 
 /** A stored delivery. */

@@ -58,7 +58,7 @@ export const WebhookBody = Type.Object({
   failingSince: Type.Optional(
     Type.String({ description: 'RFC 3339: the first failed attempt since the last success' }),
   ),
-  lastSuccessAt: Type.Optional(Type.String({ description: 'RFC 3339' })),
+  lastSuccessAt: Type.Optional(Type.String({ description: 'RFC 3339, to within a second' })),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   secret: Type.Optional(Type.String({ description: 'the signing secret (`whsec_…`): shown this once' })),
