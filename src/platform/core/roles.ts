@@ -8,3 +8,8 @@
 export const Role = { Admin: 1, Dpo: 2, Developer: 3, Owner: 4 } as const;
 /** A role ID. */
 export type RoleId = (typeof Role)[keyof typeof Role];
+
+/** Roles that may read an organisation's configuration (docs/access-policy.md). */
+export const ORG_STAFF = [Role.Owner, Role.Admin, Role.Dpo, Role.Developer] as const;
+/** Roles that may change an organisation's configuration (docs/access-policy.md). */
+export const ORG_MANAGERS = [Role.Owner, Role.Admin] as const;

@@ -4,19 +4,18 @@
  * webhooks (they decide where the organisation's events go); Dpo and Developer read them and the feed.
  */
 
-import { Role } from '../core/roles.js';
+import { ORG_MANAGERS, ORG_STAFF } from '../core/roles.js';
 import type { PolicyRule } from './policy.js';
 
-const { Owner, Admin, Dpo, Developer } = Role;
 const READERS = {
   credential: 'any',
   who: 'Owner, Admin, Dpo or Developer of the organisation (docs/events.md)',
-  orgRoles: [Owner, Admin, Dpo, Developer],
+  orgRoles: ORG_STAFF,
 } as const;
 const MANAGERS = {
   credential: 'any',
   who: 'Owner or Admin of the organisation (docs/events.md)',
-  orgRoles: [Owner, Admin],
+  orgRoles: ORG_MANAGERS,
 } as const;
 
 /** The rows of the change feed and the webhooks, by operation name. */

@@ -14,15 +14,11 @@
  * start-up, so nothing is reachable by omission (ASVS 5.0 V8.1.1, deny by default).
  */
 
-import { Role, type RoleId } from '../core/roles.js';
+import { ORG_MANAGERS, ORG_STAFF, Role, type RoleId } from '../core/roles.js';
 import { EVENTS_POLICY } from './policy-events.js';
 import { WEB_POLICY } from './policy-web.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;
-/** Roles that may read an organisation's configuration. */
-const ORG_STAFF = [Owner, Admin, Dpo, Developer] as const;
-/** Roles that may change an organisation's configuration. */
-const ORG_MANAGERS = [Owner, Admin] as const;
 
 /** Readers of an individual's consent record; `consent/records/access.ts` decides per request. */
 const SUBJECT_READ =
