@@ -9,7 +9,6 @@ import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import type { Db, Executor } from '../../platform/db/open.js';
-import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { checkTarget, OutboundError, type OutboundPolicy, urlProblem } from '../../platform/net/outbound.js';
 import { isId } from '../../platform/util/ids.js';
@@ -28,7 +27,8 @@ export class WebhookService {
   constructor(
     private readonly db: Db,
     private readonly master: MasterKey,
-    private readonly sequencer: EventSequencer,
+    /** Puts every event of the organisation committed before the call in its feed (sealed and numbered). */
+    private readonly flushFeed: (orgId: string) => Promise<void>,
     private readonly dispatcher: WebhookDispatcher,
     private readonly policy: OutboundPolicy,
   ) {}
@@ -61,7 +61,7 @@ export class WebhookService {
     const now = new Date();
     const id = randomUUID();
     // Events committed before the webhook existed are not its: it starts at the feed's head.
-    await this.sequencer.flush(orgId);
+    await this.flushFeed(orgId);
     const row = await this.db.transaction(async (tx) => {
       const fields = {
         id,
@@ -99,7 +99,7 @@ export class WebhookService {
   async update(actor: Principal, orgId: string, id: string, input: WebhookInput): Promise<WebhookView> {
     if (input.secret !== undefined) throw new InvalidRequest('secret cannot be set here: rotate it (POST …/secret)');
     await this.checkInput(input);
-    await this.sequencer.flush(orgId);
+    await this.flushFeed(orgId);
     const row = await this.db.transaction(async (tx) => {
       const before = await this.existing(tx, orgId, id, true);
       const disabled = input.disabled ?? false;
@@ -257,9 +257,7 @@ export class WebhookService {
   }
 
   private async existing(db: Executor, orgId: string, id: string, lock = false): Promise<store.WebhookRow> {
-    const row = isId(id)
-      ? await (lock ? store.lockWebhook(db, orgId, id) : store.readWebhook(db, orgId, id))
-      : undefined;
+    const row = isId(id) ? await store.readWebhook(db, orgId, id, lock) : undefined;
     if (!row) throw new NotFound('no such webhook in this organisation');
     return row;
   }

@@ -49,14 +49,12 @@ export function createEventWebhooks(deps: {
     publicUrl: config.publicUrl,
     owners: (orgId) => ownerAddresses(db, orgId),
   });
-  const service = new WebhookService(db, deps.master, deps.sequencer, dispatcher, policy);
-  const feed = new EventFeed(
-    db,
-    async (orgId) => {
-      await deps.sealFirst(orgId);
-      await deps.sequencer.flush(orgId);
-    },
-    config.publicUrl,
-  );
+  // Every event committed before the call in the feed: consent events sealed (which releases them), then all numbered.
+  const flushFeed = async (orgId: string) => {
+    await deps.sealFirst(orgId);
+    await deps.sequencer.flush(orgId);
+  };
+  const service = new WebhookService(db, deps.master, flushFeed, dispatcher, policy);
+  const feed = new EventFeed(db, flushFeed, config.publicUrl);
   return { service, dispatcher, feed };
 }

@@ -11,24 +11,21 @@ export function listWebhooks(db: Executor, orgId: string): Promise<WebhookRow[]>
   return db.select().from(webhooks).where(eq(webhooks.orgId, orgId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
 }
 
-/** One webhook of the organisation, or undefined. */
-export async function readWebhook(db: Executor, orgId: string, id: string): Promise<WebhookRow | undefined> {
-  const [row] = await db
+/**
+ * One webhook of the organisation, or undefined.
+ * @param lock - lock its row until the transaction ends, so that a change and its audit entry see one state.
+ */
+export async function readWebhook(
+  db: Executor,
+  orgId: string,
+  id: string,
+  lock = false,
+): Promise<WebhookRow | undefined> {
+  const query = db
     .select()
     .from(webhooks)
     .where(and(eq(webhooks.orgId, orgId), eq(webhooks.id, id)));
-  return row;
-}
-
-/**
- * One webhook of the organisation, locked until the transaction ends (a change and its audit entry see one state).
- */
-export async function lockWebhook(tx: Executor, orgId: string, id: string): Promise<WebhookRow | undefined> {
-  const [row] = await tx
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.orgId, orgId), eq(webhooks.id, id)))
-    .for('update');
+  const [row] = await (lock ? query.for('update') : query);
   return row;
 }
 
