@@ -276,6 +276,47 @@ describe('deliveries', () => {
     await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
   });
 
+  it('events queued behind an individual’s delivery go out in history order; a retry among them holds the later ones', async () => {
+    receiver.received.length = 0;
+    const hook = await createHook();
+    // The first delivery is answered slowly, so that the next three queue behind it in carol's lane and are claimed
+    // together, as one run; the first attempt of the third is answered 503.
+    receiver.delayMs = 1500;
+    let carolRequests = 0;
+    receiver.answer = (r) => (r.body.subject === org.users.carol && ++carolRequests === 3 ? 503 : 200);
+    expect((await patch('carol', 'email', 'Allow')).status).toBe(200);
+    await waitFor(
+      async () => receiver.received.length,
+      (n) => n >= 1,
+    );
+    receiver.delayMs = 0;
+    for (const value of ['Disallow', 'Allow', 'Disallow'])
+      expect((await patch('carol', 'email', value)).status).toBe(200);
+    const got = await waitFor(
+      async () => verified(hook.secret).filter((r) => r.event.subject === org.users.carol),
+      (v) => v.length >= 5,
+      30_000,
+    );
+    const ids = (await history('carol')).slice(-4).map((e: any) => e.ID);
+    // In history order: the third is tried again (503, then 2xx) before the fourth goes out.
+    expect(got.map((r) => r.event.id)).toEqual([ids[0], ids[1], ids[2], ids[2], ids[3]]);
+    const { deliveries } = (await call(hooksUrl(`/${hook.id}/deliveries`), { token: org.tokens.owner })).body;
+    const statuses = (id: string) =>
+      deliveries.find((d: any) => d.eventId === id).attempts.map((a: any) => [a.attempt, a.status]);
+    expect(ids.map(statuses)).toEqual([
+      [[1, 200]],
+      [[1, 200]],
+      [
+        [1, 503],
+        [2, 200],
+      ],
+      [[1, 200]],
+    ]);
+    expect(deliveries.every((d: any) => d.state === 'succeeded')).toBe(true);
+    receiver.answer = () => 200;
+    await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
+  });
+
   it('a 4xx other than 408 and 429 fails at once; a redelivery sends the same event ID again', async () => {
     receiver.received.length = 0;
     const hook = await createHook();

@@ -5,9 +5,9 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { organisationEvents, webhookDeliveries, webhookDeliveryAttempts } from '../../platform/db/schema/index.js';
+import { organisationEvents } from '../../platform/db/schema/index.js';
 
 /** Events fanned out per webhook per transaction at most (count). */
 export const FAN_OUT_BATCH = 1000;
@@ -64,39 +64,65 @@ export interface ClaimedDelivery {
   orgId: string;
   eventId: string;
   eventType: string;
+  /** The lane (an individual's ID, '' for catalogue events, the delivery's own ID for a ping or redelivery). */
+  lane: string;
+  /** Its place in the lane: a run is sent in ascending `ord`. */
+  ord: number;
   /** This attempt's number, from 1. */
   attempt: number;
+  /** Whether the claim counted the attempt (the lane's head); a run's later deliveries count theirs when settled. */
+  counted: boolean;
   /** A ping's body; null for an event (built from its outbox row). */
   body: string | null;
   createdAt: Date;
 }
 
+/** How much one claim takes (counts): lane heads, and deliveries per lane (the head included). */
+export interface ClaimSize {
+  lanes: number;
+  depth: number;
+}
+
 /**
- * Claims up to `limit` due deliveries of enabled webhooks, each the oldest pending one of its lane (so that one
- * individual's events go out in order), under a lease of `leaseSeconds`, and counts the attempt.
- * @param leaseSeconds - seconds; past it, a delivery whose process died is claimed again.
+ * Claims due lanes: up to `size.lanes` lane heads of enabled webhooks (a lane's oldest pending delivery, due and not
+ * leased), locked with `SKIP LOCKED` so that processes take different lanes, leased for `leaseSeconds` with their
+ * attempt counted; and with each, up to `size.depth - 1` pending deliveries after it (the lane's run), read but not
+ * written. The head's lease holds the whole lane: a later delivery is not a head while the earlier one is pending, so
+ * no other process takes it, and a process that dies leaves the lane to the next claim after the lease.
+ * @param leaseSeconds - seconds.
+ * @returns the claimed deliveries, in no particular order.
  */
-export async function claimDue(db: Executor, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
-  const result = await db.execute(sql`WITH due AS (
+export async function claimDue(db: Executor, leaseSeconds: number, size: ClaimSize): Promise<ClaimedDelivery[]> {
+  const result = await db.execute(sql`WITH heads AS (
       SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.state = 'pending' AND d.next_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
         AND NOT w.disabled
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
           WHERE p.webhook_id = d.webhook_id AND p.lane = d.lane AND p.state = 'pending' AND p.ord < d.ord)
-      ORDER BY d.next_at, d.ord LIMIT ${limit}
+      ORDER BY d.next_at, d.ord LIMIT ${size.lanes}
       FOR UPDATE OF d SKIP LOCKED
+    ), leased AS (
+      UPDATE webhook_deliveries d
+      SET leased_until = now() + ${leaseSeconds} * interval '1 second', attempts = d.attempts + 1
+      FROM heads WHERE d.id = heads.id AND d.state = 'pending'
+      RETURNING d.id, d.webhook_id, d.lane, d.ord, d.attempts
     )
-    UPDATE webhook_deliveries d
-    SET leased_until = now() + ${leaseSeconds} * interval '1 second', attempts = d.attempts + 1
-    FROM due WHERE d.id = due.id
-    RETURNING d.id, d.webhook_id, d.org_id, d.event_id, d.event_type, d.attempts, d.body, d.created_at`);
+    SELECT r.id, r.webhook_id, r.org_id, r.event_id, r.event_type, r.lane, r.ord, r.body, r.created_at,
+      (r.id = l.id) AS counted, CASE WHEN r.id = l.id THEN l.attempts ELSE r.attempts + 1 END AS attempts
+    FROM leased l CROSS JOIN LATERAL (
+      SELECT p.* FROM webhook_deliveries p
+      WHERE p.webhook_id = l.webhook_id AND p.lane = l.lane AND p.state = 'pending' AND p.ord >= l.ord
+      ORDER BY p.ord LIMIT ${size.depth}) r`);
   return rowsOf<{
     id: string;
     webhook_id: string;
     org_id: string;
     event_id: string;
     event_type: string;
+    lane: string;
+    ord: number | string;
     attempts: number;
+    counted: boolean;
     body: string | null;
     created_at: Date | string;
   }>(result).map((r) => ({
@@ -105,7 +131,10 @@ export async function claimDue(db: Executor, leaseSeconds: number, limit: number
     orgId: r.org_id,
     eventId: r.event_id,
     eventType: r.event_type,
+    lane: r.lane,
+    ord: Number(r.ord),
     attempt: Number(r.attempts),
+    counted: Boolean(r.counted),
     body: r.body,
     createdAt: new Date(r.created_at),
   }));
@@ -149,13 +178,16 @@ export interface Settled {
   /** The delivery's state after it: `succeeded`, `failed`, or `pending` (retried at `nextAt`). */
   state: 'succeeded' | 'failed' | 'pending';
   nextAt?: Date;
+  /** False when the claim did not count this attempt (`ClaimedDelivery.counted`); absent means it did. */
+  counted?: boolean;
 }
 
 /**
  * Records attempts and their outcome in one transaction: the attempts' rows, the deliveries' state (only while the
  * delivery is still this attempt's: a process whose lease ran out does not overwrite its successor's), and each
  * webhook's last success or start of failing. A success at a webhook that was failing makes its other pending
- * deliveries due at once: the receiver is back, so the backlog drains without waiting out each backoff.
+ * deliveries due at once: the receiver is back, so the backlog drains without waiting out each backoff. A run's
+ * later deliveries, whose attempt the claim did not count (`counted` false), count it here.
  */
 export async function settle(tx: Executor, results: Settled[]): Promise<void> {
   if (results.length === 0) return;
@@ -173,6 +205,7 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
       state: r.state,
       next_at: r.nextAt?.toISOString() ?? null,
       finished: r.state === 'pending' ? null : r.at.toISOString(),
+      counted: r.counted !== false,
     })),
   );
   await tx.execute(sql`INSERT INTO webhook_delivery_attempts
@@ -181,10 +214,12 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(id uuid, delivery_id uuid, attempt int, at timestamptz,
       duration_ms int, status int, error text, request_headers jsonb, response_headers jsonb)`);
   await tx.execute(sql`UPDATE webhook_deliveries d
-    SET state = v.state, next_at = coalesce(v.next_at, d.next_at), leased_until = NULL, finished_at = v.finished
+    SET state = v.state, next_at = coalesce(v.next_at, d.next_at), leased_until = NULL, finished_at = v.finished,
+      attempts = v.attempt
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(delivery_id uuid, attempt int, state text, next_at timestamptz,
-      finished timestamptz)
-    WHERE d.id = v.delivery_id AND d.attempts = v.attempt AND d.state = 'pending'`);
+      finished timestamptz, counted boolean)
+    WHERE d.id = v.delivery_id AND d.attempts = v.attempt - CASE WHEN v.counted THEN 0 ELSE 1 END
+      AND d.state = 'pending'`);
   const ok = [...new Set(results.filter((r) => r.state === 'succeeded').map((r) => r.webhookId))];
   const failing = [...new Set(results.filter((r) => r.state !== 'succeeded').map((r) => r.webhookId))].filter(
     (id) => !ok.includes(id),
@@ -202,81 +237,4 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
   if (failing.length > 0)
     await tx.execute(sql`UPDATE webhooks SET failing_since = now()
       WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(failing)}::jsonb)::uuid) AND failing_since IS NULL`);
-}
-
-/** A stored delivery. */
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-/** A stored attempt. */
-export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
-
-/** Inserts a delivery (a ping's, already attempted, or a redelivery's, due now). */
-export async function insertDelivery(tx: Executor, row: typeof webhookDeliveries.$inferInsert): Promise<void> {
-  await tx.insert(webhookDeliveries).values(row);
-}
-
-/** One delivery of the webhook, or undefined. */
-export async function readDelivery(db: Executor, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, id)));
-  return row;
-}
-
-/**
- * The webhook's deliveries newest first, after the delivery `startId` (exclusive), at most `limit + 1` (the extra one
- * tells that a next page exists), with their attempts.
- * @param state - only deliveries in this state, when given.
- */
-export async function deliveriesPage(
-  db: Executor,
-  webhookId: string,
-  startId: string | undefined,
-  limit: number,
-  state: string | undefined,
-): Promise<Array<DeliveryRow & { attemptRows: AttemptRow[] }>> {
-  const d = webhookDeliveries;
-  const start = startId ? await readDelivery(db, webhookId, startId) : undefined;
-  const rows = await db
-    .select()
-    .from(d)
-    .where(
-      and(eq(d.webhookId, webhookId), start ? lt(d.ord, start.ord) : undefined, state ? eq(d.state, state) : undefined),
-    )
-    .orderBy(desc(d.ord))
-    .limit(limit + 1);
-  return withAttempts(db, rows);
-}
-
-/** One delivery of the webhook with its attempts, or undefined. */
-export async function deliveryWithAttempts(
-  db: Executor,
-  webhookId: string,
-  id: string,
-): Promise<(DeliveryRow & { attemptRows: AttemptRow[] }) | undefined> {
-  const row = await readDelivery(db, webhookId, id);
-  return row ? (await withAttempts(db, [row]))[0] : undefined;
-}
-
-/** The deliveries with their attempts, in attempt order. */
-async function withAttempts(
-  db: Executor,
-  rows: DeliveryRow[],
-): Promise<Array<DeliveryRow & { attemptRows: AttemptRow[] }>> {
-  const a = webhookDeliveryAttempts;
-  const ids = rows.map((r) => r.id);
-  const attempts =
-    ids.length === 0 ? [] : await db.select().from(a).where(inArray(a.deliveryId, ids)).orderBy(asc(a.attempt));
-  return rows.map((r) => ({ ...r, attemptRows: attempts.filter((x) => x.deliveryId === r.id) }));
-}
-
-/**
- * Deletes the deliveries that finished before `days` days ago, with their attempts; pending ones are never deleted.
- * @param days - days after finishing.
- * @returns how many deliveries were deleted (count).
- */
-export async function deleteFinishedBefore(db: Executor, days: number): Promise<number> {
-  const result = await db.execute(sql`DELETE FROM webhook_deliveries
-    WHERE state <> 'pending' AND finished_at < now() - ${days} * interval '1 day' RETURNING 1`);
-  return rowsOf(result).length;
 }

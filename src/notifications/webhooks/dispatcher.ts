@@ -4,10 +4,12 @@
  * 1. Fan-out: once the sequencer has numbered an organisation's events (`EventSequencer.onNumbered`), each enabled
  *    webhook's events after its `last_seq` become pending deliveries of the types it subscribed to, in one
  *    transaction that moves `last_seq`: an event is fanned out once, and none is skipped.
- * 2. Claim: due deliveries are taken under a lease (`FOR UPDATE SKIP LOCKED`), only the oldest pending delivery of
- *    each lane (one individual's events), so that a later event of an individual is not sent before the earlier one
- *    is acknowledged or given up, while other individuals' go on.
- * 3. Attempt and settle: each is signed and sent (attempt.ts); the outcomes are written together.
+ * 2. Claim: due lanes (one individual's events to one webhook) are taken under a lease on the lane's oldest pending
+ *    delivery (`FOR UPDATE SKIP LOCKED`), each with the deliveries after its head: a run.
+ * 3. Attempt: each lane's run is signed and sent in order, one at a time (attempt.ts), so that a later event of an
+ *    individual is not sent before the earlier one is acknowledged or given up; a retry ends the run there. Lanes go
+ *    on side by side.
+ * 4. Settle: the round's outcomes are written together.
  *
  * Every process runs it; a process that dies leaves its leased deliveries to others once the lease ends, and its
  * un-fanned events to any process's sweep, so that a committed change is delivered at least once.
@@ -23,12 +25,17 @@ import { mapLimit } from '../../platform/util/pool.js';
 import { cloudEventOf, eventSource } from '../events/service.js';
 import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
-import { EVENT_WEBHOOK_SECRET_PURPOSE } from './signing.js';
+import { disableFailing } from './disabling.js';
+import * as log from './log-store.js';
+import { WebhookSecrets } from './secrets.js';
 import * as store from './store.js';
 
-/** Deliveries claimed per round (count). */
-const CLAIM = 128;
-/** Deliveries in flight at once per process (count). */
+/**
+ * What one round claims (counts): lanes, and deliveries per lane. A lane's run goes out one delivery after the other
+ * without a database round between them; many lanes (individuals) fill a round by breadth.
+ */
+const CLAIM: deliveries.ClaimSize = { lanes: 128, depth: 16 };
+/** Lanes sending at once per process (count). */
 const CONCURRENCY = 64;
 /** How long a wake waits before fanning out (milliseconds), so that the events of that moment go together. */
 const COALESCE_MS = 5;
@@ -56,16 +63,19 @@ export class WebhookDispatcher {
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The next retry this process scheduled, and when it is due (epoch milliseconds). */
+  private retryTimer: { handle: NodeJS.Timeout; at: number } | undefined;
   private ticks = 0;
   private onError: (err: unknown) => void = () => {};
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets: WebhookSecrets;
 
   constructor(
     private readonly db: Db,
-    private readonly master: MasterKey,
+    master: MasterKey,
     private readonly mailer: Mailer,
     private readonly opts: DispatcherOptions,
   ) {
+    this.secrets = new WebhookSecrets(master);
     this.fanOut = new PostCommitWorker(
       {
         batch: async (orgId) => {
@@ -94,7 +104,8 @@ export class WebhookDispatcher {
     this.timer = setInterval(() => {
       this.kick();
       const every = Math.max(1, Math.min(DISABLE_CHECK_TICKS, Math.floor(this.opts.disableAfterSeconds / 10)));
-      if (++this.ticks % every === 0) this.disableFailing().catch(onError);
+      if (++this.ticks % every === 0)
+        disableFailing(this.db, this.mailer, this.opts.owners, this.opts.disableAfterSeconds, onError).catch(onError);
     }, 1000);
     this.timer.unref();
   }
@@ -121,42 +132,14 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.retryTimer?.handle);
     await this.fanOut.stop();
     await this.running;
   }
 
   /**
-   * Disables the webhooks whose attempts have all failed for `disableAfterSeconds`, and mails their organisation's
-   * Owners (docs/events.md "Retries").
-   * @returns the IDs of the webhooks it disabled.
-   * @throws the database's error; a mail that cannot be sent is reported to `onError` only.
-   */
-  async disableFailing(): Promise<string[]> {
-    const cutoff = new Date(Date.now() - this.opts.disableAfterSeconds * 1000);
-    const disabled = await store.disableFailing(this.db, cutoff);
-    for (const w of disabled) {
-      for (const to of await this.opts.owners(w.orgId)) {
-        await this.mailer
-          .send({
-            to,
-            subject: 'A webhook of your organisation was disabled',
-            text:
-              `Every delivery to the webhook ${w.payloadUrl} (ID ${w.id}) has failed since ` +
-              `${w.failingSince?.toISOString()}, so Assent has disabled it.\n\n` +
-              'Its failed deliveries stay in its deliveries log and can be redelivered once the receiver works; ' +
-              'enable the webhook again to receive new events. Events of the time it was disabled can be read ' +
-              'from the organisation’s change feed.\n',
-            messageId: `webhook-disabled.${w.id}.${w.updatedAt.getTime()}@assent`,
-          })
-          .catch(this.onError);
-      }
-    }
-    return disabled.map((w) => w.id);
-  }
-
-  /**
-   * Claims and delivers rounds until no delivery is due. A round that took fewer than CLAIM still goes on: settling a
-   * lane's head makes its next delivery due.
+   * Claims and delivers rounds until no delivery is due. A round that took less than a full claim still goes on:
+   * settling a lane's run makes its next delivery due.
    */
   private async deliverAll(): Promise<void> {
     for (;;) {
@@ -165,10 +148,33 @@ export class WebhookDispatcher {
       if (claimed.length === 0) return;
       const settled = await this.deliver(claimed);
       await this.db.transaction((tx) => deliveries.settle(tx, settled));
+      for (const r of settled) if (r.nextAt) this.retryAt(r.nextAt.getTime());
     }
   }
 
-  /** Builds, signs and sends one round's deliveries. */
+  /**
+   * Starts a round when a retry this process scheduled is due, so that it goes out at its time rather than at the
+   * next once-a-second round (which remains for the retries other processes scheduled).
+   */
+  private retryAt(at: number): void {
+    if (this.stopped || (this.retryTimer && this.retryTimer.at <= at)) return;
+    clearTimeout(this.retryTimer?.handle);
+    const handle = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        this.kick();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    handle.unref();
+    this.retryTimer = { handle, at };
+  }
+
+  /**
+   * Builds, signs and sends one round's deliveries: each lane's run in `ord` order, one at a time, until a delivery
+   * is to be retried (it stays the lane's head, and the rest of the run stays as it was, unsent) or half the lease
+   * has gone by.
+   */
   private async deliver(claimed: deliveries.ClaimedDelivery[]): Promise<deliveries.Settled[]> {
     const targets = new Map(
       (await store.webhookTargets(this.db, [...new Set(claimed.map((c) => c.webhookId))])).map((w) => [w.id, w]),
@@ -181,28 +187,44 @@ export class WebhookDispatcher {
         )
       ).map((e) => [e.id, e]),
     );
-    return mapLimit(claimed, CONCURRENCY, async (c) => {
-      const target = targets.get(c.webhookId)!;
-      const event = events.get(c.eventId);
-      const body =
-        c.body ??
-        JSON.stringify(cloudEventOf({ ...event!, seq: Number(event!.seq) }, eventSource(this.opts.publicUrl, c.orgId)));
-      return attemptDelivery(
-        {
-          deliveryId: c.id,
-          webhookId: c.webhookId,
-          attempt: c.attempt,
-          url: target.payloadUrl,
-          contentType: target.contentType,
-          secrets: this.liveSecrets(target),
-          eventId: c.eventId,
-          body,
-          createdAt: c.createdAt,
-        },
-        this.opts.policy,
-        this.opts.retry,
-      );
+    const settled: deliveries.Settled[] = [];
+    // A run ends well inside the head's lease: past it, another process may take the lane and send in parallel.
+    const until = Date.now() + (this.opts.leaseSeconds * 1000) / 2;
+    await mapLimit(lanesOf(claimed), CONCURRENCY, async (run) => {
+      for (const c of run) {
+        if (!c.counted && Date.now() > until) return;
+        const outcome = await this.attempt(c, targets.get(c.webhookId)!, events.get(c.eventId));
+        settled.push({ ...outcome, counted: c.counted });
+        if (outcome.state === 'pending') return;
+      }
     });
+    return settled;
+  }
+
+  /** Signs and sends one claimed delivery. */
+  private attempt(
+    c: deliveries.ClaimedDelivery,
+    target: store.WebhookTarget,
+    event: deliveries.OutboxRow | undefined,
+  ): Promise<deliveries.Settled> {
+    const body =
+      c.body ??
+      JSON.stringify(cloudEventOf({ ...event!, seq: Number(event!.seq) }, eventSource(this.opts.publicUrl, c.orgId)));
+    return attemptDelivery(
+      {
+        deliveryId: c.id,
+        webhookId: c.webhookId,
+        attempt: c.attempt,
+        url: target.payloadUrl,
+        contentType: target.contentType,
+        secrets: this.secrets.live(target),
+        eventId: c.eventId,
+        body,
+        createdAt: c.createdAt,
+      },
+      this.opts.policy,
+      this.opts.retry,
+    );
   }
 
   /**
@@ -221,7 +243,7 @@ export class WebhookDispatcher {
       datacontenttype: 'application/json',
       data: { WebhookID: webhook.id, OrganizationID: webhook.orgId },
     });
-    await deliveries.insertDelivery(this.db, {
+    await log.insertDelivery(this.db, {
       id: deliveryId,
       webhookId: webhook.id,
       orgId: webhook.orgId,
@@ -241,7 +263,7 @@ export class WebhookDispatcher {
       {
         ...target,
         contentType: webhook.contentType,
-        secrets: this.liveSecrets(webhook),
+        secrets: this.secrets.live(webhook),
         eventId,
         body,
         createdAt: now,
@@ -252,26 +274,16 @@ export class WebhookDispatcher {
     await this.db.transaction((tx) => deliveries.settle(tx, [settled]));
     return deliveryId;
   }
+}
 
-  /**
-   * The webhook's live secrets, current first: the previous one too until its grace period ends.
-   * @param target - the webhook.
-   */
-  liveSecrets(target: store.WebhookTarget): string[] {
-    const live = [this.open(target.secretSealed)];
-    if (target.previousSecretSealed && target.previousSecretUntil && target.previousSecretUntil.getTime() > Date.now())
-      live.push(this.open(target.previousSecretSealed));
-    return live;
+/** The claimed deliveries grouped by webhook and lane, each group in `ord` order (the order to send them in). */
+function lanesOf(claimed: deliveries.ClaimedDelivery[]): deliveries.ClaimedDelivery[][] {
+  const lanes = new Map<string, deliveries.ClaimedDelivery[]>();
+  for (const c of claimed) {
+    const key = `${c.webhookId} ${c.lane}`;
+    const run = lanes.get(key);
+    if (run) run.push(c);
+    else lanes.set(key, [c]);
   }
-
-  /** Opens a sealed secret, once per process and sealed value. */
-  private open(sealed: string): string {
-    let secret = this.secrets.get(sealed);
-    if (secret === undefined) {
-      secret = this.master.open(sealed, EVENT_WEBHOOK_SECRET_PURPOSE);
-      if (this.secrets.size > 10_000) this.secrets.clear();
-      this.secrets.set(sealed, secret);
-    }
-    return secret;
-  }
+  return [...lanes.values()].map((run) => run.sort((a, b) => a.ord - b.ord));
 }

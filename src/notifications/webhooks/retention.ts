@@ -1,6 +1,6 @@
 /** How long the deliveries log of event webhooks keeps a delivery (docs/events.md "The deliveries log"). */
 import type { Executor } from '../../platform/db/open.js';
-import { deleteFinishedBefore } from './deliveries-store.js';
+import { deleteFinishedBefore } from './log-store.js';
 
 /** Days a finished delivery (succeeded or failed) stays in the deliveries log. */
 export const DELIVERY_LOG_DAYS = 30;

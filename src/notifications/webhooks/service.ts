@@ -12,8 +12,8 @@ import type { Db, Executor } from '../../platform/db/open.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { checkTarget, OutboundError, type OutboundPolicy, urlProblem } from '../../platform/net/outbound.js';
 import { isId } from '../../platform/util/ids.js';
-import * as deliveries from './deliveries-store.js';
 import type { WebhookDispatcher } from './dispatcher.js';
+import * as log from './log-store.js';
 import type { DeliveryView, WebhookInput, WebhookView } from './schemas.js';
 import { EVENT_WEBHOOK_SECRET_PURPOSE, newWebhookSecret, webhookSecretProblem } from './signing.js';
 import * as store from './store.js';
@@ -195,7 +195,7 @@ export class WebhookService {
     if (startId !== undefined && !isId(startId)) throw new InvalidRequest('startid is not a delivery ID');
     if (state !== undefined && !['pending', 'succeeded', 'failed'].includes(state))
       throw new InvalidRequest('state must be pending, succeeded or failed');
-    const rows = await deliveries.deliveriesPage(this.db, id, startId, limit, state);
+    const rows = await log.deliveriesPage(this.db, id, startId, limit, state);
     const page = keysetPage(rows, limit, (r) => r.id);
     return { items: page.items.map(deliveryView), ...(page.next ? { next: page.next } : {}) };
   }
@@ -210,10 +210,10 @@ export class WebhookService {
     const newId = randomUUID();
     await this.db.transaction(async (tx) => {
       await this.existing(tx, orgId, id);
-      const original = isId(deliveryId) ? await deliveries.readDelivery(tx, id, deliveryId) : undefined;
+      const original = isId(deliveryId) ? await log.readDelivery(tx, id, deliveryId) : undefined;
       if (!original) throw new NotFound('no such delivery of this webhook');
       const now = new Date();
-      await deliveries.insertDelivery(tx, {
+      await log.insertDelivery(tx, {
         id: newId,
         webhookId: id,
         orgId,
@@ -238,7 +238,7 @@ export class WebhookService {
   }
 
   private async delivery(webhookId: string, deliveryId: string): Promise<DeliveryView> {
-    return deliveryView((await deliveries.deliveryWithAttempts(this.db, webhookId, deliveryId))!);
+    return deliveryView((await log.deliveryWithAttempts(this.db, webhookId, deliveryId))!);
   }
 
   /** The URL through the SSRF guard (literal and resolved addresses), the types known. */

@@ -1,5 +1,5 @@
 /** Stored webhooks and deliveries as the API answers them (schemas.ts); never a sealed secret. */
-import type { AttemptRow, DeliveryRow } from './deliveries-store.js';
+import type { AttemptRow, DeliveryRow } from './log-store.js';
 import type { DeliveryView, WebhookView } from './schemas.js';
 import type { WebhookRow } from './store.js';
 
