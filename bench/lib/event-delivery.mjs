@@ -135,10 +135,10 @@ export function analyseDelivery(committed, records, windowMs) {
 export async function serverSplit(sql, webhookId, windowMs) {
   const { rows } = await sql.query(
     `SELECT date_part('epoch', d.created_at - e.occurred_at) * 1000 AS fan_out,
-       date_part('epoch', a.at - d.created_at) * 1000 AS queued, a.duration_ms AS send
+       date_part('epoch', (d.attempt_log->0->>'at')::timestamptz - d.created_at) * 1000 AS queued,
+       (d.attempt_log->0->>'durationMs')::int AS send
      FROM webhook_deliveries d JOIN organisation_events e ON e.id = d.event_id
-     JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
-     WHERE d.webhook_id = $1 AND e.occurred_at BETWEEN to_timestamp($2 / 1000.0) AND to_timestamp($3 / 1000.0)`,
+     WHERE jsonb_array_length(d.attempt_log) > 0 AND d.webhook_id = $1 AND e.occurred_at BETWEEN to_timestamp($2 / 1000.0) AND to_timestamp($3 / 1000.0)`,
     [webhookId, windowMs.start, windowMs.finish],
   );
   return {

@@ -4,10 +4,9 @@
  * processes share the work and none sends a delivery another holds), the settling of attempts, and the log.
  */
 
-import { randomUUID } from 'node:crypto';
 import { inArray, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { organisationEvents } from '../../platform/db/schema/index.js';
+import { type DeliveryAttempt, organisationEvents } from '../../platform/db/schema/index.js';
 
 /** Events fanned out per webhook per transaction at most (count). */
 export const FAN_OUT_BATCH = 1000;
@@ -164,17 +163,11 @@ export function outboxRows(db: Executor, ids: string[]): Promise<OutboxRow[]> {
     .where(inArray(e.id, ids));
 }
 
-/** One attempt's record and what it makes of its delivery. */
-export interface Settled {
+/** One attempt's record (as logged, with its time as a Date) and what it makes of its delivery. */
+export interface Settled extends Omit<DeliveryAttempt, 'at'> {
   deliveryId: string;
   webhookId: string;
-  attempt: number;
   at: Date;
-  durationMs: number;
-  status: number | null;
-  error: string | null;
-  requestHeaders: Record<string, string>;
-  responseHeaders: Record<string, string>;
   /** The delivery's state after it: `succeeded`, `failed`, or `pending` (retried at `nextAt`). */
   state: 'succeeded' | 'failed' | 'pending';
   nextAt?: Date;
@@ -183,43 +176,45 @@ export interface Settled {
 }
 
 /**
- * Records attempts and their outcome in one transaction: the attempts' rows, the deliveries' state (only while the
- * delivery is still this attempt's: a process whose lease ran out does not overwrite its successor's), and each
- * webhook's last success or start of failing. A success at a webhook that was failing makes its other pending
- * deliveries due at once: the receiver is back, so the backlog drains without waiting out each backoff. A run's
- * later deliveries, whose attempt the claim did not count (`counted` false), count it here.
+ * Records attempts and their outcome in one transaction: each attempt appended to its delivery's `attempt_log`, the
+ * deliveries' state (only while the delivery is still this attempt's: a process whose lease ran out does not
+ * overwrite its successor's, though its attempt is logged), and each webhook's last success or start of failing. A
+ * success at a webhook that was failing makes its other pending deliveries due at once: the receiver is back, so the
+ * backlog drains without waiting out each backoff. A run's later deliveries, whose attempt the claim did not count
+ * (`counted` false), count it here.
  */
 export async function settle(tx: Executor, results: Settled[]): Promise<void> {
   if (results.length === 0) return;
   const rows = JSON.stringify(
     results.map((r) => ({
-      id: randomUUID(),
       delivery_id: r.deliveryId,
       attempt: r.attempt,
-      at: r.at.toISOString(),
-      duration_ms: r.durationMs,
-      status: r.status,
-      error: r.error,
-      request_headers: r.requestHeaders,
-      response_headers: r.responseHeaders,
       state: r.state,
       next_at: r.nextAt?.toISOString() ?? null,
       finished: r.state === 'pending' ? null : r.at.toISOString(),
       counted: r.counted !== false,
+      record: {
+        attempt: r.attempt,
+        at: r.at.toISOString(),
+        durationMs: r.durationMs,
+        status: r.status,
+        error: r.error,
+        requestHeaders: r.requestHeaders,
+        responseHeaders: r.responseHeaders,
+      } satisfies DeliveryAttempt,
     })),
   );
-  await tx.execute(sql`INSERT INTO webhook_delivery_attempts
-      (id, delivery_id, attempt, at, duration_ms, status, error, request_headers, response_headers)
-    SELECT v.id, v.delivery_id, v.attempt, v.at, v.duration_ms, v.status, v.error, v.request_headers, v.response_headers
-    FROM jsonb_to_recordset(${rows}::jsonb) AS v(id uuid, delivery_id uuid, attempt int, at timestamptz,
-      duration_ms int, status int, error text, request_headers jsonb, response_headers jsonb)`);
+  const current = sql`(d.state = 'pending' AND d.attempts = v.attempt - CASE WHEN v.counted THEN 0 ELSE 1 END)`;
   await tx.execute(sql`UPDATE webhook_deliveries d
-    SET state = v.state, next_at = coalesce(v.next_at, d.next_at), leased_until = NULL, finished_at = v.finished,
-      attempts = v.attempt
+    SET attempt_log = d.attempt_log || jsonb_build_array(v.record),
+      state = CASE WHEN ${current} THEN v.state ELSE d.state END,
+      next_at = CASE WHEN ${current} THEN coalesce(v.next_at, d.next_at) ELSE d.next_at END,
+      leased_until = CASE WHEN ${current} THEN NULL ELSE d.leased_until END,
+      finished_at = CASE WHEN ${current} THEN v.finished ELSE d.finished_at END,
+      attempts = CASE WHEN ${current} THEN v.attempt ELSE d.attempts END
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(delivery_id uuid, attempt int, state text, next_at timestamptz,
-      finished timestamptz, counted boolean)
-    WHERE d.id = v.delivery_id AND d.attempts = v.attempt - CASE WHEN v.counted THEN 0 ELSE 1 END
-      AND d.state = 'pending'`);
+      finished timestamptz, counted boolean, record jsonb)
+    WHERE d.id = v.delivery_id`);
   const ok = [...new Set(results.filter((r) => r.state === 'succeeded').map((r) => r.webhookId))];
   const failing = [...new Set(results.filter((r) => r.state !== 'succeeded').map((r) => r.webhookId))].filter(
     (id) => !ok.includes(id),

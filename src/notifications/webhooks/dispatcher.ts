@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
+import { commitWithoutWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { PostCommitWorker } from '../../platform/jobs/post-commit.js';
@@ -34,7 +35,7 @@ import * as store from './store.js';
  * What one round claims (counts): lanes, and deliveries per lane. A lane's run goes out one delivery after the other
  * without a database round between them; many lanes (individuals) fill a round by breadth.
  */
-const CLAIM: deliveries.ClaimSize = { lanes: 128, depth: 16 };
+const CLAIM: deliveries.ClaimSize = { lanes: 512, depth: 16 };
 /** Lanes sending at once per process (count). */
 const CONCURRENCY = 64;
 /** How long a wake waits before fanning out (milliseconds), so that the events of that moment go together. */
@@ -81,7 +82,11 @@ export class WebhookDispatcher {
         batch: async (orgId) => {
           // Every numbering wakes this, webhooks or not: an organisation with none behind costs one read, no transaction.
           if (!(await deliveries.isBehind(db, orgId))) return 0;
-          const more = await db.transaction((tx) => deliveries.fanOut(tx, orgId));
+          const more = await db.transaction(async (tx) => {
+            // A fan-out lost in a database crash is done again (its cursor is lost with it): no need to wait for disk.
+            await commitWithoutWaitingForDisk(tx);
+            return deliveries.fanOut(tx, orgId);
+          });
           this.kick();
           return more ? 1 : 0;
         },
@@ -144,10 +149,18 @@ export class WebhookDispatcher {
   private async deliverAll(): Promise<void> {
     for (;;) {
       if (this.stopped) return;
-      const claimed = await deliveries.claimDue(this.db, this.opts.leaseSeconds, CLAIM);
+      // A claim or a settlement lost in a database crash means deliveries sent again (at least once, same
+      // webhook-id): they need not wait for the disk, and then do not hold up the consent changes' commits.
+      const claimed = await this.db.transaction(async (tx) => {
+        await commitWithoutWaitingForDisk(tx);
+        return deliveries.claimDue(tx, this.opts.leaseSeconds, CLAIM);
+      });
       if (claimed.length === 0) return;
       const settled = await this.deliver(claimed);
-      await this.db.transaction((tx) => deliveries.settle(tx, settled));
+      await this.db.transaction(async (tx) => {
+        await commitWithoutWaitingForDisk(tx);
+        await deliveries.settle(tx, settled);
+      });
       for (const r of settled) if (r.nextAt) this.retryAt(r.nextAt.getTime());
     }
   }
@@ -258,19 +271,10 @@ export class WebhookDispatcher {
       body,
       createdAt: now,
     });
-    const target = { deliveryId, webhookId: webhook.id, attempt: 1, url: webhook.payloadUrl };
-    const settled = await attemptDelivery(
-      {
-        ...target,
-        contentType: webhook.contentType,
-        secrets: this.secrets.live(webhook),
-        eventId,
-        body,
-        createdAt: now,
-      },
-      this.opts.policy,
-      { firstRetrySeconds: 1, retryWindowSeconds: 0 },
-    );
+    const { payloadUrl: url, contentType } = webhook;
+    const attempt = { deliveryId, webhookId: webhook.id, attempt: 1, url, contentType, eventId, body, createdAt: now };
+    const once = { firstRetrySeconds: 1, retryWindowSeconds: 0 };
+    const settled = await attemptDelivery({ ...attempt, secrets: this.secrets.live(webhook) }, this.opts.policy, once);
     await this.db.transaction((tx) => deliveries.settle(tx, [settled]));
     return deliveryId;
   }

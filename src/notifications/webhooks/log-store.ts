@@ -1,15 +1,14 @@
 /**
- * SQL of the event webhook deliveries log (docs/events.md "The deliveries log"): a webhook's deliveries with their
- * attempts, newest first; a ping's or a redelivery's own delivery row; the purge of finished deliveries.
+ * SQL of the event webhook deliveries log (docs/events.md "The deliveries log"): a webhook's deliveries, each with its
+ * attempts (its `attempt_log`), newest first; a ping's or a redelivery's own delivery row; the purge of finished
+ * deliveries.
  */
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { webhookDeliveries, webhookDeliveryAttempts } from '../../platform/db/schema/index.js';
+import { webhookDeliveries } from '../../platform/db/schema/index.js';
 
-/** A stored delivery. */
+/** A stored delivery, with its attempts. */
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-/** A stored attempt. */
-export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 
 /** Inserts a delivery (a ping's, already attempted, or a redelivery's, due now). */
 export async function insertDelivery(tx: Executor, row: typeof webhookDeliveries.$inferInsert): Promise<void> {
@@ -36,7 +35,7 @@ export async function deliveriesPage(
   startId: string | undefined,
   limit: number,
   state: string | undefined,
-): Promise<Array<DeliveryRow & { attemptRows: AttemptRow[] }>> {
+): Promise<DeliveryRow[]> {
   const d = webhookDeliveries;
   const start = startId ? await readDelivery(db, webhookId, startId) : undefined;
   const rows = await db
@@ -47,33 +46,12 @@ export async function deliveriesPage(
     )
     .orderBy(desc(d.ord))
     .limit(limit + 1);
-  return withAttempts(db, rows);
-}
-
-/** One delivery of the webhook with its attempts, or undefined. */
-export async function deliveryWithAttempts(
-  db: Executor,
-  webhookId: string,
-  id: string,
-): Promise<(DeliveryRow & { attemptRows: AttemptRow[] }) | undefined> {
-  const row = await readDelivery(db, webhookId, id);
-  return row ? (await withAttempts(db, [row]))[0] : undefined;
-}
-
-/** The deliveries with their attempts, in attempt order. */
-async function withAttempts(
-  db: Executor,
-  rows: DeliveryRow[],
-): Promise<Array<DeliveryRow & { attemptRows: AttemptRow[] }>> {
-  const a = webhookDeliveryAttempts;
-  const ids = rows.map((r) => r.id);
-  const attempts =
-    ids.length === 0 ? [] : await db.select().from(a).where(inArray(a.deliveryId, ids)).orderBy(asc(a.attempt));
-  return rows.map((r) => ({ ...r, attemptRows: attempts.filter((x) => x.deliveryId === r.id) }));
+  return rows;
 }
 
 /**
- * Deletes the deliveries that finished before `days` days ago, with their attempts; pending ones are never deleted.
+ * Deletes the deliveries that finished before `days` days ago (their attempts with them); pending ones are never
+ * deleted.
  * @param days - days after finishing.
  * @returns how many deliveries were deleted (count).
  */

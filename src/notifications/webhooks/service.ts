@@ -238,7 +238,7 @@ export class WebhookService {
   }
 
   private async delivery(webhookId: string, deliveryId: string): Promise<DeliveryView> {
-    return deliveryView((await log.deliveryWithAttempts(this.db, webhookId, deliveryId))!);
+    return deliveryView((await log.readDelivery(this.db, webhookId, deliveryId))!);
   }
 
   /** The URL through the SSRF guard (literal and resolved addresses), the types known. */

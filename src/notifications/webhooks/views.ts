@@ -1,5 +1,5 @@
 /** Stored webhooks and deliveries as the API answers them (schemas.ts); never a sealed secret. */
-import type { AttemptRow, DeliveryRow } from './log-store.js';
+import type { DeliveryRow } from './log-store.js';
 import type { DeliveryView, WebhookView } from './schemas.js';
 import type { WebhookRow } from './store.js';
 
@@ -25,15 +25,15 @@ export function webhookView(w: WebhookRow, secret?: string): WebhookView {
 }
 
 /** A delivery with its attempts as answered. */
-export function deliveryView(d: DeliveryRow & { attemptRows: AttemptRow[] }): DeliveryView {
+export function deliveryView(d: DeliveryRow): DeliveryView {
   return {
     id: d.id,
     eventId: d.eventId,
     eventType: d.eventType,
     state: d.state as DeliveryView['state'],
-    attempts: d.attemptRows.map((a) => ({
+    attempts: d.attemptLog.map((a) => ({
       attempt: a.attempt,
-      at: a.at.toISOString(),
+      at: new Date(a.at).toISOString(),
       durationMs: a.durationMs,
       ...(a.status !== null ? { status: a.status } : {}),
       ...(a.error !== null ? { error: a.error } : {}),

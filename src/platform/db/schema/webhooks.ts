@@ -40,6 +40,22 @@ export const webhooks = pgTable(
   (t) => [index('webhooks_org').on(t.orgId)],
 );
 
+/** One attempt of a delivery, as the deliveries log shows it (never the secret). */
+export interface DeliveryAttempt {
+  /** Its number, from 1. */
+  attempt: number;
+  /** When it was sent (RFC 3339). */
+  at: string;
+  /** From sending to the answer, or to giving up (milliseconds). */
+  durationMs: number;
+  /** The answer's HTTP status, or null when none came. */
+  status: number | null;
+  /** Why no usable answer came (our words), or null. */
+  error: string | null;
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+}
+
 /**
  * One delivery of one event to one webhook. Deliveries of one `lane` (the individual the event is about; `''` for
  * events about no individual; the delivery's own ID for a ping or a redelivery) go out in `ord` order, one at a time.
@@ -71,6 +87,8 @@ export const webhookDeliveries = pgTable(
     redeliveryOf: uuid('redelivery_of'),
     createdAt: tz('created_at').notNull(),
     finishedAt: tz('finished_at'),
+    /** Its attempts, oldest first, each appended as it is settled: kept in the row, not a row each. */
+    attemptLog: jsonb('attempt_log').$type<DeliveryAttempt[]>().notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [
     // The lane's head: no later delivery of a lane goes out while an earlier one is pending.
@@ -80,25 +98,4 @@ export const webhookDeliveries = pgTable(
     // The deliveries log, newest first.
     index('webhook_deliveries_log').on(t.webhookId, t.ord),
   ],
-);
-
-/** One attempt of a delivery, as the deliveries log shows it (never the secret). */
-export const webhookDeliveryAttempts = pgTable(
-  'webhook_delivery_attempts',
-  {
-    id: uuid('id').primaryKey(),
-    deliveryId: uuid('delivery_id')
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
-    attempt: integer('attempt').notNull(),
-    at: tz('at').notNull(),
-    durationMs: integer('duration_ms').notNull(),
-    /** The answer's HTTP status, or null when none came. */
-    status: integer('status'),
-    /** Why no usable answer came (our words), or null. */
-    error: text('error'),
-    requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull(),
-    responseHeaders: jsonb('response_headers').$type<Record<string, string>>().notNull(),
-  },
-  (t) => [index('webhook_delivery_attempts_delivery').on(t.deliveryId, t.attempt)],
 );
