@@ -3,7 +3,7 @@
  * (consent-report.mjs).
  */
 import { CONSENT_GOALS } from './consent-config.mjs';
-import { describeWaits } from './consent-waits.mjs';
+import { describeWaits, describeWal } from './consent-waits.mjs';
 
 const fmt = (x, digits = 1) => (x == null ? 'n/a' : Number(x).toFixed(digits));
 const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
@@ -59,11 +59,13 @@ export function eventsReport(events, out, run, cpu) {
   out('(g) organisation events (docs/events.md)');
   out(`   A, PATCH storm without a webhook:     ${run(stormA)}`);
   out(`      ${cpu(stormA.cpuCores)}; events ${events.eventsA.verdict}`);
+  if (describeWal(stormA)) out(`      ${describeWal(stormA)}`);
   if (w.storm) {
     out(`   B, the same with one webhook (every consent event type, loopback receiver answering 204):`);
     out(`      ${run(w.storm)}`);
     out(`      ${cpu(w.storm.cpuCores)}; events ${w.events.verdict}`);
     if (w.storm.postgresWaits) out(`      PostgreSQL: ${describeWaits(w.storm.postgresWaits)}`);
+    if (describeWal(w.storm)) out(`      ${describeWal(w.storm)}`);
     out(
       `   B/A = ${fmt(events.ratio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ${verdict(events.ratio >= CONSENT_GOALS.webhookPatchRatio)}`,
     );
@@ -80,6 +82,7 @@ export function eventsReport(events, out, run, cpu) {
           `${run(sp.storm)}; events ${sp.events.verdict}`,
       );
       out(`      ${cpu(sp.storm.cpuCores)}`);
+      if (describeWal(sp.storm)) out(`      ${describeWal(sp.storm)} (A': ${describeWal(a2.storm) ?? 'not measured'})`);
       out(
         `   B'/A' = ${fmt(events.spreadRatio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ` +
           `${verdict(events.spreadRatio >= CONSENT_GOALS.webhookPatchRatio)}`,

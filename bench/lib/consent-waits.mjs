@@ -16,8 +16,9 @@ const SAMPLE = `SELECT coalesce(wait_event_type || ':' || wait_event, 'running')
 
 /**
  * Starts sampling the backends of database `dbName`.
- * @returns `{stop()}`; stop resolves to `{samples, activeBackends, byState, waitingOnLocks}` (averages per
- *   sample; waitingOnLocks by the first 70 characters of the statement that waits).
+ * @returns `{stop()}`; stop resolves to `{samples, activeBackends, byState, waitingOnLocks, walBytes}` (averages per
+ *   sample; waitingOnLocks by the first 70 characters of the statement that waits; walBytes: the write-ahead log
+ *   written meanwhile by the whole cluster, bytes, which on this machine is the bench database's).
  */
 export async function startWaitSampler(dbName) {
   const url = new URL(opts.pgAdminUrl);
@@ -25,6 +26,7 @@ export async function startWaitSampler(dbName) {
   const client = new pg.Client({ connectionString: url.toString() });
   client.on('error', () => {}); // a lost sampler only loses samples
   await client.connect();
+  const walStart = (await client.query('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0].lsn;
   const totals = new Map();
   const lockWaiters = new Map();
   let samples = 0;
@@ -48,6 +50,10 @@ export async function startWaitSampler(dbName) {
     async stop() {
       stopped = true;
       await loop;
+      const walBytes = await client
+        .query('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::bigint AS n', [walStart])
+        .then((r) => Number(r.rows[0].n))
+        .catch(() => null);
       await client.end().catch(() => {});
       const byState = Object.fromEntries(
         [...totals].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, r2(n / Math.max(1, samples))]),
@@ -56,7 +62,7 @@ export async function startWaitSampler(dbName) {
       const waitingOnLocks = Object.fromEntries(
         [...lockWaiters].sort((a, b) => b[1] - a[1]).map(([q, n]) => [q, r2(n / Math.max(1, samples))]),
       );
-      return { samples, activeBackends, byState, waitingOnLocks };
+      return { samples, activeBackends, byState, waitingOnLocks, walBytes };
     },
   };
 }
@@ -76,4 +82,15 @@ export function describeWaits(w) {
           .join(', ')}`
       : '')
   );
+}
+
+/**
+ * "WAL 182.4 MiB, 7,650 bytes per 2xx" for a measured run with a sampler (consent-cannon.mjs `measureOne`), or null.
+ * @param storm - `measureOne`'s result.
+ */
+export function describeWal(storm) {
+  const bytes = storm.postgresWaits?.walBytes;
+  if (bytes === null || bytes === undefined) return null;
+  const ok = (storm.okPerSecond * (storm.windowMs.finish - storm.windowMs.start)) / 1000;
+  return `WAL ${r2(bytes / 1048576)} MiB, ${Math.round(bytes / Math.max(1, ok)).toLocaleString('en')} bytes per 2xx`;
 }
