@@ -69,6 +69,14 @@ export function eventsReport(events, out, run, cpu) {
     out(
       `   B/A = ${fmt(events.ratio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ${verdict(events.ratio >= CONSENT_GOALS.webhookPatchRatio)}`,
     );
+    if (events.floor) {
+      const f = events.floor;
+      out(
+        `   floor: L, A's storm with each change writing one delivery-log-sized row (${f.rowBytes} bytes) in its own ` +
+          `transaction, no webhook: ${run(f.storm)}; events ${f.events.verdict}; L/A = ${fmt(f.ratio, 2)}`,
+      );
+      if (describeWal(f.storm)) out(`      ${describeWal(f.storm)}`);
+    }
     deliveryLines(w, 'B', out);
     if (w.spread) {
       const sp = w.spread;

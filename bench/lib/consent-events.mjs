@@ -22,6 +22,7 @@ import { feedMeasure } from './consent-feed.mjs';
 import { call } from './consent-http.mjs';
 import { planSpread } from './consent-patch.mjs';
 import { analyseDelivery, serverSplit } from './event-delivery.mjs';
+import { logRowFloor } from './event-floor.mjs';
 import { startEventReceiver } from './event-receiver.mjs';
 import { log, r2 } from './util.mjs';
 
@@ -180,13 +181,14 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
  * @param {{base: string}} server  the Assent server (started with ASSENT_WEBHOOK_ALLOW_HTTP_HOSTS=127.0.0.1)
  * @param {import('./consent-measures.mjs').Ctx} ctx
  * @param patchPlan  from planPatch (consent-patch.mjs): its individuals, logged in
- * @returns `{stormA, eventsA, webhook: {...}, ratio, goals, feed, check}`
+ * @returns `{stormA, eventsA, floor, webhook: {...}, ratio, goals, feed, check}` (floor: event-floor.mjs)
  */
 export async function eventsMeasures(server, ctx, patchPlan) {
   const a = patchPlan.again('PATCH one attribute, no webhook (A)');
   log(`measure: ${a.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
   const stormA = await measureOne(server, a.spec);
   const eventsA = await a.verify();
+  const floor = await logRowFloor(server, ctx, patchPlan, stormA);
   // A' and B': the same storms spread over more individuals (webhook lanes), when BENCH_EVENTS_SPREAD > 0.
   let spreadPlan = null;
   let spreadA = null;
@@ -210,6 +212,7 @@ export async function eventsMeasures(server, ctx, patchPlan) {
   return {
     stormA,
     eventsA,
+    floor,
     spreadA,
     webhook,
     ratio,

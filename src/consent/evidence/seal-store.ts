@@ -69,16 +69,26 @@ export async function storeSeals(tx: Executor, orgId: string, events: SealedEven
   await tx.execute(sql`UPDATE consent_chain_heads SET seq = ${last.seq}, link = ${last.link} WHERE org_id = ${orgId}`);
 }
 
-/** Whether the organisation has committed unsealed events (its rows in the queue). */
+/**
+ * Whether the organisation has committed unsealed events (its rows in the queue), as "the first by `written`", so
+ * that PostgreSQL probes the queue's key whatever its statistics say (an `EXISTS` may be planned as a scan of every
+ * row version the queue's churn left; src/platform/events/numbering.ts `hasUnsequenced`).
+ */
 export async function hasUnsealed(db: Executor, orgId: string): Promise<boolean> {
   const result = await db.execute(
-    sql`SELECT EXISTS (SELECT 1 FROM consent_event_queue WHERE org_id = ${orgId}) AS any`,
+    sql`SELECT 1 AS any FROM consent_event_queue WHERE org_id = ${orgId} ORDER BY written LIMIT 1`,
   );
-  return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
+  return rowsOf(result).length > 0;
 }
 
-/** The organisations that have unsealed events (in the queue). */
+/** The organisations that have unsealed events (in the queue): one probe of the queue's key per organisation found. */
 export async function organisationsWithUnsealed(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`SELECT DISTINCT org_id FROM consent_event_queue`);
+  const result = await db.execute(sql`WITH RECURSIVE found AS (
+      (SELECT org_id FROM consent_event_queue ORDER BY org_id, written LIMIT 1)
+      UNION ALL
+      SELECT (SELECT q.org_id FROM consent_event_queue q WHERE q.org_id > found.org_id ORDER BY q.org_id, q.written LIMIT 1)
+      FROM found WHERE found.org_id IS NOT NULL
+    )
+    SELECT org_id FROM found WHERE org_id IS NOT NULL`);
   return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
 }

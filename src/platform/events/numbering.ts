@@ -39,16 +39,31 @@ export async function numberEvents(tx: Executor, orgId: string, head: number, li
   return seqs.length;
 }
 
-/** Whether the organisation has committed unnumbered events that are not held. */
+/**
+ * Whether the organisation has committed unnumbered events that are not held. Written as "the first by `pos`" so that
+ * PostgreSQL walks the partial index `organisation_events_unsequenced` whatever its statistics say: as an `EXISTS`, a
+ * planner that believed many rows match (statistics older than a burst of events, every one of which passes through
+ * that state) chose a sequential scan of all the organisation's events, 85-115 ms at 116,000 events, on every feed
+ * page and sequencer wake.
+ */
 export async function hasUnsequenced(db: Executor, orgId: string): Promise<boolean> {
-  const result = await db.execute(
-    sql`SELECT EXISTS (SELECT 1 FROM organisation_events WHERE org_id = ${orgId} AND seq IS NULL AND NOT held) AS any`,
-  );
-  return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
+  const result = await db.execute(sql`SELECT 1 AS any FROM organisation_events
+    WHERE org_id = ${orgId} AND seq IS NULL AND NOT held ORDER BY pos LIMIT 1`);
+  return rowsOf(result).length > 0;
 }
 
-/** The organisations that have committed unnumbered events that are not held. */
+/**
+ * The organisations that have committed unnumbered events that are not held: one probe of the partial index per
+ * organisation found (a loose index scan), never a scan of the table, for the same reason as `hasUnsequenced`.
+ */
 export async function organisationsWithUnsequenced(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`SELECT DISTINCT org_id FROM organisation_events WHERE seq IS NULL AND NOT held`);
+  const result = await db.execute(sql`WITH RECURSIVE found AS (
+      (SELECT org_id FROM organisation_events WHERE seq IS NULL AND NOT held ORDER BY org_id, pos LIMIT 1)
+      UNION ALL
+      SELECT (SELECT e.org_id FROM organisation_events e
+        WHERE e.seq IS NULL AND NOT e.held AND e.org_id > found.org_id ORDER BY e.org_id, e.pos LIMIT 1)
+      FROM found WHERE found.org_id IS NOT NULL
+    )
+    SELECT org_id FROM found WHERE org_id IS NOT NULL`);
   return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
 }
