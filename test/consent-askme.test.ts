@@ -41,7 +41,10 @@ describe('AskMe with days', () => {
       WHERE record_id = ${record} AND attribute_id = ${org.marketing.email}`);
     const read = await call(purpose, { token: org.tokens.carol });
     const [email, phone] = read.body.Consents.Consents;
-    expect(email.Status).toMatchObject({ Consent: 'Disallow', Consented: 'Disallow', Days: 2, Remaining: 0 });
+    expect(email.Status).toMatchObject({ Consent: 'Disallow', Consented: 'Disallow', Remaining: 0 });
+    // Read as run out (Days still 2) until the periodic sweep, every second here, records the lapse (Days 0 then):
+    // the sweep may run between the update above and this read (seen once in CI under load).
+    expect([2, 0]).toContain(email.Status.Days);
     expect(phone.Status).toMatchObject({ Consent: 'AskMe', Days: 0, Remaining: 0 }); // Days 0: no time limit
     expect(read.body.Consents.Count.Consented).toBe(1);
 
