@@ -3,6 +3,7 @@
  * (docs/decisions/0005-consent-evidence.md "Tamper evidence"; src/consent/evidence/sealer.ts runs it).
  */
 import { eq, sql } from 'drizzle-orm';
+import { distinctLeading } from '../../platform/db/loose-scan.js';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
 import { consentChainHeads, consentEventQueue, consentEvents } from '../../platform/db/schema/index.js';
 import { GENESIS_LINK, type SealedEvent } from './chain.js';
@@ -82,13 +83,6 @@ export async function hasUnsealed(db: Executor, orgId: string): Promise<boolean>
 }
 
 /** The organisations that have unsealed events (in the queue): one probe of the queue's key per organisation found. */
-export async function organisationsWithUnsealed(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`WITH RECURSIVE found AS (
-      (SELECT org_id FROM consent_event_queue ORDER BY org_id, written LIMIT 1)
-      UNION ALL
-      SELECT (SELECT q.org_id FROM consent_event_queue q WHERE q.org_id > found.org_id ORDER BY q.org_id, q.written LIMIT 1)
-      FROM found WHERE found.org_id IS NOT NULL
-    )
-    SELECT org_id FROM found WHERE org_id IS NOT NULL`);
-  return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
+export function organisationsWithUnsealed(db: Executor): Promise<string[]> {
+  return distinctLeading(db, { table: 'consent_event_queue', key: 'org_id', next: 'written' });
 }

@@ -3,6 +3,7 @@
  * after its feed head, under the head's row lock.
  */
 import { sql } from 'drizzle-orm';
+import { distinctLeading } from '../db/loose-scan.js';
 import { type Executor, rowsOf } from '../db/open.js';
 
 /**
@@ -54,16 +55,13 @@ export async function hasUnsequenced(db: Executor, orgId: string): Promise<boole
 
 /**
  * The organisations that have committed unnumbered events that are not held: one probe of the partial index per
- * organisation found (a loose index scan), never a scan of the table, for the same reason as `hasUnsequenced`.
+ * organisation found (`distinctLeading`), never a scan of the table, for the same reason as `hasUnsequenced`.
  */
-export async function organisationsWithUnsequenced(db: Executor): Promise<string[]> {
-  const result = await db.execute(sql`WITH RECURSIVE found AS (
-      (SELECT org_id FROM organisation_events WHERE seq IS NULL AND NOT held ORDER BY org_id, pos LIMIT 1)
-      UNION ALL
-      SELECT (SELECT e.org_id FROM organisation_events e
-        WHERE e.seq IS NULL AND NOT e.held AND e.org_id > found.org_id ORDER BY e.org_id, e.pos LIMIT 1)
-      FROM found WHERE found.org_id IS NOT NULL
-    )
-    SELECT org_id FROM found WHERE org_id IS NOT NULL`);
-  return rowsOf<{ org_id: string }>(result).map((r) => r.org_id);
+export function organisationsWithUnsequenced(db: Executor): Promise<string[]> {
+  return distinctLeading(db, {
+    table: 'organisation_events',
+    key: 'org_id',
+    next: 'pos',
+    where: sql`seq IS NULL AND NOT held`,
+  });
 }
