@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
-import { commitWithoutWaitingForDisk } from '../../platform/db/durability.js';
+import { transactionNotWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { PostCommitWorker } from '../../platform/jobs/post-commit.js';
@@ -82,11 +82,8 @@ export class WebhookDispatcher {
         batch: async (orgId) => {
           // Every numbering wakes this, webhooks or not: an organisation with none behind costs one read, no transaction.
           if (!(await deliveries.isBehind(db, orgId))) return 0;
-          const more = await db.transaction(async (tx) => {
-            // A fan-out lost in a database crash is done again (its cursor is lost with it): no need to wait for disk.
-            await commitWithoutWaitingForDisk(tx);
-            return deliveries.fanOut(tx, orgId);
-          });
+          // A fan-out lost in a database crash is done again (its cursor is lost with it): no need to wait for disk.
+          const more = await transactionNotWaitingForDisk(db, (tx) => deliveries.fanOut(tx, orgId));
           this.kick();
           return more ? 1 : 0;
         },
@@ -151,16 +148,12 @@ export class WebhookDispatcher {
       if (this.stopped) return;
       // A claim or a settlement lost in a database crash means deliveries sent again (at least once, same
       // webhook-id): they need not wait for the disk, and then do not hold up the consent changes' commits.
-      const claimed = await this.db.transaction(async (tx) => {
-        await commitWithoutWaitingForDisk(tx);
-        return deliveries.claimDue(tx, this.opts.leaseSeconds, CLAIM);
-      });
+      const claimed = await transactionNotWaitingForDisk(this.db, (tx) =>
+        deliveries.claimDue(tx, this.opts.leaseSeconds, CLAIM),
+      );
       if (claimed.length === 0) return;
       const settled = await this.deliver(claimed);
-      await this.db.transaction(async (tx) => {
-        await commitWithoutWaitingForDisk(tx);
-        await deliveries.settle(tx, settled);
-      });
+      await transactionNotWaitingForDisk(this.db, (tx) => deliveries.settle(tx, settled));
       for (const r of settled) if (r.nextAt) this.retryAt(r.nextAt.getTime());
     }
   }
