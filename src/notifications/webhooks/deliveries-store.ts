@@ -1,45 +1,12 @@
 /**
- * SQL of event webhook deliveries (docs/events.md "Delivery guarantees"): the fan-out of numbered outbox events into
- * one delivery per subscribed webhook, the claim of due deliveries under a lease (`FOR UPDATE SKIP LOCKED`, so that
- * processes share the work and none sends a delivery another holds), the settling of attempts, and the log.
+ * SQL of event webhook deliveries (docs/events.md "Delivery guarantees"): whether webhooks are behind the feed, the
+ * claim of due deliveries under a lease (`FOR UPDATE SKIP LOCKED`, so that processes share the work and none sends a
+ * delivery another holds), and the settling of attempts. The fan-out itself is in fan-out-store.ts.
  */
 
 import { inArray, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
 import { type DeliveryAttempt, organisationEvents } from '../../platform/db/schema/index.js';
-
-/** Events fanned out per webhook per transaction at most (count). */
-export const FAN_OUT_BATCH = 1000;
-
-/**
- * Fans the organisation's numbered events out into deliveries, for each enabled webhook behind the feed head that no
- * other process is fanning out (`SKIP LOCKED`): up to FAN_OUT_BATCH events after its `last_seq`, one pending delivery
- * for each event of a subscribed type, in `seq` order, then moves `last_seq`. Run it in one transaction.
- * @returns whether a webhook may have more to fan out (it reached the batch's end).
- */
-export async function fanOut(tx: Executor, orgId: string): Promise<boolean> {
-  const behind = rowsOf<{ id: string; last_seq: number | string; head: number | string; events: string[] }>(
-    await tx.execute(sql`SELECT w.id, w.last_seq, h.seq AS head, w.subscribed_events AS events
-      FROM webhooks w JOIN organisation_event_heads h ON h.org_id = w.org_id
-      WHERE w.org_id = ${orgId} AND NOT w.disabled AND w.last_seq < h.seq
-      FOR UPDATE OF w SKIP LOCKED`),
-  );
-  let more = false;
-  for (const w of behind) {
-    const last = Number(w.last_seq);
-    const upto = Math.min(Number(w.head), last + FAN_OUT_BATCH);
-    if (upto < Number(w.head)) more = true;
-    await tx.execute(sql`INSERT INTO webhook_deliveries
-        (id, webhook_id, org_id, event_id, event_type, lane, state, next_at, created_at)
-      SELECT gen_random_uuid(), ${w.id}::uuid, e.org_id, e.id, e.type, coalesce(e.subject::text, ''), 'pending', now(), now()
-      FROM organisation_events e
-      WHERE e.org_id = ${orgId} AND e.seq > ${last} AND e.seq <= ${upto}
-        AND e.type IN (SELECT jsonb_array_elements_text(${JSON.stringify(w.events)}::jsonb))
-      ORDER BY e.seq`);
-    await tx.execute(sql`UPDATE webhooks SET last_seq = ${upto} WHERE id = ${w.id}`);
-  }
-  return more;
-}
 
 /** Whether the organisation has an enabled webhook behind its feed head (a read, with no lock). */
 export async function isBehind(db: Executor, orgId: string): Promise<boolean> {
@@ -193,15 +160,7 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
       next_at: r.nextAt?.toISOString() ?? null,
       finished: r.state === 'pending' ? null : r.at.toISOString(),
       counted: r.counted !== false,
-      record: {
-        attempt: r.attempt,
-        at: r.at.toISOString(),
-        durationMs: r.durationMs,
-        status: r.status,
-        error: r.error,
-        requestHeaders: r.requestHeaders,
-        responseHeaders: r.responseHeaders,
-      } satisfies DeliveryAttempt,
+      record: attemptRecord(r),
     })),
   );
   const current = sql`(d.state = 'pending' AND d.attempts = v.attempt - CASE WHEN v.counted THEN 0 ELSE 1 END)`;
@@ -215,6 +174,28 @@ export async function settle(tx: Executor, results: Settled[]): Promise<void> {
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(delivery_id uuid, attempt int, state text, next_at timestamptz,
       finished timestamptz, counted boolean, record jsonb)
     WHERE d.id = v.delivery_id`);
+  await markWebhooks(tx, results);
+}
+
+/** An attempt as the deliveries log keeps it (docs/events.md "The deliveries log"). */
+export function attemptRecord(r: Settled): DeliveryAttempt {
+  return {
+    attempt: r.attempt,
+    at: r.at.toISOString(),
+    durationMs: r.durationMs,
+    status: r.status,
+    error: r.error,
+    requestHeaders: r.requestHeaders,
+    responseHeaders: r.responseHeaders,
+  };
+}
+
+/**
+ * Records on each webhook its last success or the start of its failing, from these attempts. A success at a webhook
+ * that was failing makes its other pending deliveries due at once: the receiver is back, so the backlog drains without
+ * waiting out each backoff.
+ */
+export async function markWebhooks(tx: Executor, results: Settled[]): Promise<void> {
   const ok = [...new Set(results.filter((r) => r.state === 'succeeded').map((r) => r.webhookId))];
   const failing = [...new Set(results.filter((r) => r.state !== 'succeeded').map((r) => r.webhookId))].filter(
     (id) => !ok.includes(id),

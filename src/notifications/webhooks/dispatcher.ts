@@ -1,11 +1,13 @@
 /**
  * The delivery of organisation events to webhooks (docs/events.md "Delivery guarantees"; docs/decisions/0032-event-webhooks.md).
  *
- * 1. Fan-out: once the sequencer has numbered an organisation's events (`EventSequencer.onNumbered`), each enabled
- *    webhook's events after its `last_seq` become pending deliveries of the types it subscribed to, in one
- *    transaction that moves `last_seq`: an event is fanned out once, and none is skipped.
- * 2. Claim: due lanes (one individual's events to one webhook) are taken under a lease on the lane's oldest pending
- *    delivery (`FOR UPDATE SKIP LOCKED`), each with the deliveries after its head: a run.
+ * 1. Fan-out (fan-out.ts): once the sequencer has numbered an organisation's events (`EventSequencer.onNumbered`),
+ *    each enabled webhook's events after its `last_seq` are taken under a lease on the webhook, sent once straight
+ *    from the outbox (an individual's in order, individuals side by side), and recorded as one delivery each, finished
+ *    or pending, in one transaction that moves `last_seq`: an event is fanned out once, and none is skipped.
+ * 2. Claim: due lanes (one individual's pending deliveries to one webhook: retries, and the events that queued behind
+ *    them) are taken under a lease on the lane's oldest pending delivery (`FOR UPDATE SKIP LOCKED`), each with the
+ *    deliveries after its head: a run.
  * 3. Attempt: each lane's run is signed and sent in order, one at a time (attempt.ts), so that a later event of an
  *    individual is not sent before the earlier one is acknowledged or given up; a retry ends the run there. Lanes go
  *    on side by side.
@@ -27,6 +29,7 @@ import { cloudEventOf, eventSource } from '../events/service.js';
 import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import { disableFailing } from './disabling.js';
+import { type FanOutDeps, fanOutRound } from './fan-out.js';
 import * as log from './log-store.js';
 import { WebhookSecrets } from './secrets.js';
 import * as store from './store.js';
@@ -80,10 +83,10 @@ export class WebhookDispatcher {
     this.fanOut = new PostCommitWorker(
       {
         batch: async (orgId) => {
-          // Every numbering wakes this, webhooks or not: an organisation with none behind costs one read, no transaction.
+          // Every numbering wakes this, webhooks or not: an organisation with none behind costs one read, no write.
           if (!(await deliveries.isBehind(db, orgId))) return 0;
-          // A fan-out lost in a database crash is done again (its cursor is lost with it): no need to wait for disk.
-          const more = await transactionNotWaitingForDisk(db, (tx) => deliveries.fanOut(tx, orgId));
+          const more = await fanOutRound(this.fanOutDeps(), orgId);
+          // Deliveries left pending (retries, lanes held by an earlier delivery, runs cut short) go by claim rounds.
           this.kick();
           return more ? 1 : 0;
         },
@@ -199,7 +202,7 @@ export class WebhookDispatcher {
     await mapLimit(lanesOf(claimed), CONCURRENCY, async (run) => {
       for (const c of run) {
         if (!c.counted && Date.now() > until) return;
-        const outcome = await this.attempt(c, targets.get(c.webhookId)!, events.get(c.eventId));
+        const outcome = await this.send(targets.get(c.webhookId)!, events.get(c.eventId), c);
         settled.push({ ...outcome, counted: c.counted });
         if (outcome.state === 'pending') return;
       }
@@ -207,19 +210,33 @@ export class WebhookDispatcher {
     return settled;
   }
 
-  /** Signs and sends one claimed delivery. */
-  private attempt(
-    c: deliveries.ClaimedDelivery,
+  /** What the fan-out round needs: the database, the lease, and sending an event's first attempt. */
+  private fanOutDeps(): FanOutDeps {
+    return {
+      db: this.db,
+      leaseSeconds: this.opts.leaseSeconds,
+      concurrency: CONCURRENCY,
+      send: (target, event, deliveryId, createdAt) =>
+        this.send(target, event, { id: deliveryId, eventId: event.id, attempt: 1, body: null, createdAt }),
+      retryAt: (at) => this.retryAt(at),
+    };
+  }
+
+  /** Builds the body (an event's from its outbox row, a ping's as stored), signs it and sends it. */
+  private send(
     target: store.WebhookTarget,
     event: deliveries.OutboxRow | undefined,
+    c: Pick<deliveries.ClaimedDelivery, 'id' | 'eventId' | 'attempt' | 'body' | 'createdAt'>,
   ): Promise<deliveries.Settled> {
     const body =
       c.body ??
-      JSON.stringify(cloudEventOf({ ...event!, seq: Number(event!.seq) }, eventSource(this.opts.publicUrl, c.orgId)));
+      JSON.stringify(
+        cloudEventOf({ ...event!, seq: Number(event!.seq) }, eventSource(this.opts.publicUrl, target.orgId)),
+      );
     return attemptDelivery(
       {
         deliveryId: c.id,
-        webhookId: c.webhookId,
+        webhookId: target.id,
         attempt: c.attempt,
         url: target.payloadUrl,
         contentType: target.contentType,

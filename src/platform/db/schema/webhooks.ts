@@ -30,6 +30,11 @@ export const webhooks = pgTable(
     previousSecretUntil: tz('previous_secret_until'),
     /** The last feed `seq` fanned out into deliveries: events after it are still to be fanned out. */
     lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+    /**
+     * A process is fanning out (and making first attempts of) the events after `last_seq` until then; past it,
+     * another may.
+     */
+    fanOutLeasedUntil: tz('fan_out_leased_until'),
     /** When an attempt last succeeded (2xx). */
     lastSuccessAt: tz('last_success_at'),
     /** The first failed attempt since the last success, or null: the start of the disable window. */

@@ -1,0 +1,1 @@
+ALTER TABLE "webhooks" ADD COLUMN "fan_out_leased_until" timestamp with time zone;
