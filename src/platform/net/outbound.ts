@@ -10,10 +10,9 @@
  * - follows no redirects, times out after 5 s, and reads at most 1 MiB of the answer, which it
  *   never passes on to the caller.
  */
-import http from 'node:http';
-import https from 'node:https';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress, pinnedLookup, ResolveError, resolveChecked } from './resolve.js';
+import { Agent, request } from 'undici';
+import { type CheckedAddress, isPublicAddress, pinnedLookup, ResolveError, resolveChecked } from './resolve.js';
 
 export { isPublicAddress };
 
@@ -102,16 +101,38 @@ export async function checkTarget(
   }
 }
 
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
+/** Connection pools kept, one per checked address (count); past it the oldest is closed. */
+const MAX_POOLS = 256;
+/** Connections per origin of one pool (count). */
+const CONNECTIONS = 64;
+/** Keep-alive pools by checked address (`family/address`): a connection goes only to the address its pool is for. */
+const pools = new Map<string, Agent>();
 
 /**
- * POSTs `body` to `url` under the policy.
+ * The pool whose every connection goes to `address`: its lookup answers that address alone, so a connection made for
+ * a request cannot reach another address than the one checked for it (DNS rebinding).
+ */
+function poolFor(address: CheckedAddress): Agent {
+  const key = `${address.family}/${address.address}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    if (pools.size >= MAX_POOLS) {
+      const [oldest, agent] = pools.entries().next().value as [string, Agent];
+      pools.delete(oldest);
+      void agent.close().catch(() => {});
+    }
+    pool = new Agent({ connections: CONNECTIONS, connect: { lookup: pinnedLookup(address) } });
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+/**
+ * POSTs `body` to `url` under the policy, with undici (Node's own HTTP client, as a package: about a third of the CPU
+ * of `node:http` per request on kept-alive connections, which matters at thousands of webhook deliveries a second).
  * @param url - the configured URL.
  * @param body - the request body (bytes or UTF-8 text).
- * @param headers - request headers; `Content-Length` is set here.
+ * @param headers - request headers; `Content-Length` is set by the client.
  * @returns the answer's status; any status is an answer (the caller decides what success is).
  * @throws {OutboundError} when the policy refuses the URL or address, on timeout, or on a network error.
  */
@@ -122,46 +143,36 @@ export async function postOutbound(
   policy: OutboundPolicy,
 ): Promise<OutboundAnswer> {
   const { target, address } = await checkTarget(url, policy);
-  const client = target.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(target, {
+  const limit = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(limit);
+  try {
+    // A redirect is an answer like any other: undici's request follows none.
+    const answer = await request(target, {
       method: 'POST',
-      agent: agents[target.protocol as 'http:' | 'https:'],
-      // Connect only to the address checked above: a second lookup could be rebound.
-      lookup: pinnedLookup(address),
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      timeout: policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      headers,
+      body,
+      dispatcher: poolFor(address),
+      signal,
+      headersTimeout: limit,
+      bodyTimeout: limit,
     });
-    const timer = setTimeout(
-      () => req.destroy(new OutboundError('no answer within the time limit', 'timeout')),
-      policy.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
-    req.on('timeout', () => req.destroy(new OutboundError('no answer within the time limit', 'timeout')));
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      reject(
-        err instanceof OutboundError
-          ? err
-          : new OutboundError(`network error (${(err as NodeJS.ErrnoException).code ?? 'unknown'})`, 'network'),
-      );
-    });
-    req.on('response', (res) => {
-      let read = 0;
-      // A redirect is an answer like any other: Location is never followed.
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) res.destroy();
-      });
-      const done = () => {
-        clearTimeout(timer);
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers))
-          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        resolve({ status: res.statusCode ?? 0, headers });
-      };
-      res.on('end', done);
-      res.on('close', done);
-    });
-    req.end(body);
-  });
+    // The answer's body is read up to MAX_ANSWER_BYTES and dropped: it is never passed on.
+    await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => {});
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+    return { status: answer.statusCode, headers: kept };
+  } catch (err) {
+    if (signal.aborted || (err as { code?: string }).code?.endsWith('_TIMEOUT'))
+      throw new OutboundError('no answer within the time limit', 'timeout');
+    throw new OutboundError(`network error (${networkCode(err)})`, 'network');
+  }
+}
+
+/** The code of a network failure, as undici reports it (its own, or the socket's under `cause`). */
+function networkCode(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'unknown';
 }
