@@ -66,8 +66,11 @@ export function eventsReport(events, out, run, cpu) {
     out(`      ${cpu(w.storm.cpuCores)}; events ${w.events.verdict}`);
     if (w.storm.postgresWaits) out(`      PostgreSQL: ${describeWaits(w.storm.postgresWaits)}`);
     if (describeWal(w.storm)) out(`      ${describeWal(w.storm)}`);
+    if (events.stormA2) out(`   A2, A again after the storms with the webhook: ${run(events.stormA2.storm)}`);
     out(
-      `   B/A = ${fmt(events.ratio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ${verdict(events.ratio >= CONSENT_GOALS.webhookPatchRatio)}`,
+      `   B/A = ${fmt(events.ratio, 2)} (B over the mean of A and A2; over A alone ${fmt(events.ratios?.beforeOnly, 2)}, ` +
+        `over A2 alone ${fmt(events.ratios?.afterOnly, 2)}): goal >= ${CONSENT_GOALS.webhookPatchRatio}: ` +
+        `${verdict(events.ratio >= CONSENT_GOALS.webhookPatchRatio)}`,
     );
     if (events.floor) {
       const f = events.floor;
@@ -91,9 +94,11 @@ export function eventsReport(events, out, run, cpu) {
       );
       out(`      ${cpu(sp.storm.cpuCores)}`);
       if (describeWal(sp.storm)) out(`      ${describeWal(sp.storm)} (A': ${describeWal(a2.storm) ?? 'not measured'})`);
+      if (events.spreadA2) out(`   A'2, A' again after the storms with the webhook: ${run(events.spreadA2.storm)}`);
       out(
-        `   B'/A' = ${fmt(events.spreadRatio, 2)}: goal >= ${CONSENT_GOALS.webhookPatchRatio}: ` +
-          `${verdict(events.spreadRatio >= CONSENT_GOALS.webhookPatchRatio)}`,
+        `   B'/A' = ${fmt(events.spreadRatio, 2)} (over the mean of A' and A'2; over A' alone ` +
+          `${fmt(events.ratios?.spreadBeforeOnly, 2)}, over A'2 alone ${fmt(events.ratios?.spreadAfterOnly, 2)}): goal >= ` +
+          `${CONSENT_GOALS.webhookPatchRatio}: ${verdict(events.spreadRatio >= CONSENT_GOALS.webhookPatchRatio)}`,
       );
       deliveryLines(sp, "B'", out);
     }
