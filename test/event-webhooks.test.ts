@@ -3,11 +3,14 @@
  * A receiver on loopback verifies every delivery with the `standardwebhooks` library, as a receiver in production
  * would, and records ids, types and order; the expectations are checked against the consent history.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { CloudEvent } from 'cloudevents';
+import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startAssent, type TestAssent } from './helpers/assent.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../src/platform/db/open.js';
+import { call, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { startDns } from './helpers/oidc.js';
 import { type Received, type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
@@ -27,6 +30,17 @@ const hooksUrl = (path = '') => `${t.base}/organizations/${org.orgId}/webhooks${
 const CONSENT_TYPES = ['consent.allowed', 'consent.disallowed', 'consent.askme', 'consent.expired'];
 
 /** Registers a webhook at the receiver as the owner; answers the created webhook (with its secret). */
+/**
+ * The webhook's deliveries log once `done` holds: a delivery is logged when its attempt is recorded, a moment after
+ * the receiver got it (docs/events.md "The deliveries log").
+ */
+async function loggedDeliveries(hookId: string, done: (deliveries: any[]) => boolean): Promise<any[]> {
+  return waitFor(
+    async () => (await call(hooksUrl(`/${hookId}/deliveries`), { token: org.tokens.owner })).body.deliveries as any[],
+    done,
+  );
+}
+
 async function createHook(body: Record<string, unknown> = {}): Promise<any> {
   const res = await call(hooksUrl(), {
     method: 'POST',
@@ -190,6 +204,15 @@ describe('the webhook resource', () => {
 });
 
 describe('deliveries', () => {
+  // A test that fails leaves no webhook, answer or delay behind to skew the next one's counts.
+  afterEach(async () => {
+    receiver.answer = () => 200;
+    receiver.delayMs = 0;
+    const listed = await call(hooksUrl(), { token: org.tokens.owner });
+    for (const w of listed.body.webhooks)
+      await call(hooksUrl(`/${w.id}`), { method: 'DELETE', token: org.tokens.owner });
+  });
+
   it('delivers each consent change signed (Standard Webhooks), as a CloudEvent whose id is the history event ID', async () => {
     receiver.received.length = 0;
     const hook = await createHook();
@@ -213,12 +236,59 @@ describe('deliveries', () => {
     });
     const deliveries = await call(hooksUrl(`/${hook.id}/deliveries`), { token: org.tokens.dpo });
     expect(deliveries.status).toBe(200);
-    expect(deliveries.body.deliveries).toHaveLength(2);
-    const [last] = deliveries.body.deliveries;
+    const logged = await loggedDeliveries(hook.id, (d) => d.length === 2 && d.every((x) => x.state !== 'pending'));
+    expect(logged).toHaveLength(2);
+    const [last] = logged;
     expect(last).toMatchObject({ eventId: events[1].id, eventType: 'consent.disallowed', state: 'succeeded' });
     expect(last.attempts[0]).toMatchObject({ attempt: 1, status: 200 });
     expect(last.attempts[0].requestHeaders['webhook-id']).toBe(events[1].id);
     expect(last.attempts[0].responseHeaders).toHaveProperty('date');
+    await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
+  });
+
+  // PostgreSQL only: the embedded store lives in the request thread's memory, so it delivers from there (docs/events.md).
+  it.skipIf(!onPostgres)(
+    'on PostgreSQL, delivers from a thread of its own, with its own named connections',
+    async () => {
+      receiver.received.length = 0;
+      const hook = await createHook();
+      expect((await patch('carol', 'email', 'Allow')).status).toBe(200);
+      await waitFor(
+        async () => verified(hook.secret),
+        (v) => v.length >= 1,
+      );
+      const named = await t.store.db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'assent-webhook-delivery'`);
+      expect(rowsOf<{ n: number }>(named)[0]?.n).toBeGreaterThanOrEqual(1);
+      await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
+    },
+  );
+
+  // PostgreSQL only, as above; Linux's /proc shows each thread's nice value.
+  it.skipIf(!onPostgres)('on PostgreSQL, the delivery thread yields the cores to the requests (nice 10)', () => {
+    const nices = readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // Fields after the command name in parentheses: state is field 3, nice field 19.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nices.filter((n) => n === 10)).toHaveLength(1);
+    expect(nices.filter((n) => n === 0).length).toBeGreaterThan(1);
+  });
+
+  // PostgreSQL only, as above. The worker's end stands in for a crash of the thread (an uncaught error in a library).
+  it.skipIf(!onPostgres)('on PostgreSQL, a delivery thread that ends is started again and delivers', async () => {
+    receiver.received.length = 0;
+    const hook = await createHook();
+    const thread = t.ctx.webhooks.delivery as unknown as { worker?: { terminate(): Promise<number> } };
+    expect(thread.worker).toBeDefined();
+    await thread.worker?.terminate();
+    expect((await patch('carol', 'email', 'Disallow')).status).toBe(200);
+    const got = await waitFor(
+      async () => verified(hook.secret),
+      (v) => v.length >= 1,
+      15_000,
+    );
+    expect(got.map((r) => r.event.type)).toEqual(['consent.disallowed']);
     await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
   });
 
@@ -262,7 +332,9 @@ describe('deliveries', () => {
     const daveAt = got.findIndex((r) => r.event.subject === org.users.dave);
     const carolDone = got.findIndex((r, i) => i > 1 && r.event.subject === org.users.carol);
     expect(daveAt).toBeLessThan(carolDone); // dave's event did not wait for carol's retries
-    const { deliveries } = (await call(hooksUrl(`/${hook.id}/deliveries`), { token: org.tokens.owner })).body;
+    const deliveries = await loggedDeliveries(hook.id, (d) =>
+      d.some((x) => x.eventType === 'consent.allowed' && x.attempts.length === 3),
+    );
     const first = deliveries.find((d: any) => d.eventType === 'consent.allowed' && d.attempts.length === 3);
     expect(first.attempts.map((a: any) => a.status)).toEqual([503, 503, 200]);
     expect(
@@ -300,7 +372,9 @@ describe('deliveries', () => {
     const ids = (await history('carol')).slice(-4).map((e: any) => e.ID);
     // In history order: the third is tried again (503, then 2xx) before the fourth goes out.
     expect(got.map((r) => r.event.id)).toEqual([ids[0], ids[1], ids[2], ids[2], ids[3]]);
-    const { deliveries } = (await call(hooksUrl(`/${hook.id}/deliveries`), { token: org.tokens.owner })).body;
+    const deliveries = await loggedDeliveries(hook.id, (d) =>
+      ids.every((id: string) => d.some((x) => x.eventId === id && x.state !== 'pending')),
+    );
     const statuses = (id: string) =>
       deliveries.find((d: any) => d.eventId === id).attempts.map((a: any) => [a.attempt, a.status]);
     expect(ids.map(statuses)).toEqual([

@@ -105,7 +105,7 @@ export interface Context {
   events: EventSequencer;
   /** Reads each organisation's change feed (`GET {base}/organizations/{organizationID}/events`; docs/events.md). */
   eventFeed: EventFeed;
-  /** Organisations' event webhooks: the service the routes use, and the dispatcher `startWorkers` starts (docs/events.md). */
+  /** Organisations' event webhooks: the service the routes use, and what `startWorkers` starts (docs/events.md). */
   webhooks: EventWebhooks;
   /** What the auth guard asks of the identity and orgs domains. */
   guard: GuardServices;
@@ -235,7 +235,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const notifications = createNotifications({ store, master, mailer, config });
   const { walletSettings, wallet, relyingParties, providers } = createProvider(store.db, config, master, keys);
   const sealFirst = (orgId: string) => sealer.flush(orgId);
-  const webhooks = createEventWebhooks({ db: store.db, master, mailer, config, sequencer: events, sealFirst });
+  const webhooks = createEventWebhooks({ store, master, mailer, config, sequencer: events, sealFirst });
   let stop: (() => Promise<void>) | undefined;
   const ctx: Context = {
     config,

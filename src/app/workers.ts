@@ -1,7 +1,7 @@
 /**
  * The background work of a serving process: the AskMe expiry sweep, the purge of stale throttle
  * counters, the sealer's sweep of events left unsealed, the event sequencer's sweep of outbox events left
- * unnumbered, the event webhooks' dispatcher, and the job queue with its workers.
+ * unnumbered, the event webhooks' dispatcher (on PostgreSQL, in its own thread), and the job queue with its workers.
  * `assent serve` and the test server start them through `Context.startWorkers` and stop them
  * through `Context.stopWorkers`, after the HTTP app has closed and before the store is closed.
  */
@@ -32,10 +32,8 @@ export async function startWorkers(
   ctx.events.startSweep(1, (err) => logBackgroundFailure(log, err, 'numbering organisation events failed'));
   stops.push(() => ctx.events.stop());
   // Event webhooks: fanned out when the sequencer numbers, delivered, retried, disabled when failing (docs/events.md).
-  ctx.webhooks.dispatcher.start(ctx.events, (err) =>
-    logBackgroundFailure(log, err, 'delivering event webhooks failed'),
-  );
-  stops.push(() => ctx.webhooks.dispatcher.stop());
+  ctx.webhooks.delivery.start(ctx.events, (err) => logBackgroundFailure(log, err, 'delivering event webhooks failed'));
+  stops.push(() => ctx.webhooks.delivery.stop());
   // Events left unsealed by a process that died after its commit.
   ctx.sealer.startSweep(1, (err) => logBackgroundFailure(log, err, 'sealing consent events failed'));
   stops.push(() => ctx.sealer.stop());

@@ -8,14 +8,6 @@ import { inArray, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
 import { type DeliveryAttempt, organisationEvents } from '../../platform/db/schema/index.js';
 
-/** Whether the organisation has an enabled webhook behind its feed head (a read, with no lock). */
-export async function isBehind(db: Executor, orgId: string): Promise<boolean> {
-  const result = await db.execute(sql`SELECT EXISTS (SELECT 1 FROM webhooks w
-    JOIN organisation_event_heads h ON h.org_id = w.org_id
-    WHERE w.org_id = ${orgId} AND NOT w.disabled AND w.last_seq < h.seq) AS any`);
-  return Boolean(rowsOf<{ any: boolean }>(result)[0]?.any);
-}
-
 /** The organisations with an enabled webhook behind its feed head (for the sweep). */
 export async function organisationsBehind(db: Executor): Promise<string[]> {
   const result = await db.execute(sql`SELECT DISTINCT w.org_id FROM webhooks w

@@ -60,8 +60,21 @@ export interface DispatcherOptions {
   owners: (orgId: string) => Promise<string[]>;
 }
 
-/** Fans out, claims, sends and settles event webhook deliveries in this process. */
-export class WebhookDispatcher {
+/** What delivers event webhooks: the dispatcher itself, or the thread it runs in (thread.ts). */
+export interface WebhookDelivery {
+  /**
+   * Starts delivering: woken by the sequencer's numberings, and once a second.
+   * @param onError - receives a failed round (the work stays for the next one).
+   */
+  start(sequencer: Pick<EventSequencer, 'onNumbered'>, onError: (err: unknown) => void): void;
+  /** Starts a delivery round now (a redelivery is due). */
+  kick(): void;
+  /** Stops delivering, waiting for the round under way. */
+  stop(): Promise<void>;
+}
+
+/** Fans out, claims, sends and settles event webhook deliveries on this thread. */
+export class WebhookDispatcher implements WebhookDelivery {
   private readonly fanOut: PostCommitWorker;
   private running: Promise<void> | undefined;
   private again = false;
@@ -83,12 +96,13 @@ export class WebhookDispatcher {
     this.fanOut = new PostCommitWorker(
       {
         batch: async (orgId) => {
-          // Every numbering wakes this, webhooks or not: an organisation with none behind costs one read, no write.
-          if (!(await deliveries.isBehind(db, orgId))) return 0;
-          const more = await fanOutRound(this.fanOutDeps(), orgId);
-          // Deliveries left pending (retries, lanes held by an earlier delivery, runs cut short) go by claim rounds.
-          this.kick();
-          return more ? 1 : 0;
+          // Every numbering wakes this, webhooks or not: an organisation with none behind costs one statement that
+          // matches no row (the lease), no write.
+          const round = await fanOutRound(this.fanOutDeps(), orgId);
+          // Deliveries left pending unsent (behind an earlier delivery of their lane, or a run cut short) go by claim
+          // rounds; retries wake them at their time.
+          if (round.unsent) this.kick();
+          return round.more ? 1 : 0;
         },
         keysWithWork: () => deliveries.organisationsBehind(db),
       },
@@ -102,7 +116,7 @@ export class WebhookDispatcher {
    * (every minute, or every tenth of a shorter window) the disabling of webhooks failing for `disableAfterSeconds`.
    * @param onError - receives a failed round (the work stays for the next one).
    */
-  start(sequencer: EventSequencer, onError: (err: unknown) => void): void {
+  start(sequencer: Pick<EventSequencer, 'onNumbered'>, onError: (err: unknown) => void): void {
     this.onError = onError;
     sequencer.onNumbered((orgId) => this.fanOut.wake(orgId));
     this.fanOut.startSweep(1, onError);

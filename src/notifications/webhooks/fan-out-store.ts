@@ -135,7 +135,8 @@ export async function recordFanOut(
   rows: FannedOut[],
 ): Promise<boolean> {
   const moved = await tx.execute(sql`UPDATE webhooks SET last_seq = ${upto}, fan_out_leased_until = NULL
-    WHERE id = ${webhook.id} AND last_seq = ${webhook.lastSeq} AND fan_out_leased_until = ${webhook.leasedUntil}::timestamptz
+    WHERE id = ${webhook.id} AND last_seq = ${webhook.lastSeq}
+      AND fan_out_leased_until = ${webhook.leasedUntil}::timestamptz
     RETURNING 1`);
   if (rowsOf(moved).length === 0) return false;
   if (rows.length === 0) return true;
@@ -154,7 +155,8 @@ export async function recordFanOut(
     })),
   );
   await tx.execute(sql`INSERT INTO webhook_deliveries
-      (id, webhook_id, org_id, event_id, event_type, lane, state, attempts, next_at, created_at, finished_at, attempt_log)
+      (id, webhook_id, org_id, event_id, event_type, lane, state, attempts, next_at, created_at, finished_at,
+      attempt_log)
     SELECT v.id, ${webhook.id}::uuid, ${webhook.orgId}::uuid, v.event_id, v.event_type, v.lane, v.state, v.attempts,
       v.next_at, ${createdAt.toISOString()}::timestamptz, v.finished_at, v.attempt_log
     FROM jsonb_to_recordset(${values}::jsonb) AS v(i int, id uuid, event_id uuid, event_type text, lane text,

@@ -33,19 +33,26 @@ export interface FanOutDeps {
   retryAt: (at: number) => void;
 }
 
+/** What a round did. */
+export interface FanOutRound {
+  /** A webhook may have more to fan out (its round reached FAN_OUT_BATCH events). */
+  more: boolean;
+  /** Deliveries were left pending without an attempt, for the claim rounds. */
+  unsent: boolean;
+}
+
 /**
  * Fans out the organisation's numbered events to its webhooks behind the feed, making each event's first attempt.
- * @returns whether a webhook may have more to fan out (its round reached FAN_OUT_BATCH events).
  * @throws the database's error (the webhook's lease is released; its range stays for the next round).
  */
-export async function fanOutRound(deps: FanOutDeps, orgId: string): Promise<boolean> {
+export async function fanOutRound(deps: FanOutDeps, orgId: string): Promise<FanOutRound> {
   const leased = await store.leaseBehind(deps.db, orgId, deps.leaseSeconds);
-  const more = await Promise.all(leased.map((w) => fanOutWebhook(deps, w)));
-  return more.some(Boolean);
+  const rounds = await Promise.all(leased.map((w) => fanOutWebhook(deps, w)));
+  return { more: rounds.some((r) => r.more), unsent: rounds.some((r) => r.unsent) };
 }
 
 /** One webhook's round; see the module comment. */
-async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Promise<boolean> {
+async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Promise<FanOutRound> {
   const { db } = deps;
   // A run ends well inside the lease: past it, another process may take the range and send it in parallel.
   const until = Date.now() + (deps.leaseSeconds * 1000) / 2;
@@ -75,7 +82,7 @@ async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Pr
       return true;
     });
     if (recorded) for (const s of settled) if (s.nextAt) deps.retryAt(s.nextAt.getTime());
-    return upto < webhook.head;
+    return { more: upto < webhook.head, unsent: recorded && rows.some((r) => r.attempts === 0) };
   } catch (err) {
     await store.releaseLease(db, webhook).catch(() => {});
     throw err;

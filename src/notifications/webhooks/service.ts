@@ -12,7 +12,7 @@ import type { Db, Executor } from '../../platform/db/open.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { checkTarget, OutboundError, type OutboundPolicy, urlProblem } from '../../platform/net/outbound.js';
 import { isId } from '../../platform/util/ids.js';
-import type { WebhookDispatcher } from './dispatcher.js';
+import type { WebhookDelivery } from './dispatcher.js';
 import * as log from './log-store.js';
 import type { DeliveryView, WebhookInput, WebhookView } from './schemas.js';
 import { EVENT_WEBHOOK_SECRET_PURPOSE, newWebhookSecret, webhookSecretProblem } from './signing.js';
@@ -29,7 +29,11 @@ export class WebhookService {
     private readonly master: MasterKey,
     /** Puts every event of the organisation committed before the call in its feed (sealed and numbered). */
     private readonly flushFeed: (orgId: string) => Promise<void>,
-    private readonly dispatcher: WebhookDispatcher,
+    /** Sends a ping now (`WebhookDispatcher.ping`), and what delivers, to be woken for a redelivery. */
+    private readonly dispatcher: {
+      ping: (webhook: store.WebhookTarget) => Promise<string>;
+      delivery: Pick<WebhookDelivery, 'kick'>;
+    },
     private readonly policy: OutboundPolicy,
   ) {}
 
@@ -233,7 +237,7 @@ export class WebhookService {
         eventId: original.eventId,
       });
     });
-    this.dispatcher.kick();
+    this.dispatcher.delivery.kick();
     return this.delivery(id, newId);
   }
 

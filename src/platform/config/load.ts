@@ -153,6 +153,8 @@ export interface Config {
     retryWindowSeconds: number;
     /** A webhook failing for this long is disabled (seconds). */
     disableAfterSeconds: number;
+    /** Where deliveries are sent from on PostgreSQL: a thread of their own, or the request thread. */
+    delivery: 'thread' | 'inline';
   };
   /** Endpoints of FCM and APNs (settings-push.ts). */
   push: PushEndpoints;
@@ -247,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       firstRetrySeconds: out.eventWebhookFirstRetrySeconds,
       retryWindowSeconds: out.eventWebhookRetryWindowSeconds,
       disableAfterSeconds: out.eventWebhookDisableAfterSeconds,
+      delivery: out.eventWebhookDelivery,
     },
     push,
     requestTimeoutSeconds: proc.requestTimeoutSeconds,

@@ -3,7 +3,7 @@
  * (docs/configuration.md), declared once (src/platform/config/declare.ts): `loadConfig` reads them and the
  * configuration table is written from them.
  */
-import { integer, type Settings, text } from './declare.js';
+import { integer, oneOf, type Settings, text } from './declare.js';
 import { corsOrigins, dnsServers, hostList, mailbox, smtpUrl } from './parse.js';
 
 /** A comma-separated host list setting (`ASSENT_*_ALLOW_HTTP_HOSTS`), parsed by `hostList`. */
@@ -158,5 +158,15 @@ export const OUTBOUND_SETTINGS = {
     unit: 'seconds',
     meaning:
       'an event webhook whose every attempt failed for this long is disabled, and the organisation’s Owners are mailed',
+  }),
+  eventWebhookDelivery: oneOf({
+    env: 'ASSENT_EVENT_WEBHOOK_DELIVERY',
+    values: ['thread', 'inline'] as const,
+    default: 'thread',
+    unit: '',
+    meaning:
+      'where event webhooks are sent from (docs/events.md "Delivery guarantees"): `thread`, a thread of their own with its own ' +
+      'database connections, off the thread that answers requests (PostgreSQL; the embedded store always sends ' +
+      'inline); `inline`, the request thread',
   }),
 } satisfies Settings;

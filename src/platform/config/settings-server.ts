@@ -52,7 +52,8 @@ export const SERVER_SETTINGS = {
     unit: 'connections',
     meaning:
       "most PostgreSQL connections each of the process's two pools opens (named statements, " +
-      "everything else; the one LISTEN connection comes on top); requests beyond it wait in the pool's queue",
+      'everything else; the one LISTEN connection and the webhook delivery thread’s four, `assent-webhook-delivery`, ' +
+      "come on top); requests beyond it wait in the pool's queue",
   }),
   dbWriteSlots: integer({
     env: 'ASSENT_DB_WRITE_SLOTS',
