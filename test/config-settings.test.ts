@@ -62,6 +62,7 @@ const BAD: Record<string, { value: string; says?: RegExp }> = {
   ASSENT_EVENT_WEBHOOK_FIRST_RETRY_SECONDS: { value: '3601' },
   ASSENT_EVENT_WEBHOOK_RETRY_WINDOW_SECONDS: { value: '0' },
   ASSENT_EVENT_WEBHOOK_DISABLE_AFTER_SECONDS: { value: 'five days' },
+  ASSENT_EVENT_WEBHOOK_DELIVERY: { value: 'worker', says: /thread, inline/ },
   ASSENT_FCM_URL: { value: 'ftp://fcm.example.org', says: /http/ },
   ASSENT_FCM_TOKEN_URL: { value: 'not a url', says: /absolute/ },
   ASSENT_APNS_HOST: { value: 'https://api.push.apple.com', says: /host\[:port\]/ },
