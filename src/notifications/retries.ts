@@ -12,6 +12,7 @@
 import type PgBoss from 'pg-boss';
 import { type Db, rawIn } from '../platform/db/open.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
+import { groupBy } from '../platform/util/group.js';
 import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
@@ -167,12 +168,10 @@ export class RetryWorker {
         );
       });
     }
-    const groups = new Map<string, Sent[]>();
-    for (const c of chunk) {
-      if (c.outcome.ok || c.outcome.gone) continue;
-      const key = `${c.attempt}.${c.outcome.retryAfterSeconds ?? 0}`;
-      groups.set(key, [...(groups.get(key) ?? []), c]);
-    }
+    const groups = groupBy(
+      chunk.filter((c) => !c.outcome.ok && !c.outcome.gone),
+      (c) => `${c.attempt}.${c.outcome.retryAfterSeconds ?? 0}`,
+    );
     for (const these of groups.values()) {
       const { attempt, outcome } = these[0]!;
       await this.schedule(

@@ -1,4 +1,7 @@
-/** SQL of the change feed: an organisation's numbered outbox events in `seq` order (docs/events.md). */
+/**
+ * SQL of the change feed: an organisation's numbered outbox events in `seq` order (docs/events.md), and the same rows
+ * by ID for webhook deliveries.
+ */
 import { and, asc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
 import { organisationEvents } from '../../platform/db/schema/index.js';
@@ -32,5 +35,19 @@ export async function eventsAfter(
     .where(and(eq(e.orgId, orgId), isNotNull(e.seq), gt(e.seq, afterSeq), types ? inArray(e.type, types) : undefined))
     .orderBy(asc(e.seq))
     .limit(limit);
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+}
+
+/**
+ * The events of these IDs (of any organisation), in no particular order: the outbox rows of claimed webhook
+ * deliveries, whose bodies are built as the feed shows them (a fanned-out event is numbered).
+ */
+export async function eventsByIds(db: Executor, ids: string[]): Promise<FeedRow[]> {
+  if (ids.length === 0) return [];
+  const e = organisationEvents;
+  const rows = await db
+    .select({ id: e.id, seq: e.seq, type: e.type, subject: e.subject, occurredAt: e.occurredAt, data: e.data })
+    .from(e)
+    .where(inArray(e.id, ids));
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }

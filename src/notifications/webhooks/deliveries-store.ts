@@ -4,9 +4,9 @@
  * delivery another holds), and the settling of attempts. The fan-out itself is in fan-out-store.ts.
  */
 
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
-import { type DeliveryAttempt, organisationEvents } from '../../platform/db/schema/index.js';
+import type { DeliveryAttempt } from '../../platform/db/schema/index.js';
 
 /** The organisations with an enabled webhook behind its feed head (for the sweep). */
 export async function organisationsBehind(db: Executor): Promise<string[]> {
@@ -96,30 +96,6 @@ export async function claimDue(db: Executor, leaseSeconds: number, size: ClaimSi
     body: r.body,
     createdAt: new Date(r.created_at),
   }));
-}
-
-/** An outbox event as a delivery carries it. */
-export type OutboxRow = Pick<
-  typeof organisationEvents.$inferSelect,
-  'id' | 'orgId' | 'seq' | 'type' | 'subject' | 'occurredAt' | 'data'
->;
-
-/** The outbox rows of these event IDs. */
-export function outboxRows(db: Executor, ids: string[]): Promise<OutboxRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  const e = organisationEvents;
-  return db
-    .select({
-      id: e.id,
-      orgId: e.orgId,
-      seq: e.seq,
-      type: e.type,
-      subject: e.subject,
-      occurredAt: e.occurredAt,
-      data: e.data,
-    })
-    .from(e)
-    .where(inArray(e.id, ids));
 }
 
 /** One attempt's record (as logged, with its time as a Date) and what it makes of its delivery. */

@@ -24,8 +24,10 @@ import type { EventSequencer } from '../../platform/events/sequencer.js';
 import { PostCommitWorker } from '../../platform/jobs/post-commit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
+import { groupBy } from '../../platform/util/group.js';
 import { mapLimit } from '../../platform/util/pool.js';
 import { cloudEventOf, eventSource } from '../events/service.js';
+import { eventsByIds, type FeedRow } from '../events/store.js';
 import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import { disableFailing } from './disabling.js';
@@ -93,12 +95,20 @@ export class WebhookDispatcher implements WebhookDelivery {
     private readonly opts: DispatcherOptions,
   ) {
     this.secrets = new WebhookSecrets(master);
+    const fanOutDeps: FanOutDeps = {
+      db,
+      leaseSeconds: opts.leaseSeconds,
+      concurrency: CONCURRENCY,
+      send: (target, event, deliveryId, createdAt) =>
+        this.send(target, event, { id: deliveryId, eventId: event.id, attempt: 1, body: null, createdAt }),
+      retryAt: (at) => this.retryAt(at),
+    };
     this.fanOut = new PostCommitWorker(
       {
         batch: async (orgId) => {
           // Every numbering wakes this, webhooks or not: an organisation with none behind costs one statement that
           // matches no row (the lease), no write.
-          const round = await fanOutRound(this.fanOutDeps(), orgId);
+          const round = await fanOutRound(fanOutDeps, orgId);
           // Deliveries left pending unsent (behind an earlier delivery of their lane, or a run cut short) go by claim
           // rounds; retries wake them at their time.
           if (round.unsent) this.kick();
@@ -204,7 +214,7 @@ export class WebhookDispatcher implements WebhookDelivery {
     );
     const events = new Map(
       (
-        await deliveries.outboxRows(
+        await eventsByIds(
           this.db,
           claimed.filter((c) => c.body === null).map((c) => c.eventId),
         )
@@ -224,29 +234,13 @@ export class WebhookDispatcher implements WebhookDelivery {
     return settled;
   }
 
-  /** What the fan-out round needs: the database, the lease, and sending an event's first attempt. */
-  private fanOutDeps(): FanOutDeps {
-    return {
-      db: this.db,
-      leaseSeconds: this.opts.leaseSeconds,
-      concurrency: CONCURRENCY,
-      send: (target, event, deliveryId, createdAt) =>
-        this.send(target, event, { id: deliveryId, eventId: event.id, attempt: 1, body: null, createdAt }),
-      retryAt: (at) => this.retryAt(at),
-    };
-  }
-
   /** Builds the body (an event's from its outbox row, a ping's as stored), signs it and sends it. */
   private send(
     target: store.WebhookTarget,
-    event: deliveries.OutboxRow | undefined,
+    event: FeedRow | undefined,
     c: Pick<deliveries.ClaimedDelivery, 'id' | 'eventId' | 'attempt' | 'body' | 'createdAt'>,
   ): Promise<deliveries.Settled> {
-    const body =
-      c.body ??
-      JSON.stringify(
-        cloudEventOf({ ...event!, seq: Number(event!.seq) }, eventSource(this.opts.publicUrl, target.orgId)),
-      );
+    const body = c.body ?? JSON.stringify(cloudEventOf(event!, eventSource(this.opts.publicUrl, target.orgId)));
     return attemptDelivery(
       {
         deliveryId: c.id,
@@ -306,12 +300,6 @@ export class WebhookDispatcher implements WebhookDelivery {
 
 /** The claimed deliveries grouped by webhook and lane, each group in `ord` order (the order to send them in). */
 function lanesOf(claimed: deliveries.ClaimedDelivery[]): deliveries.ClaimedDelivery[][] {
-  const lanes = new Map<string, deliveries.ClaimedDelivery[]>();
-  for (const c of claimed) {
-    const key = `${c.webhookId} ${c.lane}`;
-    const run = lanes.get(key);
-    if (run) run.push(c);
-    else lanes.set(key, [c]);
-  }
+  const lanes = groupBy(claimed, (c) => `${c.webhookId} ${c.lane}`);
   return [...lanes.values()].map((run) => run.sort((a, b) => a.ord - b.ord));
 }

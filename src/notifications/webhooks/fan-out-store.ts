@@ -1,13 +1,13 @@
 /**
  * SQL of the fan-out (docs/events.md "Delivery guarantees"; docs/decisions/0032-event-webhooks.md, amendment "first
  * attempts at fan-out"): a webhook's events after its `last_seq` are taken under a lease on the webhook row, sent once
- * straight from the outbox, and then written as deliveries (finished ones with their attempt, the rest pending) in the
- * transaction that moves `last_seq`, so that each event becomes exactly one delivery per subscribed webhook.
+ * straight from the outbox (read as the feed reads them, ../events/store.ts `eventsAfter`), and then written as
+ * deliveries (finished ones with their attempt, the rest pending) in the transaction that moves `last_seq`, so that
+ * each event becomes exactly one delivery per subscribed webhook.
  */
 import { sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../platform/db/open.js';
 import type { DeliveryAttempt } from '../../platform/db/schema/index.js';
-import type { OutboxRow } from './deliveries-store.js';
 import type { WebhookTarget } from './store.js';
 
 /** Events fanned out per webhook per round at most (count). */
@@ -61,38 +61,6 @@ export async function leaseBehind(db: Executor, orgId: string, leaseSeconds: num
     head: Number(r.head),
     subscribedEvents: r.subscribed_events,
     leasedUntil: r.lease,
-  }));
-}
-
-/** The organisation's outbox events numbered in `(after, upto]` of the given types, in `seq` order. */
-export async function eventsInRange(
-  db: Executor,
-  orgId: string,
-  after: number,
-  upto: number,
-  types: string[],
-): Promise<OutboxRow[]> {
-  const result = await db.execute(sql`SELECT id, org_id, seq, type, subject, occurred_at, data
-    FROM organisation_events
-    WHERE org_id = ${orgId} AND seq > ${after} AND seq <= ${upto}
-      AND type IN (SELECT jsonb_array_elements_text(${JSON.stringify(types)}::jsonb))
-    ORDER BY seq`);
-  return rowsOf<{
-    id: string;
-    org_id: string;
-    seq: number | string;
-    type: string;
-    subject: string | null;
-    occurred_at: Date | string;
-    data: Record<string, unknown>;
-  }>(result).map((r) => ({
-    id: r.id,
-    orgId: r.org_id,
-    seq: Number(r.seq),
-    type: r.type,
-    subject: r.subject,
-    occurredAt: new Date(r.occurred_at),
-    data: r.data,
   }));
 }
 

@@ -16,8 +16,10 @@
 import { randomUUID } from 'node:crypto';
 import { transactionNotWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
+import { groupBy } from '../../platform/util/group.js';
 import { mapLimit } from '../../platform/util/pool.js';
-import { attemptRecord, markWebhooks, type OutboxRow, type Settled } from './deliveries-store.js';
+import { eventsAfter, type FeedRow } from '../events/store.js';
+import { attemptRecord, markWebhooks, type Settled } from './deliveries-store.js';
 import * as store from './fan-out-store.js';
 
 /** What a fan-out round needs of the dispatcher. */
@@ -28,7 +30,7 @@ export interface FanOutDeps {
   /** Lanes sending at once (count). */
   concurrency: number;
   /** Signs and sends one event's first attempt. */
-  send: (target: store.LeasedWebhook, event: OutboxRow, deliveryId: string, createdAt: Date) => Promise<Settled>;
+  send: (target: store.LeasedWebhook, event: FeedRow, deliveryId: string, createdAt: Date) => Promise<Settled>;
   /** Called with each retry's due time (epoch milliseconds) after the round is recorded. */
   retryAt: (at: number) => void;
 }
@@ -58,7 +60,10 @@ async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Pr
   const until = Date.now() + (deps.leaseSeconds * 1000) / 2;
   const upto = Math.min(webhook.head, webhook.lastSeq + store.FAN_OUT_BATCH);
   try {
-    const events = await store.eventsInRange(db, webhook.orgId, webhook.lastSeq, upto, webhook.subscribedEvents);
+    // Feed numbers are dense: the range holds at most `upto - lastSeq` events, so this limit reaches `upto`.
+    const events = (
+      await eventsAfter(db, webhook.orgId, webhook.lastSeq, upto - webhook.lastSeq, webhook.subscribedEvents)
+    ).filter((e) => e.seq <= upto);
     const createdAt = new Date();
     const lanes = lanesOf(events);
     const busy = new Set(await store.busyLanes(db, webhook.id, [...lanes.keys()]));
@@ -90,19 +95,12 @@ async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Pr
 }
 
 /** The events grouped by lane (the individual, '' for events about none), each in `seq` order. */
-function lanesOf(events: OutboxRow[]): Map<string, OutboxRow[]> {
-  const lanes = new Map<string, OutboxRow[]>();
-  for (const e of events) {
-    const lane = e.subject ?? '';
-    const run = lanes.get(lane);
-    if (run) run.push(e);
-    else lanes.set(lane, [e]);
-  }
-  return lanes;
+function lanesOf(events: FeedRow[]): Map<string, FeedRow[]> {
+  return groupBy(events, (e) => e.subject ?? '');
 }
 
 /** The delivery row of one event: finished or retried after its first attempt, or pending unsent. */
-function fannedOut(event: OutboxRow, id: string, outcome: Settled | undefined, createdAt: Date): store.FannedOut {
+function fannedOut(event: FeedRow, id: string, outcome: Settled | undefined, createdAt: Date): store.FannedOut {
   const base = { id, eventId: event.id, eventType: event.type, lane: event.subject ?? '' };
   if (!outcome) return { ...base, state: 'pending', attempts: 0, nextAt: createdAt, finishedAt: null, attemptLog: [] };
   return {
