@@ -2,7 +2,7 @@
  * SQL of the change feed: an organisation's numbered outbox events in `seq` order (docs/events.md), and the same rows
  * by ID for webhook deliveries.
  */
-import { and, asc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, lte } from 'drizzle-orm';
 import type { Executor } from '../../platform/db/open.js';
 import { organisationEvents } from '../../platform/db/schema/index.js';
 
@@ -17,9 +17,11 @@ export interface FeedRow {
 }
 
 /**
- * The organisation's numbered events after `afterSeq`, in seq order, at most `limit`; only of `types` when given.
+ * The organisation's numbered events after `afterSeq`, in seq order, at most `limit`; only of `types` when given, and
+ * only up to `uptoSeq` when given.
  * @param afterSeq - exclusive (0: from the first).
  * @param limit - count.
+ * @param uptoSeq - inclusive.
  */
 export async function eventsAfter(
   db: Executor,
@@ -27,12 +29,21 @@ export async function eventsAfter(
   afterSeq: number,
   limit: number,
   types: string[] | undefined,
+  uptoSeq?: number,
 ): Promise<FeedRow[]> {
   const e = organisationEvents;
   const rows = await db
     .select({ id: e.id, seq: e.seq, type: e.type, subject: e.subject, occurredAt: e.occurredAt, data: e.data })
     .from(e)
-    .where(and(eq(e.orgId, orgId), isNotNull(e.seq), gt(e.seq, afterSeq), types ? inArray(e.type, types) : undefined))
+    .where(
+      and(
+        eq(e.orgId, orgId),
+        isNotNull(e.seq),
+        gt(e.seq, afterSeq),
+        uptoSeq === undefined ? undefined : lte(e.seq, uptoSeq),
+        types ? inArray(e.type, types) : undefined,
+      ),
+    )
     .orderBy(asc(e.seq))
     .limit(limit);
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));

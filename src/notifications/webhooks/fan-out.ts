@@ -60,10 +60,9 @@ async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Pr
   const until = Date.now() + (deps.leaseSeconds * 1000) / 2;
   const upto = Math.min(webhook.head, webhook.lastSeq + store.FAN_OUT_BATCH);
   try {
-    // Feed numbers are dense: the range holds at most `upto - lastSeq` events, so this limit reaches `upto`.
-    const events = (
-      await eventsAfter(db, webhook.orgId, webhook.lastSeq, upto - webhook.lastSeq, webhook.subscribedEvents)
-    ).filter((e) => e.seq <= upto);
+    // Feed numbers are dense: the range holds `upto - lastSeq` events, of which those of the subscribed types.
+    const range = upto - webhook.lastSeq;
+    const events = await eventsAfter(db, webhook.orgId, webhook.lastSeq, range, webhook.subscribedEvents, upto);
     const createdAt = new Date();
     const lanes = lanesOf(events);
     const busy = new Set(await store.busyLanes(db, webhook.id, [...lanes.keys()]));
