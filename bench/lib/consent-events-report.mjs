@@ -66,17 +66,36 @@ export function eventsReport(events, out, run, cpu) {
     out(`      ${cpu(w.storm.cpuCores)}; events ${w.events.verdict}`);
     if (w.storm.postgresWaits) out(`      PostgreSQL: ${describeWaits(w.storm.postgresWaits)}`);
     if (describeWal(w.storm)) out(`      ${describeWal(w.storm)}`);
-    if (events.stormA2) out(`   A2, A again after the storms with the webhook: ${run(events.stormA2.storm)}`);
+    if (events.stormA2) out(`   A2, A again just after B, the webhook disabled: ${run(events.stormA2.storm)}`);
     out(
       `   B/A = ${fmt(events.ratio, 2)} (B over the mean of A and A2; over A alone ${fmt(events.ratios?.beforeOnly, 2)}, ` +
-        `over A2 alone ${fmt(events.ratios?.afterOnly, 2)}): goal >= ${CONSENT_GOALS.webhookPatchRatio}: ` +
-        `${verdict(events.ratio >= CONSENT_GOALS.webhookPatchRatio)}`,
+        `over A2 alone ${fmt(events.ratios?.afterOnly, 2)})`,
+    );
+    const alt = w.alternated;
+    if (alt) {
+      const rates = alt.storms.map((x) => `${x.kind} ${fmt(x.okPerSecond)}`).join(', ');
+      const posted = alt.storms.filter((x) => x.kind === 'r').map((x) => fmt(x.postedPerSecond));
+      out(
+        `   by alternation, ${alt.storms.length} storms of ${alt.seconds} s: the webhook disabled (a), on (b), and ` +
+          `disabled while autocannon (bench process) POSTs a delivery's body to the receiver at B's delivery rate ` +
+          `(r: floor R; ${alt.rate}/s asked, ${posted.join(', ')}/s answered): ${rates}`,
+      );
+      out(
+        `   B/A = ${fmt(alt.ratio, 2)}, floor R/A = ${fmt(alt.loadedRatio, 2)} (each kind's rates summed over a's; per ` +
+          `round b/a, r/a: ${alt.rounds.map((x) => `${fmt(x.b, 2)}, ${fmt(x.r, 2)}`).join('; ')})`,
+      );
+    }
+    const headline = alt?.ratio ?? events.ratio;
+    out(
+      `   goal B/A >= ${CONSENT_GOALS.webhookPatchRatio} (by alternation): ` +
+        `${verdict(headline >= CONSENT_GOALS.webhookPatchRatio)}`,
     );
     if (events.floor) {
       const f = events.floor;
       out(
-        `   floor: L, A's storm with each change writing one delivery-log-sized row (${f.rowBytes} bytes) in its own ` +
-          `transaction, no webhook: ${run(f.storm)}; events ${f.events.verdict}; L/A = ${fmt(f.ratio, 2)}`,
+        `   floor: L (run last), A's storm with each change writing one delivery-log-sized row (${f.rowBytes} bytes) ` +
+          `in the change's transaction, no webhook: ${run(f.storm)}; events ${f.events.verdict}; L/A = ` +
+          `${fmt(f.ratio, 2)} (over the mean of A and A2)`,
       );
       if (describeWal(f.storm)) out(`      ${describeWal(f.storm)}`);
     }
@@ -86,7 +105,7 @@ export function eventsReport(events, out, run, cpu) {
       const a2 = events.spreadA;
       out(
         `   A', the storm spread over ${sp.individuals} individuals (${sp.individuals / sp.storm.connections} per ` +
-          `connection, the Owner's API key), no webhook: ${run(a2.storm)}; events ${a2.events.verdict}`,
+          `connection, the Owner's API key), webhook disabled: ${run(a2.storm)}; events ${a2.events.verdict}`,
       );
       out(
         `   B', A' with the webhook (one lane per individual: ${sp.individuals} instead of ${w.storm.connections}): ` +
@@ -94,7 +113,7 @@ export function eventsReport(events, out, run, cpu) {
       );
       out(`      ${cpu(sp.storm.cpuCores)}`);
       if (describeWal(sp.storm)) out(`      ${describeWal(sp.storm)} (A': ${describeWal(a2.storm) ?? 'not measured'})`);
-      if (events.spreadA2) out(`   A'2, A' again after the storms with the webhook: ${run(events.spreadA2.storm)}`);
+      if (events.spreadA2) out(`   A'2, A' again just after B', the webhook deleted: ${run(events.spreadA2.storm)}`);
       out(
         `   B'/A' = ${fmt(events.spreadRatio, 2)} (over the mean of A' and A'2; over A' alone ` +
           `${fmt(events.ratios?.spreadBeforeOnly, 2)}, over A'2 alone ${fmt(events.ratios?.spreadAfterOnly, 2)}): goal >= ` +

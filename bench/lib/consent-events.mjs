@@ -1,16 +1,19 @@
 /**
  * Measure (g) of the consent benchmark: organisation events (docs/events.md), in one run after (b):
  *
- * 1. the PATCH storm of (b) (same individuals, connections and durations; consent-patch.mjs) without any webhook:
- *    rate A; then, with BENCH_EVENTS_SPREAD > 0, A': the same storm spread over more individuals (consent-patch.mjs
- *    `planSpread`), since the webhook delivers one individual's events one at a time (one lane per individual,
- *    docs/events.md "Delivery guarantees");
+ * 1. the PATCH storm of (b) (same individuals, connections and durations; consent-patch.mjs) without any webhook,
+ *    once unmeasured (W), then measured: rate A;
  * 2. one webhook registered by the Owner for every consent event type, pointing at a loopback receiver in its own
  *    process (event-receiver.mjs: answers 204 at once, verifies a sample of signatures with `standardwebhooks`), then
- *    the same storm: rate B, B/A, and from the outbox and the receipts (event-delivery.mjs): receipt − `time` per
- *    event, delivered/s, the backlog at the storm's end and each second, the drain time after it; the receiver's
- *    floor (autocannon alone); B': A' with the webhook, the same figures; then the webhook is deleted, and A and A'
- *    run again (A2, A'2): B/A is B over the mean of A and A2, B'/A' that of A' and A'2;
+ *    the same storm: rate B, and from the outbox and the receipts (event-delivery.mjs): receipt − `time` per event,
+ *    delivered/s, the backlog at the storm's end and each second, the drain time after it; then, the webhook
+ *    disabled, the storm again (A2: B over the mean of A and A2 is printed); then the alternation that gives the goal's
+ *    B/A and floor R/A (`alternation`: short storms without the webhook, with it, and without it while autocannon
+ *    POSTs to the receiver at B's delivery rate); with BENCH_EVENTS_SPREAD > 0,
+ *    A' (the storm spread over more individuals, consent-patch.mjs `planSpread`, since the webhook delivers one
+ *    individual's events one at a time: one lane per individual, docs/events.md "Delivery guarantees"), B' (A' with
+ *    the webhook enabled again) and, once it is deleted, A'2; the receiver's floor (autocannon alone); last, floor L
+ *    (event-floor.mjs);
  * 3. the feed read and 4. the bulk check (consent-feed.mjs, consent-check.mjs).
  *
  * Where the webhooks endpoint answers 404 the webhook part prints SKIPPED and the rest goes on.
@@ -23,13 +26,19 @@ import { feedMeasure } from './consent-feed.mjs';
 import { call } from './consent-http.mjs';
 import { planSpread } from './consent-patch.mjs';
 import { analyseDelivery, serverSplit } from './event-delivery.mjs';
-import { logRowFloor } from './event-floor.mjs';
+import { fromCheckpoint, logRowFloor } from './event-floor.mjs';
 import { startEventReceiver } from './event-receiver.mjs';
 import { log, r2 } from './util.mjs';
 
 /** Every consent event type (docs/events.md "What is emitted"). */
 export const CONSENT_EVENT_TYPES = ['consent.allowed', 'consent.disallowed', 'consent.askme', 'consent.expired'];
 
+/** Rounds of the alternation, each one storm of each kind (count). */
+const ALTERNATION_ROUNDS = 4;
+/** Measured seconds of each storm of the alternation. */
+const ALTERNATION_SECONDS = 5;
+/** The unmeasured storm before A (seconds). */
+const WARM_UP_SECONDS = 5;
 /** Connections of the receiver's floor: the dispatcher's deliveries in flight per process (dispatcher.ts). */
 const FLOOR_CONNECTIONS = 64;
 
@@ -72,6 +81,7 @@ async function waitDrained(ctx, receiver, fromSeq, distinctBefore, finishMs) {
 async function stormWithWebhook(server, ctx, receiver, webhookId, run, fromSeq) {
   log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
   const before = await receiver.counts();
+  await fromCheckpoint(ctx);
   const storm = await measureOne(server, run.spec);
   const events = await run.verify();
   const drained = await waitDrained(ctx, receiver, fromSeq, before.distinct, storm.windowMs.finish);
@@ -99,9 +109,66 @@ async function feedHead(server, ctx) {
   return Number(rows[0]?.seq ?? 0);
 }
 
+/** A storm without deliveries: `{storm, events}`. */
+async function plainStorm(server, ctx, plan, name) {
+  const run = plan.again(name);
+  log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+  await fromCheckpoint(ctx);
+  return { storm: await measureOne(server, run.spec), events: await run.verify() };
+}
+
 /**
- * Step 2: the webhook, storm B with it (and the spread storm B' with `spreadPlan`), the receiver's floor, then the
- * webhook's deletion.
+ * B/A and floor R/A by alternation: short storms of three kinds, in the order a b r r b a a b r r b a
+ * (`ALTERNATION_ROUNDS` rounds of three), so that what drifts over the run, and the machine's noise of the moment,
+ * weigh on every kind alike:
+ * - a: the webhook disabled (a disabled webhook is no work to the dispatcher: fan-out-store.ts leases enabled ones);
+ * - b: the webhook enabled (it starts from the feed's head);
+ * - r: the webhook disabled, while autocannon in the bench process POSTs a delivery's body to the receiver at
+ *   `rate` per second: what a receiver on the same cores, fed by the lightest sender at hand, costs the storm.
+ * Each ratio is the sum of its kind's rates over the sum of a's. A second after each switch lets the deliveries of
+ * the storm before it finish.
+ * @param setDisabled - switches the webhook.
+ * @returns `{ratio, loadedRatio, rounds: [{b, r} per round], storms: [{kind, okPerSecond}], rate, seconds}`.
+ */
+async function alternation(server, ctx, patchPlan, setDisabled, receiver, body, rate) {
+  const timing = { seconds: ALTERNATION_SECONDS, warmupSeconds: 1 };
+  const storms = [];
+  let enabled = false; // disabled for A2 before
+  const order = Array.from({ length: ALTERNATION_ROUNDS }, (_, i) => (i % 2 === 0 ? 'abr' : 'rba')).join('');
+  const what = { a: 'webhook disabled', b: 'webhook on', r: `webhook disabled, receiver loaded at ${rate} POST/s` };
+  for (const [i, kind] of [...order].entries()) {
+    if ((kind === 'b') !== enabled) {
+      enabled = kind === 'b';
+      await setDisabled(!enabled);
+      await sleep(1000);
+    }
+    const run = patchPlan.again(`PATCH one attribute, alternation ${i + 1}, ${what[kind]} (${kind})`);
+    log(`measure: ${run.spec.name} (1 s warm-up + ${ALTERNATION_SECONDS} s)`);
+    await fromCheckpoint(ctx);
+    const load =
+      kind === 'r' ? receiver.load(body, rate, ALTERNATION_SECONDS + 2, FLOOR_CONNECTIONS / 2) : Promise.resolve(null);
+    const [storm, posted] = await Promise.all([measureOne(server, run.spec, timing), load]);
+    const events = await run.verify();
+    storms.push({ kind, okPerSecond: storm.okPerSecond, postedPerSecond: posted, events: events.verdict });
+  }
+  if (enabled) await setDisabled(true);
+  const sum = (kind, from) => from.filter((x) => x.kind === kind).reduce((t, x) => t + x.okPerSecond, 0);
+  const over = (kind, from = storms) => (sum('a', from) > 0 ? r2(sum(kind, from) / sum('a', from)) : null);
+  const rounds = [];
+  for (let i = 0; i < storms.length; i += 3)
+    rounds.push({ b: over('b', storms.slice(i, i + 3)), r: over('r', storms.slice(i, i + 3)) });
+  const [ratio, loadedRatio] = [over('b'), over('r')];
+  log(
+    `events: by alternation B/A ${ratio}, R/A ${loadedRatio} (per round ${rounds.map((x) => `${x.b}/${x.r}`).join(', ')})`,
+  );
+  return { ratio, loadedRatio, rounds, storms, rate, seconds: ALTERNATION_SECONDS };
+}
+
+/**
+ * Step 2: the webhook and the storms around it, each storm with it beside the same storm without it:
+ * B (webhook on); A2 (webhook disabled); the alternation (a, b, and r: floor R); then, with
+ * `spreadPlan`, A' (disabled) and B' (enabled again, from the feed's head); the receiver's floor; the webhook's
+ * deletion. Disabled, a webhook is no work at all to the dispatcher (fan-out-store.ts leases enabled ones only).
  */
 async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
   const org = `/v1/organizations/${ctx.orgId}`;
@@ -124,11 +191,31 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
     log(
       `events: webhook ${webhook.id} for ${CONSENT_EVENT_TYPES.join(', ')} -> ${receiver.url} (feed head ${lastSeq})`,
     );
+    const setDisabled = async (disabled) => {
+      const put = await call(server.base, 'PUT', `${org}/webhooks/${webhook.id}`, {
+        token,
+        body: { payloadUrl: receiver.url, subscribedEvents: CONSENT_EVENT_TYPES, disabled },
+      });
+      if (put.status !== 200) throw new Error(`PUT webhook (disabled ${disabled}) answered ${put.status}`);
+    };
 
     const b = patchPlan.again('PATCH one attribute, one webhook for every consent event (B)');
     const main = await stormWithWebhook(server, ctx, receiver, webhook.id, b, Number(lastSeq));
+    // The floors get a real delivery's body: the first event of storm B, as the feed shows it.
+    const sample = await call(server.base, 'GET', `${org}/events?after=${lastSeq}&limit=1`, { token, expect: 200 });
+    const floorBody = JSON.stringify(sample.json.Events[0] ?? {});
+    await setDisabled(true);
+    const stormA2 = await plainStorm(server, ctx, patchPlan, 'PATCH one attribute, webhook disabled, after (A2)');
+    const rate = Math.round(main.delivery.deliveredPerSecond);
+    const alternated = await alternation(server, ctx, patchPlan, setDisabled, receiver, floorBody, rate);
     let spread = null;
+    let spreadA = null;
     if (spreadPlan) {
+      spreadA = {
+        individuals: spreadPlan.individuals,
+        ...(await plainStorm(server, ctx, spreadPlan, `${spreadPlan.name}, webhook disabled (A')`)),
+      };
+      await setDisabled(false);
       const run = spreadPlan.again(`${spreadPlan.name}, webhook on (B')`);
       spread = {
         individuals: spreadPlan.individuals,
@@ -141,9 +228,6 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
        FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state ORDER BY state`,
       [webhook.id],
     );
-    // The floor gets a real delivery's body: the first event of storm B, as the feed shows it.
-    const sample = await call(server.base, 'GET', `${org}/events?after=${lastSeq}&limit=1`, { token, expect: 200 });
-    const floorBody = JSON.stringify(sample.json.Events[0] ?? {});
     const receiverFloorPerSecond = await receiver.floor(floorBody, Math.min(5, consentOpts.seconds), FLOOR_CONNECTIONS);
     const gone = await call(server.base, 'DELETE', `${org}/webhooks/${webhook.id}`, { token });
     log(
@@ -158,6 +242,9 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
       reason: ok ? null : deleted ? 'a check failed: see checks' : `DELETE webhook answered ${gone.status}`,
       webhook: { id: webhook.id, subscribedEvents: webhook.subscribedEvents, feedHeadAtCreation: Number(lastSeq) },
       ...main,
+      stormA2,
+      alternated,
+      spreadA,
       spread,
       receiver: {
         deliveries: counts.deliveries,
@@ -185,34 +272,36 @@ async function webhookStorms(server, ctx, patchPlan, spreadPlan) {
  * @returns `{stormA, eventsA, floor, webhook: {...}, ratio, goals, feed, check}` (floor: event-floor.mjs)
  */
 export async function eventsMeasures(server, ctx, patchPlan) {
+  // The first storm after the server's start runs up to a third slower than the next ones here (BENCH_EVENTS_ONLY=1):
+  // one unmeasured storm first, so that A is not that one.
+  const w = patchPlan.again('PATCH one attribute, no webhook, warm-up, not counted (W)');
+  log(`measure: ${w.spec.name} (${WARM_UP_SECONDS} s)`);
+  await fromCheckpoint(ctx);
+  await measureOne(server, w.spec, { seconds: WARM_UP_SECONDS, warmupSeconds: 0 });
+  await w.verify();
   const a = patchPlan.again('PATCH one attribute, no webhook (A)');
   log(`measure: ${a.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
+  await fromCheckpoint(ctx);
   const stormA = await measureOne(server, a.spec);
   const eventsA = await a.verify();
-  const floor = await logRowFloor(server, ctx, patchPlan, stormA);
   // A' and B': the same storms spread over more individuals (webhook lanes), when BENCH_EVENTS_SPREAD > 0.
   let spreadPlan = null;
-  let spreadA = null;
   if (consentOpts.eventsSpread > 0) {
     spreadPlan = await planSpread(ctx, consentOpts.eventsSpread);
     spreadPlan.name = `PATCH one attribute, ${consentOpts.eventsSpread} individuals per connection, Owner's API key`;
-    const run = spreadPlan.again(`${spreadPlan.name}, no webhook (A')`);
-    log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
-    spreadA = { individuals: spreadPlan.individuals, storm: await measureOne(server, run.spec) };
-    spreadA.events = await run.verify();
   }
+  // Each storm with the webhook runs between two without it (A, B, A2; A', B', A'2), and its ratio is over their
+  // mean: the rates without a webhook drift by up to a fifth over a run on this kind of machine, and a storm's
+  // neighbours share its conditions best.
   const webhook = await webhookStorms(server, ctx, patchPlan, spreadPlan);
-  // A and A' again once the webhook is gone: the storms without it run both before and after those with it, so that
-  // what drifts over a run (the dataset load's background work early on, the tables' dead rows later) weighs on
-  // both sides of the ratio, which is B over the mean of the two.
-  const again = async (plan, name) => {
-    const run = plan.again(name);
-    log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
-    return { storm: await measureOne(server, run.spec), events: await run.verify() };
-  };
-  const stormA2 = webhook.storm ? await again(patchPlan, 'PATCH one attribute, no webhook, after (A2)') : null;
+  const stormA2 = webhook.stormA2 ?? null;
+  const spreadA = webhook.spreadA ?? null;
   const spreadA2 =
-    webhook.spread && spreadPlan ? await again(spreadPlan, `${spreadPlan.name}, no webhook, after (A'2)`) : null;
+    webhook.spread && spreadPlan
+      ? await plainStorm(server, ctx, spreadPlan, `${spreadPlan.name}, no webhook (A'2)`)
+      : null;
+  const baseline = (stormA.okPerSecond + (stormA2?.storm.okPerSecond ?? stormA.okPerSecond)) / 2;
+  const floor = await logRowFloor(server, ctx, patchPlan, baseline);
   const over = (b, ...as) => {
     const mean = as.reduce((sum, a) => sum + a.okPerSecond, 0) / as.length;
     return b && mean > 0 ? r2(b.okPerSecond / mean) : null;
@@ -227,11 +316,13 @@ export async function eventsMeasures(server, ctx, patchPlan) {
   };
   if (ratio !== null)
     log(
-      `events: PATCH/s with the webhook ÷ without (mean of before and after): ${ratio} (B/A), ${spreadRatio} (B'/A'); ` +
-        `against before only ${ratios.beforeOnly}, ${ratios.spreadBeforeOnly}; after only ${ratios.afterOnly}, ` +
-        `${ratios.spreadAfterOnly}`,
+      `events: PATCH/s with the webhook ÷ without (mean of the storms before and after): ${ratio} (B/A), ` +
+        `${spreadRatio} (B'/A'); against before only ${ratios.beforeOnly}, ` +
+        `${ratios.spreadBeforeOnly}; after only ${ratios.afterOnly}, ${ratios.spreadAfterOnly}`,
     );
+  await fromCheckpoint(ctx);
   const feed = await feedMeasure(server, ctx);
+  await fromCheckpoint(ctx);
   const check = await checkMeasure(server, ctx);
   return {
     stormA,

@@ -7,7 +7,7 @@
  * and of the first ten.
  *
  * POSTs to `/floor` get the same work (body read, 204, JSON parse) but are only counted: the receiver's floor, what
- * it accepts from autocannon alone.
+ * it accepts from autocannon alone, and the load of floor R (`load`: a fixed rate beside a PATCH storm).
  *
  * The parent side is `startEventReceiver`; run as a script (`node event-receiver.mjs`, forked with an IPC channel)
  * this file is the child.
@@ -27,7 +27,8 @@ const SAMPLE_EVERY = 20;
 
 /**
  * Starts the receiver child and registers its stop with onCleanup.
- * @returns `{url, child, setSecret(secret), counts(), records(), floor(body, seconds, connections), stop()}`;
+ * @returns `{url, child, setSecret(secret), counts(), records(), floor(body, seconds, connections),
+ *   load(body, rate, seconds, connections), stop()}`;
  *   `records()` resolves to `[id, subject, sequence, timeMs, receivedMs]` per delivery, in the order received.
  */
 export async function startEventReceiver() {
@@ -85,6 +86,23 @@ export async function startEventReceiver() {
         method: 'POST',
         connections,
         duration: seconds,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return r1(result['2xx'] / result.duration);
+    },
+    /**
+     * POSTs `body` to /floor at `rate` per second for `seconds` (autocannon's `overallRate`): the receiver's share of
+     * a delivery, without Assent (consent-events.mjs, floor R).
+     * @returns POST/s answered 2xx.
+     */
+    async load(body, rate, seconds, connections) {
+      const result = await autocannon({
+        url: `${base}/floor`,
+        method: 'POST',
+        connections,
+        duration: seconds,
+        overallRate: Math.max(1, Math.round(rate)),
         headers: { 'content-type': 'application/json' },
         body,
       });
