@@ -30,6 +30,9 @@ const hooksUrl = (path = '') => `${t.base}/organizations/${org.orgId}/webhooks${
 const CONSENT_TYPES = ['consent.allowed', 'consent.disallowed', 'consent.askme', 'consent.expired'];
 
 /** Registers a webhook at the receiver as the owner; answers the created webhook (with its secret). */
+
+/** A UUIDv7 (RFC 9562 §5.7): version 7, variant 10. */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /**
  * The webhook's deliveries log once `done` holds: a delivery is logged when its attempt is recorded, a moment after
  * the receiver got it (docs/events.md "The deliveries log").
@@ -243,6 +246,9 @@ describe('deliveries', () => {
     expect(last.attempts[0]).toMatchObject({ attempt: 1, status: 200 });
     expect(last.attempts[0].requestHeaders['webhook-id']).toBe(events[1].id);
     expect(last.attempts[0].responseHeaders).toHaveProperty('date');
+    // Delivery IDs are time-ordered (UUIDv7, docs/events.md "The deliveries log"): the later event's sorts after.
+    for (const d of logged) expect(d.id).toMatch(UUID_V7);
+    expect(logged[0].id > logged[1].id).toBe(true);
     await call(hooksUrl(`/${hook.id}`), { method: 'DELETE', token: org.tokens.owner });
   });
 
@@ -408,6 +414,7 @@ describe('deliveries', () => {
     });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ eventId: failed.deliveries[0].eventId, redeliveryOf: failed.deliveries[0].id });
+    expect(again.body.id).toMatch(UUID_V7);
     const got = await waitFor(
       async () => verified(hook.secret),
       (v) => v.length >= 2,
@@ -430,6 +437,7 @@ describe('deliveries', () => {
     const ping = await call(hooksUrl(`/${hook.id}/ping`), { method: 'POST', token: org.tokens.owner });
     expect(ping.status).toBe(200);
     expect(ping.body).toMatchObject({ eventType: 'webhook.ping', state: 'succeeded' });
+    expect(ping.body.id).toMatch(UUID_V7);
     expect(verified(hook.secret).map((r) => r.event.type)).toEqual(['webhook.ping']);
     receiver.answer = () => 500;
     const failing = await call(hooksUrl(`/${hook.id}/ping`), { method: 'POST', token: org.tokens.owner });

@@ -28,6 +28,7 @@ import { groupBy } from '../../platform/util/group.js';
 import { mapLimit } from '../../platform/util/pool.js';
 import { cloudEventOf, eventSource } from '../events/service.js';
 import { eventsByIds, type FeedRow } from '../events/store.js';
+import { timeOrderedId } from '../ids.js';
 import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import { disableFailing } from './disabling.js';
@@ -264,7 +265,7 @@ export class WebhookDispatcher implements WebhookDelivery {
    * @throws the database's error.
    */
   async ping(webhook: store.WebhookTarget): Promise<string> {
-    const [eventId, deliveryId, now] = [randomUUID(), randomUUID(), new Date()];
+    const [eventId, deliveryId, now] = [randomUUID(), timeOrderedId(), new Date()];
     const body = JSON.stringify({
       specversion: '1.0',
       id: eventId,

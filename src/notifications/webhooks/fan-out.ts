@@ -13,12 +13,12 @@
  * A process that dies between 3 and 4 leaves the range to the next lease: its events go out again (at least once,
  * same `webhook-id`), none is lost.
  */
-import { randomUUID } from 'node:crypto';
 import { transactionNotWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
 import { groupBy } from '../../platform/util/group.js';
 import { mapLimit } from '../../platform/util/pool.js';
 import { eventsAfter, type FeedRow } from '../events/store.js';
+import { timeOrderedId } from '../ids.js';
 import { attemptRecord, markWebhooks, type Settled } from './deliveries-store.js';
 import * as store from './fan-out-store.js';
 
@@ -66,7 +66,9 @@ async function fanOutWebhook(deps: FanOutDeps, webhook: store.LeasedWebhook): Pr
     const createdAt = new Date();
     const lanes = lanesOf(events);
     const busy = new Set(await store.busyLanes(db, webhook.id, [...lanes.keys()]));
-    const ids = new Map(events.map((e) => [e.id, randomUUID()]));
+    // Time-ordered: each round's rows go to the primary key's last pages, not to random ones (whose first change
+    // after a checkpoint writes the whole page to the WAL).
+    const ids = new Map(events.map((e) => [e.id, timeOrderedId()]));
     const outcomes = new Map<string, Settled>();
     const free = [...lanes].filter(([lane]) => !busy.has(lane)).map(([, run]) => run);
     await mapLimit(free, deps.concurrency, async (run) => {

@@ -12,6 +12,7 @@ import type { Db, Executor } from '../../platform/db/open.js';
 import { keysetPage } from '../../platform/http/pagination.js';
 import { checkTarget, OutboundError, type OutboundPolicy, urlProblem } from '../../platform/net/outbound.js';
 import { isId } from '../../platform/util/ids.js';
+import { timeOrderedId } from '../ids.js';
 import type { WebhookDelivery } from './dispatcher.js';
 import * as log from './log-store.js';
 import type { DeliveryView, WebhookInput, WebhookView } from './schemas.js';
@@ -211,7 +212,7 @@ export class WebhookService {
    * @throws {NotFound} when the organisation has no such webhook or the webhook no such delivery.
    */
   async redeliver(actor: Principal, orgId: string, id: string, deliveryId: string): Promise<DeliveryView> {
-    const newId = randomUUID();
+    const newId = timeOrderedId();
     await this.db.transaction(async (tx) => {
       await this.existing(tx, orgId, id);
       const original = isId(deliveryId) ? await log.readDelivery(tx, id, deliveryId) : undefined;
