@@ -16,7 +16,6 @@
  * Every process runs it; a process that dies leaves its leased deliveries to others once the lease ends, and its
  * un-fanned events to any process's sweep, so that a committed change is delivered at least once.
  */
-import { randomUUID } from 'node:crypto';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
 import { transactionNotWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
@@ -28,12 +27,10 @@ import { groupBy } from '../../platform/util/group.js';
 import { mapLimit } from '../../platform/util/pool.js';
 import { cloudEventOf, eventSource } from '../events/service.js';
 import { eventsByIds, type FeedRow } from '../events/store.js';
-import { timeOrderedId } from '../ids.js';
 import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import { disableFailing } from './disabling.js';
 import { type FanOutDeps, fanOutRound } from './fan-out.js';
-import * as log from './log-store.js';
 import { WebhookSecrets } from './secrets.js';
 import * as store from './store.js';
 
@@ -257,45 +254,6 @@ export class WebhookDispatcher implements WebhookDelivery {
       this.opts.policy,
       this.opts.retry,
     );
-  }
-
-  /**
-   * Sends a `webhook.ping` event to the webhook now, once (no retries), and logs it as a delivery.
-   * @returns the delivery's ID.
-   * @throws the database's error.
-   */
-  async ping(webhook: store.WebhookTarget): Promise<string> {
-    const [eventId, deliveryId, now] = [randomUUID(), timeOrderedId(), new Date()];
-    const body = JSON.stringify({
-      specversion: '1.0',
-      id: eventId,
-      type: 'webhook.ping',
-      source: eventSource(this.opts.publicUrl, webhook.orgId),
-      time: now.toISOString(),
-      datacontenttype: 'application/json',
-      data: { WebhookID: webhook.id, OrganizationID: webhook.orgId },
-    });
-    await log.insertDelivery(this.db, {
-      id: deliveryId,
-      webhookId: webhook.id,
-      orgId: webhook.orgId,
-      eventId,
-      eventType: 'webhook.ping',
-      lane: deliveryId,
-      state: 'pending',
-      attempts: 1,
-      nextAt: now,
-      // Held by this request for its attempt: no delivery round claims it meanwhile.
-      leasedUntil: new Date(now.getTime() + 3600_000),
-      body,
-      createdAt: now,
-    });
-    const { payloadUrl: url, contentType } = webhook;
-    const attempt = { deliveryId, webhookId: webhook.id, attempt: 1, url, contentType, eventId, body, createdAt: now };
-    const once = { firstRetrySeconds: 1, retryWindowSeconds: 0 };
-    const settled = await attemptDelivery({ ...attempt, secrets: this.secrets.live(webhook) }, this.opts.policy, once);
-    await this.db.transaction((tx) => deliveries.settle(tx, [settled]));
-    return deliveryId;
   }
 }
 

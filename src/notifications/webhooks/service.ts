@@ -30,7 +30,7 @@ export class WebhookService {
     private readonly master: MasterKey,
     /** Puts every event of the organisation committed before the call in its feed (sealed and numbered). */
     private readonly flushFeed: (orgId: string) => Promise<void>,
-    /** Sends a ping now (`WebhookDispatcher.ping`), and what delivers, to be woken for a redelivery. */
+    /** Sends a ping now (ping.ts `pingWebhook`), and what delivers, to be woken for a redelivery. */
     private readonly dispatcher: {
       ping: (webhook: store.WebhookTarget) => Promise<string>;
       delivery: Pick<WebhookDelivery, 'kick'>;

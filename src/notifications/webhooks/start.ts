@@ -12,6 +12,8 @@ import type { Mailer } from '../../platform/mail/mailer.js';
 import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { EventFeed } from '../events/service.js';
 import { type WebhookDelivery, WebhookDispatcher } from './dispatcher.js';
+import { pingWebhook } from './ping.js';
+import { WebhookSecrets } from './secrets.js';
 import { WebhookService } from './service.js';
 import { DispatcherThread } from './thread.js';
 
@@ -40,20 +42,26 @@ export function createEventWebhooks(deps: {
 }): EventWebhooks {
   const { config } = deps;
   const { db } = deps.store;
-  const dispatcher = newDispatcher(db, deps.master, deps.mailer, config);
   const policy = outboundPolicy(config);
   // PostgreSQL: deliveries go out from a thread of their own, off the request thread (docs/events.md, "Delivery
   // guarantees"); the embedded store lives in this thread's memory.
   const delivery: WebhookDelivery =
     deps.store.kind === 'postgres' && config.eventWebhooks.delivery === 'thread'
       ? new DispatcherThread(config)
-      : dispatcher;
+      : newDispatcher(db, deps.master, deps.mailer, config);
+  const pings = { db, secrets: new WebhookSecrets(deps.master), policy, publicUrl: config.publicUrl };
   // Every event committed before the call in the feed: consent events sealed (which releases them), then all numbered.
   const flushFeed = async (orgId: string) => {
     await deps.sealFirst(orgId);
     await deps.sequencer.flush(orgId);
   };
-  const service = new WebhookService(db, deps.master, flushFeed, { ping: (w) => dispatcher.ping(w), delivery }, policy);
+  const service = new WebhookService(
+    db,
+    deps.master,
+    flushFeed,
+    { ping: (w) => pingWebhook(pings, w), delivery },
+    policy,
+  );
   const feed = new EventFeed(db, flushFeed, config.publicUrl);
   return { service, delivery, feed };
 }
