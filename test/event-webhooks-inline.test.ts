@@ -4,7 +4,6 @@
  * connections. The embedded store always delivers so; on PostgreSQL it is the setting's other value. A receiver on
  * loopback verifies each delivery with the `standardwebhooks` library, as a receiver in production would.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { rowsOf } from '../src/platform/db/open.js';
 import { call, onPostgres, startAssent, type TestAssent } from './helpers/assent.js';
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
+import { threadNices } from './helpers/threads.js';
 
 let t: TestAssent;
 let org: ConsentOrg;
@@ -28,14 +28,6 @@ afterAll(async () => {
   await t?.stop();
   await receiver?.close();
 });
-
-/** The nice value of each of this process's threads (Linux /proc; Assent runs in this process). */
-function threadNices(): number[] {
-  return readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
 
 describe('inline delivery', () => {
   it('delivers each consent change in order, signed, from the request thread: no delivery thread, no connections of its own', async () => {

@@ -3,7 +3,6 @@
  * A receiver on loopback verifies every delivery with the `standardwebhooks` library, as a receiver in production
  * would, and records ids, types and order; the expectations are checked against the consent history.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { CloudEvent } from 'cloudevents';
 import { sql } from 'drizzle-orm';
@@ -14,6 +13,7 @@ import { call, onPostgres, startAssent, type TestAssent } from './helpers/assent
 import { type ConsentOrg, consentIdOf, consentsUrl, setUpConsentOrg } from './helpers/consent-org.js';
 import { startDns } from './helpers/oidc.js';
 import { type Received, type Receiver, startReceiver, waitFor } from './helpers/receiver.js';
+import { threadNices } from './helpers/threads.js';
 
 let t: TestAssent;
 let org: ConsentOrg;
@@ -272,11 +272,7 @@ describe('deliveries', () => {
 
   // PostgreSQL only, as above; Linux's /proc shows each thread's nice value.
   it.skipIf(!onPostgres)('on PostgreSQL, the delivery thread yields the cores to the requests (nice 10)', () => {
-    const nices = readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      // Fields after the command name in parentheses: state is field 3, nice field 19.
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    });
+    const nices = threadNices();
     expect(nices.filter((n) => n === 10)).toHaveLength(1);
     expect(nices.filter((n) => n === 0).length).toBeGreaterThan(1);
   });
