@@ -168,7 +168,8 @@ describe('push endpoint settings', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Four CLI starts, each allowed 30 s (runCli): on a loaded CI machine they took over 30 s together.
+  }, 120_000);
 });
 
 describe('Client.Type', () => {
