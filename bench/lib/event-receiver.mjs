@@ -70,6 +70,19 @@ export async function startEventReceiver() {
   ]);
   const base = `http://${HOST}:${port}`;
   log(`events: receiver pid ${child.pid} on ${base}`);
+  /** autocannon POSTs of `body` to /floor for `seconds`, as fast as it can or as `extra` says; answers 2xx/s. */
+  const postFloor = async (body, seconds, connections, extra = {}) => {
+    const result = await autocannon({
+      url: `${base}/floor`,
+      method: 'POST',
+      connections,
+      duration: seconds,
+      headers: { 'content-type': 'application/json' },
+      body,
+      ...extra,
+    });
+    return r1(result['2xx'] / result.duration);
+  };
   return {
     url: `${base}/hook`,
     child,
@@ -80,34 +93,14 @@ export async function startEventReceiver() {
      * What the receiver alone accepts: autocannon POSTs of `body` to /floor.
      * @returns POST/s (2xx per second).
      */
-    async floor(body, seconds, connections) {
-      const result = await autocannon({
-        url: `${base}/floor`,
-        method: 'POST',
-        connections,
-        duration: seconds,
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      return r1(result['2xx'] / result.duration);
-    },
+    floor: (body, seconds, connections) => postFloor(body, seconds, connections),
     /**
      * POSTs `body` to /floor at `rate` per second for `seconds` (autocannon's `overallRate`): the receiver's share of
      * a delivery, without Assent (consent-events.mjs, floor R).
      * @returns POST/s answered 2xx.
      */
-    async load(body, rate, seconds, connections) {
-      const result = await autocannon({
-        url: `${base}/floor`,
-        method: 'POST',
-        connections,
-        duration: seconds,
-        overallRate: Math.max(1, Math.round(rate)),
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      return r1(result['2xx'] / result.duration);
-    },
+    load: (body, rate, seconds, connections) =>
+      postFloor(body, seconds, connections, { overallRate: Math.max(1, Math.round(rate)) }),
     stop,
   };
 }
