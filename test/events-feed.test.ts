@@ -76,6 +76,29 @@ describe('what is emitted', () => {
     expect(events.map((e) => e.sequence)).toEqual(events.map((e) => e.sequence).sort());
   });
 
+  it('a page is JSON in UTF-8 with its exact length, holding only the documented attributes', async () => {
+    const res = await fetch(feedUrl('?limit=1000'), { headers: { authorization: `Bearer ${org.tokens.owner}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    const page = JSON.parse(bytes.toString('utf8'));
+    expect(Object.keys(page).sort()).toEqual(['Events', 'Links']);
+    const documented = [
+      'specversion',
+      'id',
+      'type',
+      'source',
+      'subject',
+      'time',
+      'datacontenttype',
+      'sequence',
+      'data',
+    ];
+    expect(page.Events.length).toBeGreaterThan(0);
+    for (const e of page.Events) for (const key of Object.keys(e)) expect(documented).toContain(key);
+  });
+
   it('one consent event per change, with the ID of its history event and the documented data', async () => {
     const from = await head();
     expect((await patch(org.marketing.email, 'Allow')).status).toBe(200);

@@ -125,7 +125,9 @@ export async function startServer(label, env, dbName = null, script = ['bin/asse
   const port = await freePort();
   const eldFile = path.join(os.tmpdir(), `assent-bench-eld-${process.pid}-${label}-${Date.now()}.jsonl`);
   onCleanup(() => rmSync(eldFile, { force: true }));
-  const child = spawn(process.execPath, ['--require', './bench/eld.cjs', ...script], {
+  // BENCH_SERVER_NODE_FLAGS: extra Node.js flags for the servers only, e.g. `--cpu-prof --cpu-prof-dir=DIR`.
+  const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--require', './bench/eld.cjs', ...script], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST, BENCH_ELD_FILE: eldFile },
     stdio: ['ignore', 'pipe', 'pipe'],
