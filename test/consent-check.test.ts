@@ -245,6 +245,21 @@ describe('bulk consent check (docs/api.md "Bulk consent check")', () => {
     expect(res!.status).toBe(200);
     expect(res!.body.Individuals).toHaveLength(1000);
     expect(res!.body.Individuals.every((i: any) => i.Subscribed && i.Attributes.length === 2)).toBe(true);
+    // Serialised by JSON.stringify (not the schema's serialiser): exactly the documented shape, as JSON in UTF-8.
+    expect(res!.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Object.keys(res!.body).sort()).toEqual([
+      'Individuals',
+      'LawfulUsage',
+      'OrgID',
+      'PurposeID',
+      'ReadAt',
+      'Seq',
+    ]);
+    for (const one of res!.body.Individuals) {
+      expect(Object.keys(one).sort()).toEqual(['Attributes', 'Subscribed', 'UserID']);
+      for (const a of one.Attributes)
+        for (const key of Object.keys(a)) expect(['AttributeID', 'Value', 'Counts', 'Days', 'Expires']).toContain(key);
+    }
     times.sort((a, b) => a - b);
     console.log(
       `consent check, 1,000 individuals × 2 attributes on ${onPostgres ? 'PostgreSQL' : 'PGlite'}, 20 calls over HTTP: ` +
