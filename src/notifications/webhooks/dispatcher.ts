@@ -16,7 +16,6 @@
  * Every process runs it; a process that dies leaves its leased deliveries to others once the lease ends, and its
  * un-fanned events to any process's sweep, so that a committed change is delivered at least once.
  */
-import type { MasterKey } from '../../platform/crypto/master-key.js';
 import { transactionNotWaitingForDisk } from '../../platform/db/durability.js';
 import type { Db } from '../../platform/db/open.js';
 import type { EventSequencer } from '../../platform/events/sequencer.js';
@@ -31,7 +30,7 @@ import { attemptDelivery, type RetryPolicy } from './attempt.js';
 import * as deliveries from './deliveries-store.js';
 import { disableFailing } from './disabling.js';
 import { type FanOutDeps, fanOutRound } from './fan-out.js';
-import { WebhookSecrets } from './secrets.js';
+import type { WebhookSecrets } from './secrets.js';
 import * as store from './store.js';
 
 /**
@@ -84,15 +83,13 @@ export class WebhookDispatcher implements WebhookDelivery {
   private retryTimer: { handle: NodeJS.Timeout; at: number } | undefined;
   private ticks = 0;
   private onError: (err: unknown) => void = () => {};
-  private readonly secrets: WebhookSecrets;
 
   constructor(
     private readonly db: Db,
-    master: MasterKey,
+    private readonly secrets: WebhookSecrets,
     private readonly mailer: Mailer,
     private readonly opts: DispatcherOptions,
   ) {
-    this.secrets = new WebhookSecrets(master);
     const fanOutDeps: FanOutDeps = {
       db,
       leaseSeconds: opts.leaseSeconds,

@@ -43,13 +43,15 @@ export function createEventWebhooks(deps: {
   const { config } = deps;
   const { db } = deps.store;
   const policy = outboundPolicy(config);
+  // One cache of opened secrets for the pings and, when it runs on this thread, the dispatcher.
+  const secrets = new WebhookSecrets(deps.master);
   // PostgreSQL: deliveries go out from a thread of their own, off the request thread (docs/events.md, "Delivery
   // guarantees"); the embedded store lives in this thread's memory.
   const delivery: WebhookDelivery =
     deps.store.kind === 'postgres' && config.eventWebhooks.delivery === 'thread'
       ? new DispatcherThread(config)
-      : newDispatcher(db, deps.master, deps.mailer, config);
-  const pings = { db, secrets: new WebhookSecrets(deps.master), policy, publicUrl: config.publicUrl };
+      : newDispatcher(db, secrets, deps.mailer, config);
+  const pings = { db, secrets, policy, publicUrl: config.publicUrl };
   // Every event committed before the call in the feed: consent events sealed (which releases them), then all numbered.
   const flushFeed = async (orgId: string) => {
     await deps.sealFirst(orgId);
@@ -74,12 +76,12 @@ function outboundPolicy(config: Config): OutboundPolicy {
 /**
  * A dispatcher on this database (not started), as configured.
  * @param db - its own connections: the request thread's, or the delivery thread's (thread-entry.ts).
- * @param master - opens the webhooks' sealed secrets.
+ * @param secrets - opens the webhooks' sealed secrets (this thread's cache).
  * @param mailer - mails the Owners of a webhook disabled for failing.
  * @param config - retries, disabling, the lease (`ASSENT_JOB_LEASE_SECONDS`) and the outbound policy.
  */
-export function newDispatcher(db: Db, master: MasterKey, mailer: Mailer, config: Config): WebhookDispatcher {
-  return new WebhookDispatcher(db, master, mailer, {
+export function newDispatcher(db: Db, secrets: WebhookSecrets, mailer: Mailer, config: Config): WebhookDispatcher {
+  return new WebhookDispatcher(db, secrets, mailer, {
     policy: outboundPolicy(config),
     retry: {
       firstRetrySeconds: config.eventWebhooks.firstRetrySeconds,

@@ -15,6 +15,7 @@ import { openPostgres } from '../../platform/db/open.js';
 import { databaseErrorCode } from '../../platform/db/unavailable.js';
 import { createMailer } from '../../platform/mail/mailer.js';
 import { safeErrorMessage } from '../../platform/util/errors.js';
+import { WebhookSecrets } from './secrets.js';
 import { newDispatcher } from './start.js';
 import { THREAD_APPLICATION_NAME, THREAD_NICE, THREAD_POOL_SIZE, type ThreadMessage } from './thread.js';
 
@@ -27,7 +28,8 @@ if (port && config.databaseUrl) {
   url.searchParams.set('application_name', THREAD_APPLICATION_NAME);
   const store = openPostgres(url.toString(), THREAD_POOL_SIZE);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
-  const dispatcher = newDispatcher(store.db, loadMasterKey(config.secret, config.dataDir), mailer, config);
+  const secrets = new WebhookSecrets(loadMasterKey(config.secret, config.dataDir));
+  const dispatcher = newDispatcher(store.db, secrets, mailer, config);
   const numbered: Array<(orgId: string) => void> = [];
   dispatcher.start({ onNumbered: (listener) => void numbered.push(listener) }, (err) =>
     port.postMessage({ type: 'failure', message: safeErrorMessage(err), code: databaseErrorCode(err) }),
