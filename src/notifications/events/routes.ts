@@ -27,16 +27,9 @@ export const eventFeedRoutes: FastifyPluginAsyncTypebox<{ feed: EventFeed; publi
     handler: async (req, reply) => {
       const request = feedRequest(req.query);
       const page = await feed.page(req.params.organizationID, request);
-      const links = pageLinks(publicUrl, req.url, request.limit, undefined);
-      let body: FeedBody = { Events: page.events, Links: links };
-      if (page.next !== undefined) {
-        const next = new URL(links.Self);
-        next.searchParams.set('limit', String(request.limit));
-        next.searchParams.set('after', page.next);
-        body = { Events: page.events, Links: { ...links, Next: next.toString() } };
-      }
+      const links = pageLinks(publicUrl, req.url, request.limit, page.next, 'after');
       // A page is up to 1,000 events (about 1 MiB): JSON.stringify, sent as bytes (json-bytes.ts says why).
-      return replyJsonBytes(reply).send(body);
+      return replyJsonBytes(reply).send({ Events: page.events, Links: links });
     },
   });
 };

@@ -1,6 +1,7 @@
 /**
  * Keyset pagination links (docs/api.md "Consented-users pages"): `Links.Self` and `Links.Next` are
- * absolute URLs, and `Next` (present only when another page exists) carries `limit` and `startid`.
+ * absolute URLs, and `Next` (present only when another page exists) carries `limit` and `startid`
+ * (`after` for the change feed, docs/events.md "The feed").
  */
 import { Type } from 'typebox';
 import { InvalidRequest } from '../core/errors.js';
@@ -42,12 +43,15 @@ export function pageLimit(raw: string | undefined): number {
  * @param requestUrl - the request's path and query (`request.url`).
  * @param limit - the page size.
  * @param nextStart - the last ID of this page when another page exists, else undefined.
+ * @param cursor - the query parameter that carries `nextStart` in `Next`: `startid` (docs/api.md), or `after` for the
+ *   change feed (docs/events.md "The feed").
  */
 export function pageLinks(
   publicUrl: string,
   requestUrl: string,
   limit: number,
   nextStart: string | undefined,
+  cursor: 'startid' | 'after' = 'startid',
 ): { Self: string; Next?: string } {
   const self = new URL(requestUrl, publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`);
   const base = new URL(publicUrl);
@@ -58,7 +62,7 @@ export function pageLinks(
   if (nextStart !== undefined) {
     const next = new URL(self);
     next.searchParams.set('limit', String(limit));
-    next.searchParams.set('startid', nextStart);
+    next.searchParams.set(cursor, nextStart);
     links.Next = next.toString();
   }
   return links;
