@@ -74,15 +74,17 @@ export function eventsReport(events, out, run, cpu) {
     const alt = w.alternated;
     if (alt) {
       const rates = alt.storms.map((x) => `${x.kind} ${fmt(x.okPerSecond)}`).join(', ');
-      const posted = alt.storms.filter((x) => x.kind === 'r').map((x) => fmt(x.postedPerSecond));
+      const posted = alt.storms.filter((x) => x.kind === 'r' || x.kind === 'f').map((x) => fmt(x.postedPerSecond));
       out(
-        `   by alternation, ${alt.storms.length} storms of ${alt.seconds} s: the webhook disabled (a), on (b), and ` +
+        `   by alternation, ${alt.storms.length} storms of ${alt.seconds} s: the webhook disabled (a), on (b), ` +
           `disabled while autocannon (bench process) POSTs a delivery's body to the receiver at B's delivery rate ` +
-          `(r: floor R; ${alt.rate}/s asked, ${posted.join(', ')}/s answered): ${rates}`,
+          `(r: floor R), and r with a delivery-log-sized row written by each change (f: floor F); ` +
+          `${alt.rate}/s asked, ${posted.join(', ')}/s answered: ${rates}`,
       );
+      const perRound = alt.rounds.map((x) => `${fmt(x.b, 2)}, ${fmt(x.r, 2)}, ${fmt(x.f, 2)}`).join('; ');
       out(
-        `   B/A = ${fmt(alt.ratio, 2)}, floor R/A = ${fmt(alt.loadedRatio, 2)} (each kind's rates summed over a's; per ` +
-          `round b/a, r/a: ${alt.rounds.map((x) => `${fmt(x.b, 2)}, ${fmt(x.r, 2)}`).join('; ')})`,
+        `   B/A = ${fmt(alt.ratio, 2)}, floor R/A = ${fmt(alt.loadedRatio, 2)}, floor F/A = ${fmt(alt.floorRatio, 2)} ` +
+          `(each kind's rates summed over a's; per round b/a, r/a, f/a: ${perRound})`,
       );
     }
     const headline = alt?.ratio ?? events.ratio;

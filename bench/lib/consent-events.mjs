@@ -26,7 +26,7 @@ import { feedMeasure } from './consent-feed.mjs';
 import { call } from './consent-http.mjs';
 import { planSpread } from './consent-patch.mjs';
 import { analyseDelivery, serverSplit } from './event-delivery.mjs';
-import { fromCheckpoint, logRowFloor } from './event-floor.mjs';
+import { fromCheckpoint, installLogRow, logRowFloor, removeLogRow } from './event-floor.mjs';
 import { startEventReceiver } from './event-receiver.mjs';
 import { log, r2 } from './util.mjs';
 
@@ -118,24 +118,29 @@ async function plainStorm(server, ctx, plan, name) {
 }
 
 /**
- * B/A and floor R/A by alternation: short storms of three kinds, in the order a b r r b a a b r r b a
- * (`ALTERNATION_ROUNDS` rounds of three), so that what drifts over the run, and the machine's noise of the moment,
+ * B/A and floors R/A and F/A by alternation: short storms of four kinds, in the order a b r f f r b a a b r f f r b a
+ * (`ALTERNATION_ROUNDS` rounds of four), so that what drifts over the run, and the machine's noise of the moment,
  * weigh on every kind alike:
  * - a: the webhook disabled (a disabled webhook is no work to the dispatcher: fan-out-store.ts leases enabled ones);
  * - b: the webhook enabled (it starts from the feed's head);
  * - r: the webhook disabled, while autocannon in the bench process POSTs a delivery's body to the receiver at
- *   `rate` per second: what a receiver on the same cores, fed by the lightest sender at hand, costs the storm.
+ *   `rate` per second: what a receiver on the same cores, fed by the lightest sender at hand, costs the storm;
+ * - f: r, and each change also writes one delivery-log-sized row in its own transaction (event-floor.mjs): the least
+ *   that sending each event and logging each delivery durably in the same PostgreSQL (docs/events.md "The deliveries
+ *   log") cost the storm on these cores, whatever the dispatcher's design.
  * Each ratio is the sum of its kind's rates over the sum of a's. A second after each switch lets the deliveries of
  * the storm before it finish.
  * @param setDisabled - switches the webhook.
- * @returns `{ratio, loadedRatio, rounds: [{b, r} per round], storms: [{kind, okPerSecond}], rate, seconds}`.
+ * @returns `{ratio, loadedRatio, floorRatio, rounds: [{b, r, f} per round], storms: [{kind, okPerSecond}], rate,
+ *   seconds}`.
  */
 async function alternation(server, ctx, patchPlan, setDisabled, receiver, body, rate) {
   const timing = { seconds: ALTERNATION_SECONDS, warmupSeconds: 1 };
   const storms = [];
   let enabled = false; // disabled for A2 before
-  const order = Array.from({ length: ALTERNATION_ROUNDS }, (_, i) => (i % 2 === 0 ? 'abr' : 'rba')).join('');
-  const what = { a: 'webhook disabled', b: 'webhook on', r: `webhook disabled, receiver loaded at ${rate} POST/s` };
+  const order = Array.from({ length: ALTERNATION_ROUNDS }, (_, i) => (i % 2 === 0 ? 'abrf' : 'frba')).join('');
+  const loaded = `webhook disabled, receiver loaded at ${rate} POST/s`;
+  const what = { a: 'webhook disabled', b: 'webhook on', r: loaded, f: `${loaded}, a log-sized row per change` };
   for (const [i, kind] of [...order].entries()) {
     if ((kind === 'b') !== enabled) {
       enabled = kind === 'b';
@@ -144,10 +149,17 @@ async function alternation(server, ctx, patchPlan, setDisabled, receiver, body, 
     }
     const run = patchPlan.again(`PATCH one attribute, alternation ${i + 1}, ${what[kind]} (${kind})`);
     log(`measure: ${run.spec.name} (1 s warm-up + ${ALTERNATION_SECONDS} s)`);
-    await fromCheckpoint(ctx);
-    const load =
-      kind === 'r' ? receiver.load(body, rate, ALTERNATION_SECONDS + 2, FLOOR_CONNECTIONS / 2) : Promise.resolve(null);
-    const [storm, posted] = await Promise.all([measureOne(server, run.spec, timing), load]);
+    if (kind === 'f') await installLogRow(ctx.sql);
+    let storm;
+    let posted;
+    try {
+      await fromCheckpoint(ctx);
+      const sends = kind === 'r' || kind === 'f';
+      const load = sends ? receiver.load(body, rate, ALTERNATION_SECONDS + 2, FLOOR_CONNECTIONS / 2) : null;
+      [storm, posted] = await Promise.all([measureOne(server, run.spec, timing), load]);
+    } finally {
+      if (kind === 'f') await removeLogRow(ctx.sql);
+    }
     const events = await run.verify();
     storms.push({ kind, okPerSecond: storm.okPerSecond, postedPerSecond: posted, events: events.verdict });
   }
@@ -155,13 +167,14 @@ async function alternation(server, ctx, patchPlan, setDisabled, receiver, body, 
   const sum = (kind, from) => from.filter((x) => x.kind === kind).reduce((t, x) => t + x.okPerSecond, 0);
   const over = (kind, from = storms) => (sum('a', from) > 0 ? r2(sum(kind, from) / sum('a', from)) : null);
   const rounds = [];
-  for (let i = 0; i < storms.length; i += 3)
-    rounds.push({ b: over('b', storms.slice(i, i + 3)), r: over('r', storms.slice(i, i + 3)) });
-  const [ratio, loadedRatio] = [over('b'), over('r')];
-  log(
-    `events: by alternation B/A ${ratio}, R/A ${loadedRatio} (per round ${rounds.map((x) => `${x.b}/${x.r}`).join(', ')})`,
-  );
-  return { ratio, loadedRatio, rounds, storms, rate, seconds: ALTERNATION_SECONDS };
+  for (let i = 0; i < storms.length; i += 4) {
+    const round = storms.slice(i, i + 4);
+    rounds.push({ b: over('b', round), r: over('r', round), f: over('f', round) });
+  }
+  const [ratio, loadedRatio, floorRatio] = [over('b'), over('r'), over('f')];
+  const perRound = rounds.map((x) => `${x.b}/${x.r}/${x.f}`).join(', ');
+  log(`events: by alternation B/A ${ratio}, R/A ${loadedRatio}, F/A ${floorRatio} (per round ${perRound})`);
+  return { ratio, loadedRatio, floorRatio, rounds, storms, rate, seconds: ALTERNATION_SECONDS };
 }
 
 /**

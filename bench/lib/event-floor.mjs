@@ -34,6 +34,22 @@ const DROP = [
 ];
 
 /**
+ * Puts the log-row trigger in place (storm L, and storm f of the alternation, consent-events.mjs).
+ * @param sql - a pg client on the bench database.
+ */
+export async function installLogRow(sql) {
+  for (const q of CREATE) await sql.query(q);
+}
+
+/**
+ * Removes the log-row trigger, its function and its table (none is left behind, also when it was never installed).
+ * @param sql - a pg client on the bench database.
+ */
+export async function removeLogRow(sql) {
+  for (const q of DROP) await sql.query(q);
+}
+
+/**
  * Starts a PostgreSQL checkpoint and waits for it, before each storm of (g): after a checkpoint, the first change of
  * each page writes the whole page to the WAL, which slowed the storms after the ones PostgreSQL started by itself
  * (every ~500 MiB of WAL, about every 90 s here) by up to a third; from a checkpoint each, every storm starts alike,
@@ -53,7 +69,7 @@ export async function fromCheckpoint(ctx) {
  */
 export async function logRowFloor(server, ctx, patchPlan, baselinePerSecond) {
   const run = patchPlan.again('PATCH one attribute, no webhook, one delivery-log-sized row per change (L)');
-  for (const q of CREATE) await ctx.sql.query(q);
+  await installLogRow(ctx.sql);
   try {
     log(`measure: ${run.spec.name} (${consentOpts.warmupSeconds} s warm-up + ${consentOpts.seconds} s)`);
     await fromCheckpoint(ctx);
@@ -64,6 +80,6 @@ export async function logRowFloor(server, ctx, patchPlan, baselinePerSecond) {
     log(`events: L/A = ${ratio} (the floor of B/A), rows of ${rows[0].bytes} bytes`);
     return { storm, events, ratio, rowBytes: rows[0].bytes };
   } finally {
-    for (const q of DROP) await ctx.sql.query(q);
+    await removeLogRow(ctx.sql);
   }
 }
