@@ -14,6 +14,7 @@ export default defineConfig({
     './src/platform/db/schema/web.ts',
     './src/platform/db/schema/events.ts',
     './src/platform/db/schema/webhooks.ts',
+    './src/platform/db/schema/audit.ts',
   ],
   out: './drizzle',
 });

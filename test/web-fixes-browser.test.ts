@@ -54,7 +54,7 @@ describe.skipIf(!browserAvailable)('the web fixes in Chromium', () => {
   /** The console's Audit log page filtered to one action, through its filter form: its rows. */
   const auditRows = async (page: Page, action: string) => {
     await page.goto(orgPath('/audit'));
-    await page.getByLabel('Action (exact, e.g. idp.update)').fill(action);
+    await page.getByLabel('Action (e.g. idp.update; purpose. for every purpose action)').fill(action);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(orgPath(`/audit?action=${action}&actor=`));
     return page.locator('main tbody tr');
@@ -130,17 +130,19 @@ describe.skipIf(!browserAvailable)('the web fixes in Chromium', () => {
     expect(await page.getByRole('status').textContent()).toBe('Data attribute deleted.');
     expect(await attributeNames()).not.toContain(attribute);
 
-    // The Audit log page: one purpose.delete naming the purpose and the Owner (the actor's user ID).
+    // The Audit log page: one purpose.delete naming the purpose and the Owner (name, e-mail and user ID), from the console.
     const rows = await auditRows(page, 'purpose.delete');
     expect(await rows.count()).toBe(1);
     const row = rows.first();
     expect(await row.getByRole('cell').nth(1).textContent()).toBe('purpose.delete');
-    expect(await row.getByRole('cell').nth(2).textContent()).toBe(ownerId);
+    const actor = row.getByRole('cell').nth(2);
+    expect(await actor.getByRole('link').textContent()).toBe('Olivia Owner');
+    expect(await actor.textContent()).toBe(`Olivia Ownerowner@acme.example${ownerId}via console`);
     expect(await row.textContent()).toContain(`"name":"${name}"`);
     expect(await row.textContent()).toContain(purposeId);
     const aRows = await auditRows(page, 'template.delete');
     expect(await aRows.count()).toBe(1);
-    expect(await aRows.first().getByRole('cell').nth(2).textContent()).toBe(ownerId);
+    expect(await aRows.first().getByRole('cell').nth(2).textContent()).toContain(ownerId);
     expect(await aRows.first().textContent()).toContain(`"name":"${attribute}"`);
     await page.close();
   });

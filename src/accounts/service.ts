@@ -12,7 +12,7 @@
 
 import { eraseFederatedIdentities } from '../federation/index.js';
 import { eraseCredentials, eraseImages, eraseResetToken, type LivenessCache, scrubAccount } from '../identity/index.js';
-import { eraseMemberships } from '../organisations/index.js';
+import { eraseMemberships, recordAudit } from '../organisations/index.js';
 import { NotFound } from '../platform/core/errors.js';
 import type { Db } from '../platform/db/open.js';
 import type { EventSequencer } from '../platform/events/sequencer.js';
@@ -48,11 +48,14 @@ export class AccountService {
   }
 
   /**
-   * Deletes the account `userId` in one transaction, with an `individual.deleted` event in each organisation the user
-   * was subscribed to (docs/events.md).
+   * Deletes the account `userId` in one transaction, with an `individual.deleted` event (docs/events.md) and an audit
+   * entry `individual.delete` (docs/audit.md; target the individual, by ID only) in each organisation the user was
+   * subscribed to.
+   * @param actorUserId - who deletes it: the user themselves (the default, `POST {base}/users/unregister`), or null
+   *   for an operator's `assent user delete`.
    * @throws {NotFound} when there is no such live account (never existed, or already deleted).
    */
-  async delete(userId: string): Promise<void> {
+  async delete(userId: string, actorUserId: string | null = userId): Promise<void> {
     if (!isId(userId)) throw new NotFound('User not found');
     const left = await this.db.transaction(async (tx) => {
       // The row lock of the scrub comes first: a concurrent deletion of the same user waits, then finds none.
@@ -64,8 +67,18 @@ export class AccountService {
       await eraseFederatedIdentities(tx, userId);
       await eraseWalletIdentities(tx, userId);
       await eraseCredentials(tx, userId, oldUsername);
-      // Last: it writes an `individual.deleted` event per organisation left (docs/events.md).
-      return eraseMemberships(tx, userId);
+      // Then: it writes an `individual.deleted` event per organisation left (docs/events.md).
+      const orgs = await eraseMemberships(tx, userId);
+      for (const orgId of orgs)
+        await recordAudit(tx, {
+          orgId,
+          actorUserId,
+          actorApiKeyId: null,
+          action: 'individual.delete',
+          target: { type: 'individual', id: userId },
+          detail: {},
+        });
+      return orgs;
     });
     this.liveness.forgetUser(userId);
     for (const orgId of left) this.events?.wake(orgId);

@@ -50,6 +50,7 @@ import {
 import {
   AnonymousService,
   AuditLogService,
+  AuditSealer,
   IndividualService,
   InvitationService,
   RolesCache,
@@ -136,6 +137,8 @@ export interface Context {
   accounts: AccountService;
   /** The organisation audit log's reader; other domains write entries with `recordAudit`. */
   auditLog: AuditLogService;
+  /** Seals audit entries into their chain after the commit (docs/audit.md); `startWorkers` starts its sweep. */
+  auditSealer: AuditSealer;
   /** The web front ends' browser sessions (docs/web.md "Sessions"). */
   webSessions: WebSessions;
   /** The privacy dashboard's sign-in through an organisation's external OpenID provider or a wallet (docs/web.md "Sign-in"). */
@@ -223,7 +226,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     },
     events,
   );
-  const auditLog = new AuditLogService(store.db);
+  const auditSealer = new AuditSealer(store.db);
+  const auditLog = new AuditLogService(store.db, auditSealer);
   const passwords = new PasswordService(store.db, config, mailer, background, liveness);
   const images = new ImageService(store.db, identity);
   const { configs, broker, federation, saml } = createFederation(store.db, config, master, identity, tokens);
@@ -247,6 +251,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     liveness,
     roles,
     sealer,
+    auditSealer,
     events,
     webhooks,
     eventFeed: webhooks.feed,

@@ -32,7 +32,8 @@ import {
   userRoutes,
 } from '../identity/index.js';
 import { eventFeedRoutes, notificationRoutes, webhookRoutes } from '../notifications/index.js';
-import { anonymousRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
+import { anonymousRoutes, auditRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
+import { installActivity } from '../platform/http/activity.js';
 import { installAuthGuard } from '../platform/http/auth.js';
 import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
 import { installBodyParsers } from '../platform/http/body-parsers.js';
@@ -116,6 +117,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   );
 
   installBodyKeyCanonicalisation(app);
+  installActivity(app);
   installAuthGuard(app, ctx.guard);
   await ctx.liveness.attach(ctx.store);
   app.addHook('onClose', async () => ctx.liveness.detach());
@@ -162,7 +164,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
-      await v1.register(orgRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
+      await v1.register(orgRoutes);
+      await v1.register(auditRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
       await v1.register(userRoutes, { users: ctx.users });
       await v1.register(imageRoutes, { images: ctx.images });
       await v1.register(purposeRoutes, { purposes: ctx.purposes });

@@ -37,6 +37,9 @@ export async function startWorkers(
   // Events left unsealed by a process that died after its commit.
   ctx.sealer.startSweep(1, (err) => logBackgroundFailure(log, err, 'sealing consent events failed'));
   stops.push(() => ctx.sealer.stop());
+  // Audit entries are sealed by this sweep and before every read (docs/decisions/0033-audit-log-chain.md).
+  ctx.auditSealer.startSweep(1, (err) => logBackgroundFailure(log, err, 'sealing audit entries failed'));
+  stops.push(() => ctx.auditSealer.stop());
   stops.push(await notifications.start(log));
   return async () => {
     // Last started, first stopped: the job workers before the sealer they wake, the sealer before the sequencer it wakes.

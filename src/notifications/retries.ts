@@ -13,6 +13,7 @@ import type PgBoss from 'pg-boss';
 import { type Db, rawIn } from '../platform/db/open.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { groupBy } from '../platform/util/group.js';
+import { completeJobIfDone } from './completion.js';
 import { queueJobId } from './ids.js';
 import { type Send, type Sent, sendAll } from './send.js';
 import type { NotificationSetup } from './setup.js';
@@ -144,7 +145,7 @@ export class RetryWorker {
     if (sends.length === 0) return;
     const ctx = await this.setup.context(row);
     await sendAll(this.db, this.setup, ctx, sends, (chunk) => this.settle(jobId, chunk, 'retrying'));
-    await store.completeIfDone(this.db, jobId);
+    await completeJobIfDone(this.db, jobId);
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ConsentRequestDelivery, JobView } from '../consent/index.js';
-import { recordAudit } from '../organisations/index.js';
+import { auditActor, recordAudit } from '../organisations/index.js';
 import { InvalidRequest, NotFound } from '../platform/core/errors.js';
 import type { Principal } from '../platform/core/principal.js';
 import { type Db, rawIn } from '../platform/db/open.js';
@@ -105,7 +105,7 @@ export class NotificationService implements ConsentRequestDelivery {
 
   /**
    * Queues a special consent request that consent/requests/service.ts has checked: one job, queued in the
-   * same transaction as its row.
+   * same transaction as its row and its audit entry `consent-request.start` (docs/audit.md).
    * @param wanted - the purpose's attributes to ask about: distinct, at least one.
    * @returns the job's ID.
    * An organisation without any transport still gets its job (docs/api.md "Permissions and consents": the request answers 202): the job counts
@@ -116,6 +116,14 @@ export class NotificationService implements ConsentRequestDelivery {
     await this.db.transaction(async (tx) => {
       const requestedBy = { userId: principal.userId, ...(principal.apiKeyId ? { apiKeyId: principal.apiKeyId } : {}) };
       await store.insertJob(tx, { id, orgId, purposeId, attributeIds: wanted, requestedBy });
+      // Accountability: who asked every subscriber of the organisation to decide again, on which attributes.
+      await recordAudit(tx, {
+        orgId,
+        ...auditActor(principal),
+        action: 'consent-request.start',
+        target: { type: 'consent_request', id },
+        detail: { purposeId, attributeIds: wanted },
+      });
       await this.queue.send(
         QUEUES.consentRequestBatch,
         { jobId: id, batch: 1 },

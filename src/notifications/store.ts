@@ -247,13 +247,26 @@ function addTo(column: ReturnType<typeof sql>) {
     FROM jsonb_object_keys(m.per) k), '{}'::jsonb)`;
 }
 
-/** Marks the job completed when its scan is done and no delivery is pending or retrying. */
-export async function completeIfDone(db: Executor, jobId: string): Promise<void> {
-  await db.execute(sql`
+/** A job's final counts, as `completeIfDone` answers them (counts of individuals). */
+export interface CompletedJob {
+  orgId: string;
+  notified: number;
+  skipped: number;
+  failed: number;
+}
+
+/**
+ * Marks the job completed when its scan is done and no delivery is pending or retrying.
+ * @returns its organisation and counts when this call completed it; null otherwise.
+ */
+export async function completeIfDone(db: Executor, jobId: string): Promise<CompletedJob | null> {
+  const result = await db.execute(sql`
     UPDATE consent_request_jobs SET state = 'completed', finished_at = now()
     WHERE id = ${jobId} AND state = 'running' AND scan_done
       AND NOT EXISTS (SELECT 1 FROM consent_request_deliveries
-        WHERE job_id = ${jobId} AND state IN ('pending', 'retrying'))`);
+        WHERE job_id = ${jobId} AND state IN ('pending', 'retrying'))
+    RETURNING org_id AS "orgId", notified, skipped, failed`);
+  return rowsOf<CompletedJob>(result)[0] ?? null;
 }
 
 /** Marks the job failed, with the reason, unless it already ended. */

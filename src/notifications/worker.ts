@@ -15,6 +15,7 @@ import type PgBoss from 'pg-boss';
 import { type Db, rawIn } from '../platform/db/open.js';
 import { QUEUES, type Queue } from '../platform/jobs/queue.js';
 import { safeErrorMessage } from '../platform/util/errors.js';
+import { completeJobIfDone } from './completion.js';
 import { queueJobId } from './ids.js';
 import type { RetryWorker } from './retries.js';
 import { sendAll } from './send.js';
@@ -139,6 +140,6 @@ export class ConsentRequestWorker {
       pending.map((delivery) => ({ delivery, attempt: 1 })),
       (chunk) => this.retries.settle(jobId, chunk, 'pending'),
     );
-    await store.completeIfDone(this.db, jobId);
+    await completeJobIfDone(this.db, jobId);
   }
 }

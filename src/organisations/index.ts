@@ -4,7 +4,19 @@
  */
 export { anonymousRoutes } from './anonymous/routes.js';
 export { AnonymousService } from './anonymous/service.js';
-export { AuditLogService, type AuditRow, recordAudit } from './audit/service.js';
+export { auditRoutes, presentAuditEntry } from './audit/routes.js';
+export { AuditEntryBody, AuditQuery } from './audit/schemas.js';
+export { AuditSealer } from './audit/sealer.js';
+export {
+  type AuditEntry,
+  AuditLogService,
+  type AuditRow,
+  type AuditVerification,
+  auditActor,
+  auditChanges,
+  auditFilter,
+  recordAudit,
+} from './audit/service.js';
 export { individualRoutes } from './individuals/routes.js';
 export { AddBody, ListQuery } from './individuals/schemas.js';
 export {
@@ -23,4 +35,3 @@ export { ExportedRole, ExportedSubscription, exportMemberships } from './members
 export { rolesInOrganisation, rolesSql, subscribe } from './membership/membership.js';
 export { RolesCache } from './membership/roles-cache.js';
 export { orgRoutes } from './membership/routes.js';
-export { AuditQuery } from './membership/schemas.js';

@@ -4,11 +4,12 @@
  */
 
 import type { Config } from '../../platform/config/load.js';
+import { runInActivity } from '../../platform/core/activity.js';
 import { NotFound } from '../../platform/core/errors.js';
 import { loadMasterKey } from '../../platform/crypto/master-key.js';
 import type { Store } from '../../platform/db/open.js';
 import type { Context } from '../context.js';
-import type { AdminHandler } from './admin-socket.js';
+import type { AdminHandler, AdminOutcome } from './admin-socket.js';
 
 /**
  * Builds the handler of the admin commands over a store.
@@ -19,7 +20,13 @@ import type { AdminHandler } from './admin-socket.js';
  *   more than they did; the serving process answers its own, the CLI builds one then.
  */
 export function adminCommands(config: Config, store: Store, context: () => Promise<Context>): AdminHandler {
-  return async (command, payload) => {
+  // Audit entries written by a command name it as their source (docs/audit.md "Entries").
+  return (command, payload) =>
+    runInActivity({ source: command === 'import' ? 'import' : 'cli', requestId: '', clientIp: '' }, () =>
+      run(command, payload),
+    );
+
+  async function run(command: string, payload: unknown): Promise<AdminOutcome> {
     switch (command) {
       case 'import': {
         // Each command loads the contexts it uses when it runs: a CLI process starts for one command, and a
@@ -70,7 +77,7 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
       }
       case 'user/delete':
         try {
-          await (await context()).accounts.delete(String((payload as { id?: unknown })?.id ?? ''));
+          await (await context()).accounts.delete(String((payload as { id?: unknown })?.id ?? ''), null);
           return { ok: true, result: { deleted: (payload as { id: string }).id } };
         } catch (err) {
           if (err instanceof NotFound)
@@ -87,5 +94,5 @@ export function adminCommands(config: Config, store: Store, context: () => Promi
       default:
         return { ok: false, message: `unknown admin command "${command}"`, exitCode: 2 };
     }
-  };
+  }
 }

@@ -156,6 +156,7 @@ async function importWallet(
       actorApiKeyId: null,
       action: 'wallet.settings.update',
       detail: { fields: outcome.fields, source: 'import' },
+      source: 'import',
     });
   return { verifierClientId: outcome.verifierClientId };
 }
@@ -183,6 +184,7 @@ async function importRedirectUris(
     actorApiKeyId: null,
     action: 'idp.app-redirect-uris.update',
     detail: { uris: wanted, source: 'import' },
+    source: 'import',
   });
 }
 
@@ -217,6 +219,7 @@ async function importOidcClients(
       actorApiKeyId: null,
       action: outcome.status === 'created' ? 'oidc-client.create' : 'oidc-client.update',
       detail: { clientId: client.clientId, fields: outcome.fields, source: 'import' },
+      source: 'import',
     });
   }
   return out;

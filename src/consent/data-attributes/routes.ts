@@ -29,7 +29,13 @@ export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: Da
       response: { 201: Type.Object({ Templates: Type.Array(DataAttributeBody) }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req, reply) =>
-      reply.code(201).send({ Templates: await dataAttributes.create(req.params.organizationID, req.body.templates) }),
+      reply.code(201).send({
+        Templates: await dataAttributes.create(
+          req.principal as Principal,
+          req.params.organizationID,
+          req.body.templates,
+        ),
+      }),
   });
 
   app.get('/organizations/:organizationID/templates', {
@@ -55,7 +61,12 @@ export const dataAttributeRoutes: FastifyPluginAsyncTypebox<{ dataAttributes: Da
       response: { 200: Type.Object({ Template: DataAttributeBody }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => ({
-      Template: await dataAttributes.update(req.params.organizationID, req.params.templateID, req.body),
+      Template: await dataAttributes.update(
+        req.principal as Principal,
+        req.params.organizationID,
+        req.params.templateID,
+        req.body,
+      ),
     }),
   });
 

@@ -6,7 +6,7 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 
-import { recordAudit } from '../../organisations/index.js';
+import { type AuditEntry, auditActor, auditChanges, recordAudit } from '../../organisations/index.js';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
@@ -43,6 +43,15 @@ export interface RecordedDataAttribute {
   deletedAt: Date | null;
 }
 
+/** An audit entry on a data attribute (docs/audit.md). */
+const onAttribute = (
+  actor: Principal,
+  orgId: string,
+  action: string,
+  id: string,
+  changes: AuditEntry['changes'] = {},
+): AuditEntry => ({ orgId, ...auditActor(actor), action, target: { type: 'data_attribute', id }, changes, detail: {} });
+
 /** Manages data attributes; the caller's right to do so is checked by the access policy. */
 export class DataAttributeService {
   /**
@@ -69,11 +78,13 @@ export class DataAttributeService {
   }
 
   /**
-   * Creates data attributes, all or none, each with a `data_attribute.created` event (docs/events.md).
+   * Creates data attributes, all or none, each with a `data_attribute.created` event (docs/events.md) and an audit
+   * entry `template.create` with its name and purposes (docs/audit.md).
+   * @param actor - who creates them.
    * @returns the created data attributes, in request order.
    * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
-  async create(orgId: string, inputs: DataAttributeInput[]): Promise<DataAttributeBody[]> {
+  async create(actor: Principal, orgId: string, inputs: DataAttributeInput[]): Promise<DataAttributeBody[]> {
     await this.checkPurposes(orgId, inputs);
     const ids = await this.db.transaction(async (tx) => {
       const out: string[] = [];
@@ -83,6 +94,10 @@ export class DataAttributeService {
         const id = await store.insertDataAttribute(tx, orgId, name, purposeIds);
         out.push(id);
         events.push(dataAttributeEvent('created', orgId, id, name, purposeIds));
+        await recordAudit(
+          tx,
+          onAttribute(actor, orgId, 'template.create', id, auditChanges(null, { name, purposeIds })),
+        );
       }
       await appendOrganisationEvents(tx, orgId, events);
       return out;
@@ -107,16 +122,23 @@ export class DataAttributeService {
   }
 
   /**
-   * Renames a data attribute and replaces its purposes, with a `data_attribute.updated` event (docs/events.md).
+   * Renames a data attribute and replaces its purposes, with a `data_attribute.updated` event (docs/events.md) and,
+   * when something changed, an audit entry `template.update` with the old and new name and purposes (docs/audit.md).
+   * @param actor - who changes it.
    * @throws {NotFound} when it is not a live data attribute of this organisation.
    * @throws {InvalidRequest} when a purpose ID is not one of the organisation's live purposes.
    */
-  async update(orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
+  async update(actor: Principal, orgId: string, id: string, input: DataAttributeInput): Promise<DataAttributeBody> {
     if (!isId(id)) throw new NotFound('Template not found');
     await this.checkPurposes(orgId, [input]);
     const [name, purposeIds] = [input.consent.trim(), [...new Set(input.purposeids ?? [])]];
     const found = await this.db.transaction(async (tx) => {
-      if (!(await store.updateDataAttribute(tx, orgId, id, name, purposeIds))) return false;
+      const [before] = await store.listDataAttributes(tx, orgId, [id]);
+      if (!before || !(await store.updateDataAttribute(tx, orgId, id, name, purposeIds))) return false;
+      const was = { name: before.name, purposeIds: [...before.purposeIds].sort() };
+      const changes = auditChanges(was, { name, purposeIds: [...purposeIds].sort() });
+      if (Object.keys(changes).length > 0)
+        await recordAudit(tx, onAttribute(actor, orgId, 'template.update', id, changes));
       await appendOrganisationEvents(tx, orgId, [dataAttributeEvent('updated', orgId, id, name, purposeIds)]);
       return true;
     });
@@ -138,13 +160,7 @@ export class DataAttributeService {
       const name = await store.softDeleteDataAttribute(tx, orgId, id);
       if (name === null) throw new NotFound('Template not found');
       // Accountability (ASVS 5.0 V16.3.2): who removed a data attribute from what individuals are asked to consent to.
-      await recordAudit(tx, {
-        orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
-        action: 'template.delete',
-        detail: { templateId: id, name },
-      });
+      await recordAudit(tx, { ...onAttribute(actor, orgId, 'template.delete', id), detail: { templateId: id, name } });
       await appendOrganisationEvents(tx, orgId, [dataAttributeEvent('deleted', orgId, id, name)]);
     });
     this.events?.wake(orgId);

@@ -8,9 +8,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Principal } from '../../platform/core/principal.js';
 import { pageLimit, pageLinks } from '../../platform/http/pagination.js';
 import { errors, OrgParams } from '../../platform/http/schemas.js';
+import { parseInstant } from '../../platform/util/instant.js';
 import { UserParams } from '../records/schemas.js';
 import type { ConsentService } from '../records/service.js';
-import { type HistoryService, parseInstant } from './history.js';
+import type { HistoryService } from './history.js';
 import { AtQuery, HistoryPage, HistoryQuery, RecordAtBody, VerifyBody } from './schemas.js';
 
 const tags = ['consent history'];

@@ -27,7 +27,9 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
       response: { 201: Type.Object({ Organization: OrganisationBody }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req, reply) =>
-      reply.code(201).send({ Organization: await purposes.create(req.params.organizationID, req.body.purposes) }),
+      reply.code(201).send({
+        Organization: await purposes.create(req.principal as Principal, req.params.organizationID, req.body.purposes),
+      }),
   });
 
   app.get('/organizations/:organizationID/purposes', {
@@ -65,7 +67,12 @@ export const purposeRoutes: FastifyPluginAsyncTypebox<{ purposes: PurposeService
       response: { 200: Type.Object({ Purpose: PurposeBody }), ...errors(400, 401, 403, 404) },
     },
     handler: async (req) => ({
-      Purpose: await purposes.update(req.params.organizationID, req.params.purposeID, req.body),
+      Purpose: await purposes.update(
+        req.principal as Principal,
+        req.params.organizationID,
+        req.params.purposeID,
+        req.body,
+      ),
     }),
   });
 

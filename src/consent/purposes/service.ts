@@ -5,7 +5,7 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 
-import { recordAudit } from '../../organisations/index.js';
+import { type AuditEntry, auditActor, auditChanges, recordAudit } from '../../organisations/index.js';
 import { NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
@@ -54,6 +54,30 @@ function emit(tx: Executor, orgId: string, what: 'created' | 'updated', rows: st
   );
 }
 
+/** The audited fields of a purpose (docs/audit.md "Entries", `Changes`). */
+const audited = (row: store.PurposeFields) => ({
+  name: row.name,
+  description: row.description,
+  lawfulUsage: row.lawfulUsage,
+  policyUrl: row.policyUrl,
+});
+
+/** An audit entry on a purpose (docs/audit.md). */
+const onPurpose = (
+  actor: Principal,
+  orgId: string,
+  action: string,
+  purposeId: string,
+  changes: AuditEntry['changes'] = {},
+): AuditEntry => ({
+  orgId,
+  ...auditActor(actor),
+  action,
+  target: { type: 'purpose', id: purposeId },
+  changes,
+  detail: {},
+});
+
 /** Manages purposes; the caller's right to do so is checked by the access policy. */
 export class PurposeService {
   /**
@@ -66,15 +90,19 @@ export class PurposeService {
   ) {}
 
   /**
-   * Creates purposes and answers the organisation with all its live purposes; each gets a `purpose.created` event in
-   * the same transaction (docs/events.md).
+   * Creates purposes and answers the organisation with all its live purposes; each gets a `purpose.created` event
+   * (docs/events.md) and an audit entry `purpose.create` with its fields (docs/audit.md) in the same transaction.
+   * @param actor - who creates them.
    * @param orgId - an existing organisation (checked by the guard).
    * @throws {NotFound} when the organisation vanished meanwhile.
    */
-  async create(orgId: string, items: PurposeInput[]): Promise<OrganisationBody> {
-    await this.db.transaction(async (tx) =>
-      emit(tx, orgId, 'created', await store.insertPurposes(tx, orgId, items.map(fields))),
-    );
+  async create(actor: Principal, orgId: string, items: PurposeInput[]): Promise<OrganisationBody> {
+    await this.db.transaction(async (tx) => {
+      const rows = await store.insertPurposes(tx, orgId, items.map(fields));
+      for (const row of rows)
+        await recordAudit(tx, onPurpose(actor, orgId, 'purpose.create', row.id, auditChanges(null, audited(row))));
+      await emit(tx, orgId, 'created', rows);
+    });
     this.events?.wake(orgId);
     return this.organisation(orgId);
   }
@@ -111,14 +139,21 @@ export class PurposeService {
   }
 
   /**
-   * Replaces a purpose's fields, with a `purpose.updated` event in the same transaction (docs/events.md).
+   * Replaces a purpose's fields, with a `purpose.updated` event (docs/events.md) and, when a field changed, an audit
+   * entry `purpose.update` with each changed field's old and new value (docs/audit.md), in the same transaction.
+   * @param actor - who changes it.
    * @throws {NotFound} when it is not a live purpose of this organisation; nothing is emitted then.
    */
-  async update(orgId: string, purposeId: string, input: PurposeInput): Promise<PurposeBody> {
+  async update(actor: Principal, orgId: string, purposeId: string, input: PurposeInput): Promise<PurposeBody> {
     if (!isId(purposeId)) throw new NotFound('Purpose not found');
     const row = await this.db.transaction(async (tx) => {
-      const updated = await store.updatePurpose(tx, orgId, purposeId, fields(input));
-      if (updated) await emit(tx, orgId, 'updated', [updated]);
+      const before = await store.findPurpose(tx, orgId, purposeId);
+      const updated = before && (await store.updatePurpose(tx, orgId, purposeId, fields(input)));
+      if (!updated) return null;
+      const changes = auditChanges(audited(before), audited(updated));
+      if (Object.keys(changes).length > 0)
+        await recordAudit(tx, onPurpose(actor, orgId, 'purpose.update', purposeId, changes));
+      await emit(tx, orgId, 'updated', [updated]);
       return updated;
     });
     if (!row) throw new NotFound('Purpose not found');
@@ -139,13 +174,7 @@ export class PurposeService {
       const name = await store.softDeletePurpose(tx, orgId, purposeId);
       if (name === null) throw new NotFound('Purpose not found');
       // Accountability (ASVS 5.0 V16.3.2): who removed a purpose from what individuals are asked to consent to.
-      await recordAudit(tx, {
-        orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
-        action: 'purpose.delete',
-        detail: { purposeId, name },
-      });
+      await recordAudit(tx, { ...onPurpose(actor, orgId, 'purpose.delete', purposeId), detail: { purposeId, name } });
       await appendOrganisationEvents(tx, orgId, [
         purposeEvent('deleted', { orgId, id: purposeId, name, description: '', lawfulUsage: false, policyUrl: '' }),
       ]);

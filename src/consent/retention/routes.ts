@@ -5,6 +5,7 @@
  * /organizations/{organizationID}/data-retention`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Principal } from '../../platform/core/principal.js';
 import { errors, OrgParams } from '../../platform/http/schemas.js';
 import { PeriodBody, RetentionBody } from './schemas.js';
 import type { RetentionService } from './service.js';
@@ -35,7 +36,8 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
       body: PeriodBody,
       response: answer,
     },
-    handler: (req) => retention.setPeriod(req.params.organizationID, req.body.RetentionPeriod),
+    handler: (req) =>
+      retention.setPeriod(req.principal as Principal, req.params.organizationID, req.body.RetentionPeriod),
   });
 
   for (const [url, enabled] of [
@@ -51,7 +53,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ retention: RetentionSe
         params: OrgParams,
         response: answer,
       },
-      handler: (req) => retention.setEnabled(req.params.organizationID, enabled),
+      handler: (req) => retention.setEnabled(req.principal as Principal, req.params.organizationID, enabled),
     });
   }
 };

@@ -4,7 +4,9 @@
  * (docs/decisions/0008-consent-records-and-catalogue.md).
  */
 
+import { auditActor, auditChanges, recordAudit } from '../../organisations/index.js';
 import { NotFound } from '../../platform/core/errors.js';
+import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
 import * as store from './store.js';
 
@@ -27,18 +29,57 @@ export class RetentionService {
     return present(await store.readRetention(this.db, orgId));
   }
 
-  /** Turns retention on or off, keeping the period. @throws {NotFound} */
-  async setEnabled(orgId: string, enabled: boolean): Promise<RetentionBody> {
-    return present(await store.writeRetention(this.db, orgId, { enabled }));
+  /**
+   * Turns retention on or off, keeping the period; audited as `retention.update` when it changes (docs/audit.md).
+   * @param actor - who changes it.
+   * @throws {NotFound}
+   */
+  setEnabled(actor: Principal, orgId: string, enabled: boolean): Promise<RetentionBody> {
+    return this.set(actor, orgId, { enabled });
   }
 
   /**
-   * Sets the period.
+   * Sets the period; audited as `retention.update` when it changes (docs/audit.md).
+   * @param actor - who changes it.
    * @param periodSeconds - retention period (seconds, ≥ 1).
    * @throws {NotFound}
    */
-  async setPeriod(orgId: string, periodSeconds: number): Promise<RetentionBody> {
-    return present(await store.writeRetention(this.db, orgId, { periodSeconds }));
+  setPeriod(actor: Principal, orgId: string, periodSeconds: number): Promise<RetentionBody> {
+    return this.set(actor, orgId, { periodSeconds });
+  }
+
+  /**
+   * Changes whether retention applies and/or its period in one transaction, with one audit entry `retention.update`
+   * naming what changed (old and new; the period in seconds), none when nothing did (docs/audit.md).
+   * @param actor - who changes it.
+   * @param change - the fields to set; `periodSeconds` in seconds (≥ 1).
+   * @throws {NotFound} when there is no such organisation.
+   */
+  async set(
+    actor: Principal,
+    orgId: string,
+    change: Partial<{ enabled: boolean; periodSeconds: number }>,
+  ): Promise<RetentionBody> {
+    const row = await this.db.transaction(async (tx) => {
+      const before = await store.readRetention(tx, orgId);
+      const after = before && (await store.writeRetention(tx, orgId, change));
+      if (!before || !after) return null;
+      const changes = auditChanges(
+        { enabled: before.enabled, periodSeconds: before.periodSeconds },
+        { enabled: after.enabled, periodSeconds: after.periodSeconds },
+      );
+      if (Object.keys(changes).length > 0)
+        await recordAudit(tx, {
+          orgId,
+          ...auditActor(actor),
+          action: 'retention.update',
+          target: { type: 'organisation', id: orgId },
+          changes,
+          detail: {},
+        });
+      return after;
+    });
+    return present(row);
   }
 }
 

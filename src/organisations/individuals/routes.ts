@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Principal } from '../../platform/core/principal.js';
 import { Links, pageLimit, pageLinks } from '../../platform/http/pagination.js';
 import { errors, OrgParams } from '../../platform/http/schemas.js';
 import { AddBody, Added, Individual, ListQuery, UserParams } from './schemas.js';
@@ -89,7 +90,7 @@ export const individualRoutes: FastifyPluginAsyncTypebox<{
       response: { 204: Type.Null(), ...errors(401, 403, 404) },
     },
     handler: async (req, reply) => {
-      await individuals.remove(req.params.organizationID, req.params.userID);
+      await individuals.remove(req.principal as Principal, req.params.organizationID, req.params.userID);
       return reply.code(204).send(null);
     },
   });

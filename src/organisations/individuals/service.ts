@@ -28,7 +28,7 @@ import { keysetPage } from '../../platform/http/pagination.js';
 import { isEmailAddress } from '../../platform/mail/address.js';
 import { isUniqueViolation } from '../../platform/util/errors.js';
 import { isId } from '../../platform/util/ids.js';
-import { recordAudit } from '../audit/service.js';
+import { auditActor, recordAudit } from '../audit/service.js';
 import type { InvitationService } from '../invitations/service.js';
 import { subscribe } from '../membership/membership.js';
 import type { RolesCache } from '../membership/roles-cache.js';
@@ -236,14 +236,17 @@ export class IndividualService {
       // Staff see this organisation's subscribers anyway: saying so tells them nothing new.
       if (subscriber) throw new Conflict('This user is already subscribed to this organisation');
       // The same entry for a new account and an invited one: the audit log is read by staff too.
-      await recordAudit(tx, {
-        orgId,
-        actorUserId: principal.userId,
-        actorApiKeyId: principal.apiKeyId ?? null,
-        action: 'individual.add',
-        detail: { username },
-      });
+      const audit = (userId: string) =>
+        recordAudit(tx, {
+          orgId,
+          actorUserId: principal.userId,
+          actorApiKeyId: principal.apiKeyId ?? null,
+          action: 'individual.add',
+          target: { type: 'individual', id: userId },
+          detail: { username },
+        });
       if (account) {
+        await audit(account.id);
         const address = [username, account.email.trim()].find(isEmailAddress) ?? null;
         return { invite: address };
       }
@@ -254,6 +257,7 @@ export class IndividualService {
         phone: input.phone ?? '',
         passwordHash,
       });
+      await audit(user.id);
       const { consentId } = await subscribe(tx, user.id, orgId);
       return { user: presentIndividual(user), consentId, created: true };
     });
@@ -272,12 +276,26 @@ export class IndividualService {
   }
 
   /**
-   * Unsubscribes a user; the consent record and its history are kept.
-   * @throws {NotFound} when the user is not subscribed.
+   * Unsubscribes a user; the consent record and its history are kept. Audited as `individual.unsubscribe`, target
+   * the individual (docs/audit.md), in the same transaction.
+   * @param actor - who unsubscribes them (staff, or the individual themselves).
+   * @throws {NotFound} when the user is not subscribed; nothing is recorded then.
    */
-  async remove(orgId: string, userId: string): Promise<void> {
-    if (!isId(userId) || !(await this.db.transaction((tx) => store.unsubscribe(tx, orgId, userId))))
-      throw new NotFound('User not subscribed to this organisation');
+  async remove(actor: Principal, orgId: string, userId: string): Promise<void> {
+    const removed =
+      isId(userId) &&
+      (await this.db.transaction(async (tx) => {
+        if (!(await store.unsubscribe(tx, orgId, userId))) return false;
+        await recordAudit(tx, {
+          orgId,
+          ...auditActor(actor),
+          action: 'individual.unsubscribe',
+          target: { type: 'individual', id: userId },
+          detail: {},
+        });
+        return true;
+      }));
+    if (!removed) throw new NotFound('User not subscribed to this organisation');
     this.events?.wake(orgId);
   }
 }

@@ -1,12 +1,12 @@
 /**
  * Route of the console's Audit log page (docs/web.md "Console"): `GET /console/{organizationID}/audit`
- * with the API's query (`startid`, `action`, `actor`; src/organisations/membership/routes.ts `AuditQuery`): the
+ * with the API's query (`startid`, `action`, `actor`; src/organisations/audit/schemas.ts `AuditQuery`): the
  * organisation's audit log, newest first, keyset-paged, filtered by action and by acting user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PurposeService } from '../../consent/index.js';
 import type { WebSession } from '../../identity/index.js';
-import { type AuditLogService, AuditQuery } from '../../organisations/index.js';
+import { type AuditLogService, AuditQuery, auditFilter } from '../../organisations/index.js';
 import { sendPage } from '../shared/html.js';
 import { AuditPage } from './audit.js';
 import { Org } from './schemas.js';
@@ -40,7 +40,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, dep
       const actor = req.query.actor || undefined;
       const [org, page] = await Promise.all([
         deps.purposes.organisation(orgId),
-        deps.auditLog.page(orgId, req.query.startid || undefined, AUDIT_PAGE, { action, actorUserId: actor }),
+        deps.auditLog.page(orgId, req.query.startid || undefined, AUDIT_PAGE, auditFilter(req.query)),
       ]);
       const session = req.webSession as WebSession;
       return sendPage(

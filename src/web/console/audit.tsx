@@ -42,10 +42,10 @@ export function AuditPage(props: AuditProps) {
       csrfToken={props.csrfToken}
     >
       <form method="get" action={`/console/${orgId}/audit`} aria-label="Filter the audit log">
-        <label for="action">Action (exact, e.g. idp.update)</label>
+        <label for="action">Action (e.g. idp.update; purpose. for every purpose action)</label>
         <input id="action" name="action" type="text" maxLength={100} value={action ?? ''} />
-        <label for="actor">Acting user (user ID)</label>
-        <input id="actor" name="actor" type="text" maxLength={100} value={actor ?? ''} />
+        <label for="actor">Acting user (e-mail or user ID)</label>
+        <input id="actor" name="actor" type="text" maxLength={320} value={actor ?? ''} />
         <p>
           <button type="submit">Filter</button> {(action || actor) && <a href={auditUrl(orgId, {})}>Show all</a>}
         </p>
@@ -66,12 +66,19 @@ export function AuditPage(props: AuditProps) {
                   </td>
                   <td>
                     {e.actorUserId ? (
-                      <a href={auditUrl(orgId, { action, actor: e.actorUserId })}>
-                        <code>{e.actorUserId}</code>
-                      </a>
+                      <>
+                        <a href={auditUrl(orgId, { action, actor: e.actorUserId })}>
+                          {e.actorName || e.actorEmail || <code>{e.actorUserId}</code>}
+                        </a>
+                        {e.actorEmail && e.actorName && <div class="muted">{e.actorEmail}</div>}
+                        <div class="muted">
+                          <code>{e.actorUserId}</code>
+                        </div>
+                      </>
                     ) : (
-                      'assent import'
+                      `assent ${e.source}`
                     )}
+                    <div class="muted">via {e.source}</div>
                     {e.actorApiKeyId && <div class="muted">with API key {e.actorApiKeyId}</div>}
                   </td>
                   <td>

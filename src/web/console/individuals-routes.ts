@@ -100,7 +100,7 @@ export const consoleIndividualsRoutes: FastifyPluginAsyncTypebox<ConsoleIndividu
     // The confirmation step: the box must be ticked, else a 400 page and nothing changes.
     schema: { params: OrgUser, body: Confirmed },
     handler: async (req, reply) => {
-      await deps.individuals.remove(req.params.organizationID, req.params.userID);
+      await deps.individuals.remove(principalOf(session(req)), req.params.organizationID, req.params.userID);
       return seeOther(reply, `/console/${req.params.organizationID}/individuals?done=removed`, false);
     },
   });

@@ -140,8 +140,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
       const days = Number(req.body.days);
       // The API's bounds (consent/retention/routes.ts): at least one day here, at most 100 years.
       if (days < 1 || days > 36_500) throw new InvalidRequest('The retention period must be 1 to 36500 days');
-      await deps.retention.setPeriod(orgId, days * 86_400);
-      await deps.retention.setEnabled(orgId, req.body.enabled === 'on');
+      await deps.retention.set(principalOf(session(req)), orgId, {
+        periodSeconds: days * 86_400,
+        enabled: req.body.enabled === 'on',
+      });
       return back(reply, orgId, 'retention');
     },
   });
@@ -155,7 +157,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     },
     schema: { params: Org, body: PurposeForm },
     handler: async (req, reply) => {
-      await deps.purposes.create(req.params.organizationID, [purposeInput(req.body)]);
+      await deps.purposes.create(principalOf(session(req)), req.params.organizationID, [purposeInput(req.body)]);
       return back(reply, req.params.organizationID, 'purpose');
     },
   });
@@ -169,7 +171,12 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     },
     schema: { params: OrgPurpose, body: PurposeForm },
     handler: async (req, reply) => {
-      await deps.purposes.update(req.params.organizationID, req.params.purposeID, purposeInput(req.body));
+      await deps.purposes.update(
+        principalOf(session(req)),
+        req.params.organizationID,
+        req.params.purposeID,
+        purposeInput(req.body),
+      );
       return back(reply, req.params.organizationID, 'purpose');
     },
   });
@@ -199,7 +206,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     schema: { params: Org, body: AttributeForm },
     handler: async (req, reply) => {
       const { consent, purposeids } = req.body;
-      await deps.dataAttributes.create(req.params.organizationID, [{ consent, purposeids }]);
+      await deps.dataAttributes.create(principalOf(session(req)), req.params.organizationID, [{ consent, purposeids }]);
       return back(reply, req.params.organizationID, 'attribute');
     },
   });
@@ -214,7 +221,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     schema: { params: OrgTemplate, body: AttributeForm },
     handler: async (req, reply) => {
       const { consent, purposeids } = req.body;
-      await deps.dataAttributes.update(req.params.organizationID, req.params.templateID, {
+      await deps.dataAttributes.update(principalOf(session(req)), req.params.organizationID, req.params.templateID, {
         consent,
         purposeids: purposeids ?? [],
       });

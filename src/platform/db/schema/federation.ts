@@ -1,9 +1,8 @@
 /**
  * Federation with each organisation's external OpenID Connect provider (the External IdP configuration of docs/api.md "Resources"
- * and the IdP operations of docs/api.md "Identity management"; docs/decisions/0013-federation-broker.md), and the organisation audit
- * log. Secrets are sealed under the master key; codes and states are stored only as SHA-256 hashes.
+ * and the IdP operations of docs/api.md "Identity management"; docs/decisions/0013-federation-broker.md). Secrets are sealed under the master key; codes and states are stored only as SHA-256 hashes.
  */
-import { boolean, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, tz } from './columns.js';
 import { organisations, tokenFamilies, users } from './core.js';
 
@@ -106,22 +105,4 @@ export const federationSessions = pgTable(
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [index('federation_sessions_user').on(t.orgId, t.userId)],
-);
-
-/** The organisation audit log: who changed what, when; never a secret (ASVS 5.0 V16.2.1). */
-export const orgAuditLog = pgTable(
-  'org_audit_log',
-  {
-    id: uuid('id').primaryKey(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => organisations.id),
-    actorUserId: uuid('actor_user_id'),
-    actorApiKeyId: uuid('actor_api_key_id'),
-    action: text('action').notNull(),
-    /** Names of the changed fields and other non-secret details. */
-    detail: jsonb('detail').notNull(),
-    at: tz('at').notNull().defaultNow(),
-  },
-  (t) => [index('org_audit_log_org_id').on(t.orgId, t.id)],
 );

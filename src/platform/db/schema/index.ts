@@ -4,6 +4,7 @@
  * migrations in `drizzle/` from these files (`npm run db:generate`). This file only re-exports, so
  * that no schema file imports it back (no module cycle: each area's file imports `core.ts`).
  */
+export * from './audit.js';
 export * from './consent.js';
 export * from './core.js';
 export * from './events.js';
