@@ -297,3 +297,93 @@ describe('what is recorded', () => {
     });
   });
 });
+
+/** Parses RFC 4180 CSV (quoted fields, doubled quotes, CRLF rows) into rows of fields. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted && c === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (quoted) {
+      if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  return rows;
+}
+
+/** GETs an export through the API: status, headers and the text as sent. */
+const download = async (query: string, token = s.org.tokens.owner) => {
+  const res = await fetch(api(`/audit-log/export?${query}`), { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+};
+
+describe('export', () => {
+  it('CSV: every filtered entry oldest first, quoted as RFC 4180, a formula-like name neutralised', async () => {
+    // A staff member whose name a spreadsheet would run as a formula.
+    const renamed = await call(`${s.t.base}/user`, {
+      method: 'PATCH',
+      token: s.org.tokens.owner,
+      body: { name: '=HYPERLINK("https://evil.example","x")' },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    await purposeDeletedBy('owner', 'Exported, with "quotes", commas');
+    const res = await download('format=csv&action=purpose.', s.org.tokens.dpo);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="audit-log-${s.org.orgId}.csv"`);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const rows = parseCsv(res.text);
+    expect(rows[0]!.slice(0, 4)).toEqual(['Seq', 'ID', 'At', 'Action']);
+    const all = await entries('?action=purpose.&limit=500');
+    expect(rows.slice(1).map((r) => r[1])).toEqual(all.map((e) => e.ID).reverse());
+    const last = rows.at(-1)!;
+    expect(last[3]).toBe('purpose.delete');
+    expect(last[7]).toBe(`'=HYPERLINK("https://evil.example","x")`);
+    expect(JSON.parse(last[12]!)).toMatchObject({ name: 'Exported, with "quotes", commas' });
+  });
+
+  it('JSON lines: one entry per line, as the API shows it; bad filters and roles refused', async () => {
+    const res = await download('format=jsonl&action=purpose.delete');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/jsonl; charset=utf-8');
+    const lines = res.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const all = await entries('?action=purpose.delete&limit=500');
+    expect(lines).toEqual(all.reverse());
+    for (const bad of ['format=xml', 'format=csv&from=soon', 'format=csv&actor=nobody']) {
+      const refused = await download(bad);
+      expect(refused.status, bad).toBe(400);
+      expect(JSON.parse(refused.text).Message, bad).toBeTruthy();
+    }
+    expect((await download('format=csv', s.org.tokens.developer)).status).toBe(403);
+  });
+
+  it('the console offers the same files for the filters on the page', async () => {
+    const owner = await s.as('shop-owner@shop.example');
+    const page = await (await owner.get(`/console/${s.org.orgId}/audit?action=purpose.`)).text();
+    const href = /href="([^"]*audit\/export\?format=csv[^"]*)"/.exec(page)![1]!.replaceAll('&amp;', '&');
+    expect(href).toBe(`/console/${s.org.orgId}/audit/export?format=csv&action=purpose.`);
+    const file = await owner.get(href);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(await file.text()).toBe((await download('format=csv&action=purpose.')).text);
+  });
+});

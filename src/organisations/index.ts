@@ -4,8 +4,10 @@
  */
 export { anonymousRoutes } from './anonymous/routes.js';
 export { AnonymousService } from './anonymous/service.js';
-export { auditRoutes, presentAuditEntry } from './audit/routes.js';
-export { AuditEntryBody, AuditQuery } from './audit/schemas.js';
+export { sendAuditExport } from './audit/export.js';
+export { presentAuditEntry } from './audit/present.js';
+export { auditRoutes } from './audit/routes.js';
+export { AuditEntryBody, AuditExportQuery, AuditQuery } from './audit/schemas.js';
 export { AuditSealer } from './audit/sealer.js';
 export {
   type AuditEntry,

@@ -28,6 +28,20 @@ export const AuditQuery = Type.Object({
 /** An audit-log query. */
 export type AuditQuery = Static<typeof AuditQuery>;
 
+/** The export's query: the filters of `AuditQuery` (no paging) and the format. */
+export const AuditExportQuery = Type.Object({
+  format: Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
+    description: '`csv` (RFC 4180, a header row) or `jsonl` (one JSON entry per line)',
+  }),
+  action: AuditQuery.properties.action,
+  actor: AuditQuery.properties.actor,
+  target: AuditQuery.properties.target,
+  from: AuditQuery.properties.from,
+  to: AuditQuery.properties.to,
+});
+/** An export query. */
+export type AuditExportQuery = Static<typeof AuditExportQuery>;
+
 /** One entry of the audit log: what was done, by whom, from where, when; never a secret. */
 export const AuditEntryBody = Type.Object({
   ID: Type.String(),

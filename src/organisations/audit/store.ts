@@ -1,5 +1,5 @@
 /** SQL of the organisation audit log (`org_audit_log`; docs/audit.md). */
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { v7 as uuidv7 } from 'uuid';
 import type { ChangeSource } from '../../platform/core/activity.js';
 import type { Executor } from '../../platform/db/open.js';
@@ -99,4 +99,25 @@ export async function entriesBefore(
     .where(and(filterWhere(orgId, filter), beforeId ? lt(orgAuditLog.id, beforeId) : undefined))
     .orderBy(desc(orgAuditLog.id))
     .limit(limit + 1);
+}
+
+/**
+ * Entries of an organisation, oldest first, keyset by ID: the export's batches.
+ * @param afterId - exclusive: the entries newer than this one; undefined from the first.
+ * @param limit - the batch size (count).
+ * @param filter - only the entries it admits.
+ */
+export function entriesAfter(
+  db: Executor,
+  orgId: string,
+  afterId: string | undefined,
+  limit: number,
+  filter: AuditFilter,
+): Promise<AuditRow[]> {
+  return db
+    .select()
+    .from(orgAuditLog)
+    .where(and(filterWhere(orgId, filter), afterId ? gt(orgAuditLog.id, afterId) : undefined))
+    .orderBy(asc(orgAuditLog.id))
+    .limit(limit);
 }

@@ -170,6 +170,10 @@ export const WEB_POLICY = {
     who: 'a signed-in browser with the roles of `consented.purpose.users`',
   },
   'web.console.audit': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.audit-log.read`' },
+  'web.console.audit.export': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `orgs.audit-log.export`',
+  },
   'web.console.individuals': { credential: 'web', who: 'a signed-in browser with the roles of `individuals.list`' },
   'web.console.individual': {
     credential: 'web',

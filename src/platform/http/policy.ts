@@ -291,6 +291,11 @@ export const ACCESS_POLICY = {
     who: 'Owner, Admin or Dpo of the organisation',
     orgRoles: [Owner, Admin, Dpo],
   },
+  'orgs.audit-log.export': {
+    credential: 'any',
+    who: 'Owner, Admin or Dpo of the organisation',
+    orgRoles: [Owner, Admin, Dpo],
+  },
   'orgs.audit-log.verify': {
     credential: 'any',
     who: 'Owner, Admin or Dpo of the organisation',

@@ -1,12 +1,19 @@
 /**
- * Route of the console's Audit log page (docs/web.md "Console"): `GET /console/{organizationID}/audit`
+ * Routes of the console's Audit log page (docs/web.md "Console"): `GET /console/{organizationID}/audit/export` (the
+ * filtered entries as a file, as the API's export) and `GET /console/{organizationID}/audit`
  * with the API's query (`startid`, `action`, `actor`; src/organisations/audit/schemas.ts `AuditQuery`): the
  * organisation's audit log, newest first, keyset-paged, filtered by action and by acting user.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PurposeService } from '../../consent/index.js';
 import type { WebSession } from '../../identity/index.js';
-import { type AuditLogService, AuditQuery, auditFilter } from '../../organisations/index.js';
+import {
+  AuditExportQuery,
+  type AuditLogService,
+  AuditQuery,
+  auditFilter,
+  sendAuditExport,
+} from '../../organisations/index.js';
 import { sendPage } from '../shared/html.js';
 import { AuditPage } from './audit.js';
 import { Org } from './schemas.js';
@@ -22,6 +29,17 @@ const AUDIT_PAGE = 25;
 
 /** @param opts - the services. */
 export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, deps) => {
+  app.get('/console/:organizationID/audit/export', {
+    config: {
+      operation: 'web.console.audit.export',
+      web: 'signed-in',
+      signIn: '/console/sign-in',
+      api: 'orgs.audit-log.export',
+    },
+    schema: { params: Org, querystring: AuditExportQuery },
+    handler: (req, reply) => sendAuditExport(reply, deps.auditLog, req.params.organizationID, req.query),
+  });
+
   app.get('/console/:organizationID/audit', {
     config: {
       operation: 'web.console.audit',

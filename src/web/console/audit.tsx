@@ -1,7 +1,7 @@
 /**
- * The console's Audit log page (docs/web.md "Console"; ASVS 5.0 V16.2.1): who changed the
- * organisation's security settings and memberships, what and when, newest first, filtered by action
- * and by acting user. Entries never hold a secret (src/organisations/audit/service.ts), so the page shows their
+ * The console's Audit log page (docs/web.md "Console"; docs/audit.md; ASVS 5.0 V16.2.1): who changed the
+ * organisation's administration, what and when, newest first, filtered by action and by acting user, with the
+ * filtered entries to download. Entries never hold a secret (src/organisations/audit/service.ts), so the page shows their
  * detail as it is stored.
  */
 import type { AuditRow } from '../../organisations/index.js';
@@ -29,6 +29,13 @@ function auditUrl(orgId: string, q: { action?: string; actor?: string; startid?:
   return `/console/${orgId}/audit${query ? `?${query}` : ''}`;
 }
 
+/** The export's URL with these filters (docs/audit.md "Export"). */
+function exportUrl(orgId: string, format: 'csv' | 'jsonl', q: { action?: string; actor?: string }): string {
+  const params = new URLSearchParams({ format });
+  for (const [k, val] of Object.entries(q)) if (val) params.set(k, val);
+  return `/console/${orgId}/audit/export?${params.toString()}`;
+}
+
 /** The page. */
 export function AuditPage(props: AuditProps) {
   const { orgId, page, action, actor } = props;
@@ -50,6 +57,17 @@ export function AuditPage(props: AuditProps) {
           <button type="submit">Filter</button> {(action || actor) && <a href={auditUrl(orgId, {})}>Show all</a>}
         </p>
       </form>
+      <p>
+        Download the entries these filters admit, oldest first:{' '}
+        <a href={exportUrl(orgId, 'csv', { action, actor })} download>
+          CSV
+        </a>{' '}
+        or{' '}
+        <a href={exportUrl(orgId, 'jsonl', { action, actor })} download>
+          JSON lines
+        </a>
+        .
+      </p>
       {page.items.length === 0 ? (
         <p>No entries{action || actor ? ' match these filters' : ''}.</p>
       ) : (
