@@ -47,8 +47,6 @@ export interface CheckSnapshot {
   individuals: Map<string, CheckedIndividual>;
 }
 
-const toDate = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
-
 /**
  * Reads the snapshot of a check in one statement. The user IDs travel as one array and are unnested; each is one
  * probe of the `subscriptions` primary key, one of the record by organisation and user (`consent_records_org_user`, or
@@ -56,7 +54,8 @@ const toDate = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
  * the `attribute_consents` primary key `(record_id, purpose_id, attribute_id)`. The key, not the partial indexes of the
  * consented-user pages, because a check reads every stored value, Disallow included, with its days and time, and
  * each partial index leaves out one value. An unsubscribed individual's record is not read. Times travel as numbers
- * (`date_part`, double precision: exact to the microsecond for these dates), cheaper to read than 1,000 timestamps.
+ * (`date_part`, double precision: exact to the microsecond for these dates), cheaper to read than 1,000 timestamps;
+ * `now()` too, which every row repeats (a timestamp column would be parsed into a Date once per row).
  * The chain head's subquery names the organisation by value, not by the outer row, so it runs once, not per row.
  * @returns the snapshot; `stale` when the organisation's catalogue is no longer at `q.catalogueVersion` (nothing is
  *   to be used); null when the organisation does not exist.
@@ -70,7 +69,7 @@ export async function readCheck(db: Db, q: CheckQuery): Promise<CheckSnapshot | 
         FROM ids i
         LEFT JOIN subscriptions s ON s.org_id = ${q.orgId}::uuid AND s.user_id = i.user_id
         LEFT JOIN consent_records r ON s.user_id IS NOT NULL AND r.org_id = ${q.orgId}::uuid AND r.user_id = i.user_id)
-      SELECT o.catalogue_version, now() AS at,
+      SELECT o.catalogue_version, date_part('epoch', now()) * 1000 AS at_ms,
         coalesce((SELECT h.seq FROM consent_chain_heads h WHERE h.org_id = ${q.orgId}::uuid), 0) AS seq,
         f.user_id, f.subscribed, c.attribute_id, c.value, c.days,
         date_part('epoch', c.decided_at) * 1000 AS decided_ms
@@ -98,5 +97,5 @@ export async function readCheck(db: Db, q: CheckQuery): Promise<CheckSnapshot | 
         decidedAtMs: Number(r.decided_ms),
       });
   }
-  return { at: toDate(rows[0]!.at), seq: Number(rows[0]!.seq), individuals };
+  return { at: new Date(Number(rows[0]!.at_ms)), seq: Number(rows[0]!.seq), individuals };
 }
