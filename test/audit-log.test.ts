@@ -387,3 +387,31 @@ describe('export', () => {
     expect(await file.text()).toBe((await download('format=csv&action=purpose.')).text);
   });
 });
+
+describe('the console page', () => {
+  const page = async (query: string) => {
+    const owner = await s.as('shop-owner@shop.example');
+    const res = await owner.get(`/console/${s.org.orgId}/audit${query}`);
+    return { status: res.status, html: (await res.text()).replaceAll('&quot;', '"') };
+  };
+
+  it('suggests the actions, their prefixes and the actors found in the log, and shows each change as old → new', async () => {
+    const { status, html } = await page('?action=purpose.update');
+    expect(status).toBe(200);
+    for (const option of ['purpose.', 'purpose.update', 'purpose.delete', 'shop-owner@shop.example'])
+      expect(html).toContain(`<option value="${option}"`);
+    expect(html).toContain('<code>description</code>: "" → "Now described"');
+  });
+
+  it('filters by UTC days, both included; a day that is not one is a 400 page', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const rows = (html: string) => (html.match(/<tr>/g) ?? []).length - 1;
+    expect(rows((await page(`?action=purpose.delete&from=${today}&to=${today}`)).html)).toBeGreaterThan(0);
+    expect((await page(`?action=purpose.delete&from=${tomorrow}`)).html).toContain('No entries match these filters.');
+    expect(rows((await page(`?action=purpose.delete&to=${tomorrow}`)).html)).toBeGreaterThan(0);
+    const bad = await page('?from=2026-13-45');
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('from must be an RFC 3339 date-time');
+  });
+});

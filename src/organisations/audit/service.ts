@@ -15,7 +15,7 @@ import { parseInstant } from '../../platform/util/instant.js';
 import { AUDIT_GENESIS_LINK, checkEntry } from './chain.js';
 import * as seals from './seal-store.js';
 import type { AuditSealer } from './sealer.js';
-import { type AuditFilter, type AuditRow, entriesAfter, entriesBefore, insertEntry } from './store.js';
+import { type AuditFilter, type AuditRow, entriesAfter, entriesBefore, filterChoices, insertEntry } from './store.js';
 
 export type { AuditFilter, AuditRow } from './store.js';
 
@@ -160,6 +160,14 @@ export class AuditLogService {
     if (filter.from && filter.to && filter.from >= filter.to) throw new InvalidRequest('from must be before to');
     await this.sealer.flush(orgId);
     return keysetPage(await entriesBefore(this.db, orgId, startId, limit, filter), limit, (e) => e.id);
+  }
+
+  /**
+   * The actions and actor e-mails that occur in the organisation's log (at most 200 of each, ascending), for the
+   * console's filter suggestions.
+   */
+  choices(orgId: string): Promise<{ actions: string[]; actorEmails: string[] }> {
+    return filterChoices(this.db, orgId);
   }
 
   /**

@@ -121,3 +121,27 @@ export function entriesAfter(
     .orderBy(asc(orgAuditLog.id))
     .limit(limit);
 }
+
+/** At most this many choices of each kind are offered (count). */
+const CHOICES = 200;
+
+/**
+ * The actions and actor e-mails that occur in the organisation's log, ascending, at most `CHOICES` (200) of each: the
+ * console's filter suggestions. Each is one scan of the organisation's entries.
+ */
+export async function filterChoices(
+  db: Executor,
+  orgId: string,
+): Promise<{ actions: string[]; actorEmails: string[] }> {
+  const [actions, emails] = await Promise.all([
+    db.execute(
+      sql`SELECT DISTINCT action AS v FROM org_audit_log WHERE org_id = ${orgId}::uuid ORDER BY 1 LIMIT ${CHOICES}`,
+    ),
+    db.execute(
+      sql`SELECT DISTINCT actor_email AS v FROM org_audit_log WHERE org_id = ${orgId}::uuid AND actor_email <> ''
+        ORDER BY 1 LIMIT ${CHOICES}`,
+    ),
+  ]);
+  const values = (r: unknown) => (r as { rows: Array<{ v: string }> }).rows.map((x) => x.v);
+  return { actions: values(actions), actorEmails: values(emails) };
+}

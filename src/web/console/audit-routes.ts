@@ -27,6 +27,23 @@ export interface AuditDeps {
 /** Entries per page (count). */
 const AUDIT_PAGE = 25;
 
+/** A UTC day as the form's date fields send it. */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The form's days as the API's instants: `from` at its day's start, `to` at the next day's start (so that the day is
+ * included), both UTC; instants and empty fields pass unchanged, and anything else is left for `auditFilter` to refuse.
+ */
+function dayRange<Q extends { from?: string; to?: string }>(query: Q): Q {
+  const next = (day: string) => {
+    const start = Date.parse(`${day}T00:00:00Z`);
+    return Number.isNaN(start) ? day : new Date(start + 86_400_000).toISOString();
+  };
+  const from = query.from && DAY.test(query.from) ? `${query.from}T00:00:00Z` : query.from;
+  const to = query.to && DAY.test(query.to) ? next(query.to) : query.to;
+  return { ...query, from, to };
+}
+
 /** @param opts - the services. */
 export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, deps) => {
   app.get('/console/:organizationID/audit/export', {
@@ -37,7 +54,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, dep
       api: 'orgs.audit-log.export',
     },
     schema: { params: Org, querystring: AuditExportQuery },
-    handler: (req, reply) => sendAuditExport(reply, deps.auditLog, req.params.organizationID, req.query),
+    handler: (req, reply) => sendAuditExport(reply, deps.auditLog, req.params.organizationID, dayRange(req.query)),
   });
 
   app.get('/console/:organizationID/audit', {
@@ -54,16 +71,18 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditDeps> = async (app, dep
     },
     handler: async (req, reply) => {
       const orgId = req.params.organizationID;
-      const action = req.query.action || undefined;
-      const actor = req.query.actor || undefined;
-      const [org, page] = await Promise.all([
+      const { action, actor, from, to } = req.query;
+      const [org, page, choices] = await Promise.all([
         deps.purposes.organisation(orgId),
-        deps.auditLog.page(orgId, req.query.startid || undefined, AUDIT_PAGE, auditFilter(req.query)),
+        deps.auditLog.page(orgId, req.query.startid || undefined, AUDIT_PAGE, auditFilter(dayRange(req.query))),
+        deps.auditLog.choices(orgId),
       ]);
       const session = req.webSession as WebSession;
+      const filters = { action, actor, from, to };
+      const csrfToken = session.csrfToken;
       return sendPage(
         reply,
-        AuditPage({ orgId, orgName: org.Name, roles: req.webRoles, csrfToken: session.csrfToken, page, action, actor }),
+        AuditPage({ orgId, orgName: org.Name, roles: req.webRoles, csrfToken, page, filters, choices }),
       );
     },
   });

@@ -16,13 +16,22 @@ export interface AuditProps {
   csrfToken: string;
   /** One page of entries, newest first, and the next page's start (an entry ID) when there is one. */
   page: { items: AuditRow[]; next?: string };
-  /** The filters in force, if any. */
+  /** The filters in force (as typed: `from` and `to` may be days, YYYY-MM-DD, UTC). */
+  filters: AuditFilters;
+  /** The actions and actor e-mails in the log, offered as the filters' suggestions. */
+  choices: { actions: string[]; actorEmails: string[] };
+}
+
+/** The page's filters, as the form sends them. */
+export interface AuditFilters {
   action?: string;
   actor?: string;
+  from?: string;
+  to?: string;
 }
 
 /** The page's URL with these filters and start. */
-function auditUrl(orgId: string, q: { action?: string; actor?: string; startid?: string }): string {
+function auditUrl(orgId: string, q: AuditFilters & { startid?: string }): string {
   const params = new URLSearchParams();
   for (const [k, val] of Object.entries(q)) if (val) params.set(k, val);
   const query = params.toString();
@@ -30,7 +39,7 @@ function auditUrl(orgId: string, q: { action?: string; actor?: string; startid?:
 }
 
 /** The export's URL with these filters (docs/audit.md "Export"). */
-function exportUrl(orgId: string, format: 'csv' | 'jsonl', q: { action?: string; actor?: string }): string {
+function exportUrl(orgId: string, format: 'csv' | 'jsonl', q: AuditFilters): string {
   const params = new URLSearchParams({ format });
   for (const [k, val] of Object.entries(q)) if (val) params.set(k, val);
   return `/console/${orgId}/audit/export?${params.toString()}`;
@@ -38,7 +47,9 @@ function exportUrl(orgId: string, format: 'csv' | 'jsonl', q: { action?: string;
 
 /** The page. */
 export function AuditPage(props: AuditProps) {
-  const { orgId, page, action, actor } = props;
+  const { orgId, page, filters, choices } = props;
+  const { action, actor } = filters;
+  const filtered = Object.values(filters).some(Boolean);
   return (
     <ConsolePage
       title="Audit log"
@@ -50,42 +61,56 @@ export function AuditPage(props: AuditProps) {
     >
       <form method="get" action={`/console/${orgId}/audit`} aria-label="Filter the audit log">
         <label for="action">Action (e.g. idp.update; purpose. for every purpose action)</label>
-        <input id="action" name="action" type="text" maxLength={100} value={action ?? ''} />
+        <input id="action" name="action" type="text" maxLength={100} value={action ?? ''} list="audit-actions" />
+        <datalist id="audit-actions">
+          {[...new Set(choices.actions.map((a) => `${a.split('.')[0]}.`)), ...choices.actions].map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
         <label for="actor">Acting user (e-mail or user ID)</label>
-        <input id="actor" name="actor" type="text" maxLength={320} value={actor ?? ''} />
+        <input id="actor" name="actor" type="text" maxLength={320} value={actor ?? ''} list="audit-actors" />
+        <datalist id="audit-actors">
+          {choices.actorEmails.map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
+        <label for="from">From (UTC day, inclusive)</label>
+        <input id="from" name="from" type="date" value={filters.from ?? ''} />
+        <label for="to">To (UTC day, inclusive)</label>
+        <input id="to" name="to" type="date" value={filters.to ?? ''} />
         <p>
-          <button type="submit">Filter</button> {(action || actor) && <a href={auditUrl(orgId, {})}>Show all</a>}
+          <button type="submit">Filter</button> {filtered && <a href={auditUrl(orgId, {})}>Show all</a>}
         </p>
       </form>
       <p>
         Download the entries these filters admit, oldest first:{' '}
-        <a href={exportUrl(orgId, 'csv', { action, actor })} download>
+        <a href={exportUrl(orgId, 'csv', filters)} download>
           CSV
         </a>{' '}
         or{' '}
-        <a href={exportUrl(orgId, 'jsonl', { action, actor })} download>
+        <a href={exportUrl(orgId, 'jsonl', filters)} download>
           JSON lines
         </a>
         .
       </p>
       {page.items.length === 0 ? (
-        <p>No entries{action || actor ? ' match these filters' : ''}.</p>
+        <p>No entries{filtered ? ' match these filters' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table>
             <caption class="muted">Newest first; times in UTC.</caption>
-            <ColumnHeads names={['When', 'Action', 'Actor', 'Detail']} />
+            <ColumnHeads names={['When', 'Action', 'Actor', 'What changed']} />
             <tbody>
               {page.items.map((e) => (
                 <tr key={e.id}>
                   <td>{e.at.toISOString()}</td>
                   <td>
-                    <a href={auditUrl(orgId, { action: e.action, actor })}>{e.action}</a>
+                    <a href={auditUrl(orgId, { ...filters, action: e.action })}>{e.action}</a>
                   </td>
                   <td>
                     {e.actorUserId ? (
                       <>
-                        <a href={auditUrl(orgId, { action, actor: e.actorUserId })}>
+                        <a href={auditUrl(orgId, { ...filters, actor: e.actorUserId })}>
                           {e.actorName || e.actorEmail || <code>{e.actorUserId}</code>}
                         </a>
                         {e.actorEmail && e.actorName && <div class="muted">{e.actorEmail}</div>}
@@ -100,7 +125,17 @@ export function AuditPage(props: AuditProps) {
                     {e.actorApiKeyId && <div class="muted">with API key {e.actorApiKeyId}</div>}
                   </td>
                   <td>
-                    <code>{JSON.stringify(e.detail)}</code>
+                    {e.targetType && (
+                      <div class="muted">
+                        {e.targetType} <code>{e.targetId}</code>
+                      </div>
+                    )}
+                    {Object.entries(e.changes as Record<string, { old: unknown; new: unknown }>).map(([field, c]) => (
+                      <div key={field}>
+                        <code>{field}</code>: {JSON.stringify(c.old)} → {JSON.stringify(c.new)}
+                      </div>
+                    ))}
+                    {Object.keys(e.detail as object).length > 0 && <code>{JSON.stringify(e.detail)}</code>}
                   </td>
                 </tr>
               ))}
@@ -110,7 +145,7 @@ export function AuditPage(props: AuditProps) {
       )}
       {page.next && (
         <p class="pager">
-          <a href={auditUrl(orgId, { action, actor, startid: page.next })}>Older entries</a>
+          <a href={auditUrl(orgId, { ...filters, startid: page.next })}>Older entries</a>
         </p>
       )}
     </ConsolePage>
