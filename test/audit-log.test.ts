@@ -92,6 +92,41 @@ describe('an entry says who acted, from where, on what', () => {
     });
   });
 
+  it('an import records what it creates and changes in the catalogue, source import, and nothing for what it repeats', async () => {
+    const acme = s.t.ids.organisations.acme!.id;
+    const token = (await login(s.t, 'owner@acme.example', 'owner-passphrase')).Token.access_token;
+    const catalogue = async () =>
+      (await call(`${s.t.base}/organizations/${acme}/audit-log?action=purpose.&limit=500`, { token })).body
+        .Entries as Entry[];
+    const before = (await catalogue()).length;
+    const file = demoImport();
+    const org = file.organisations[0] as { purposes: Array<Record<string, unknown>> };
+    org.purposes.push({ key: 'imported', name: 'Imported', attributes: [{ key: 'city', name: 'City' }] });
+    await runImport(s.t.store.db, file, s.t.config.argon2, redirectUriImport);
+    const [created] = await catalogue();
+    expect(created).toMatchObject({
+      Action: 'purpose.create',
+      Source: 'import',
+      ActorUserID: '',
+      Changes: { name: { old: null, new: 'Imported' } },
+    });
+    const attribute = (
+      await call(`${s.t.base}/organizations/${acme}/audit-log?action=template.create&limit=1`, { token })
+    ).body.Entries[0];
+    expect(attribute).toMatchObject({ Source: 'import', Changes: { name: { old: null, new: 'City' } } });
+    // The same file again: nothing; a changed description: one purpose.update with just that.
+    await runImport(s.t.store.db, file, s.t.config.argon2, redirectUriImport);
+    expect(await catalogue()).toHaveLength(before + 1);
+    org.purposes.at(-1)!.description = 'Now described';
+    await runImport(s.t.store.db, file, s.t.config.argon2, redirectUriImport);
+    const [updated] = await catalogue();
+    expect(updated).toMatchObject({
+      Action: 'purpose.update',
+      Changes: { description: { old: '', new: 'Now described' } },
+    });
+    expect(Object.keys(updated!.Changes as object)).toEqual(['description']);
+  });
+
   it('keeps naming an actor whose account was deleted, by the name and e-mail they had', async () => {
     const { id } = await purposeDeletedBy('admin', 'Deleted by someone who left');
     const gone = await call(`${s.t.base}/users/unregister`, { method: 'POST', token: s.org.tokens.admin });
