@@ -60,6 +60,12 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
       body: uris,
     });
     expect(audited.status).toBe(200);
+    // A pending staff invitation, so that the Staff page shows its table too.
+    const invited = await call(`${d.t.base}/organizations/${d.orgId}/admins`, {
+      token,
+      body: { email: 'new-colleague@acme.example', roles: [2, 3] },
+    });
+    expect(invited.status).toBe(201);
     const jobId = started.headers.get('location')!.split('/').pop()!;
     const org = `/console/${d.orgId}`;
     Object.assign(pages, {
@@ -74,6 +80,7 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
       events: `${org}/integrations/events`,
       webhook: `${org}/integrations/events/${webhookId}`,
       audit: `${org}/audit`,
+      staff: `${org}/staff`,
     });
     page = await signInPage(d, OWNER, d.chrome, 'console');
     errors = watchErrors(page);
@@ -102,6 +109,7 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
     'events',
     'webhook',
     'audit',
+    'staff',
   ];
 
   it.each(NAMES)('accessibility: axe finds no serious or critical violation on the %s page', async (name) => {

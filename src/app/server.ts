@@ -32,7 +32,14 @@ import {
   userRoutes,
 } from '../identity/index.js';
 import { eventFeedRoutes, notificationRoutes, webhookRoutes } from '../notifications/index.js';
-import { anonymousRoutes, auditRoutes, individualRoutes, invitationRoutes, orgRoutes } from '../organisations/index.js';
+import {
+  anonymousRoutes,
+  auditRoutes,
+  individualRoutes,
+  invitationRoutes,
+  orgRoutes,
+  staffRoutes,
+} from '../organisations/index.js';
 import { installActivity } from '../platform/http/activity.js';
 import { installAuthGuard } from '../platform/http/auth.js';
 import { installBodyKeyCanonicalisation } from '../platform/http/body-keys.js';
@@ -129,6 +136,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
   await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
+  const { members: staff, invitations: staffInvitations } = ctx.staff;
+  await app.register(staffRoutes, { staff, staffInvitations, publicUrl: ctx.config.publicUrl }); // {base}/…/admins*, the page /staff-invitations/accept
   // docs/api.md "Authorization endpoint": each organisation's OpenID provider and its wallet sign-in page, at the root.
   await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
   // The web front ends (docs/web.md): /dashboard, /console and /web/assets/, at the root.
@@ -153,6 +162,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     walletSettings: ctx.walletSettings,
     oidcClients: ctx.oidc.clients,
     auditLog: ctx.auditLog,
+    staff: ctx.staff,
     individuals: ctx.individuals,
     listings: ctx.listings,
     rolesIn: ctx.guard.rolesIn,

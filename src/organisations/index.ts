@@ -37,3 +37,6 @@ export { ExportedRole, ExportedSubscription, exportMemberships } from './members
 export { rolesInOrganisation, rolesSql, subscribe } from './membership/membership.js';
 export { RolesCache } from './membership/roles-cache.js';
 export { orgRoutes } from './membership/routes.js';
+export { type StaffInvitationBody, StaffInvitations } from './staff/invitations.js';
+export { staffRoutes } from './staff/routes.js';
+export { type StaffBody, StaffService } from './staff/service.js';

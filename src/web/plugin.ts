@@ -22,6 +22,7 @@ import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overv
 import { consolePushRoutes } from './console/push-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
+import { type ConsoleStaffDeps, consoleStaffRoutes } from './console/staff-routes.js';
 import { consoleWalletRoutes } from './console/wallet-routes.js';
 import { type DashboardImageDeps, dashboardImageRoutes } from './dashboard/image-routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
@@ -46,7 +47,8 @@ export type WebDeps = Omit<DashboardDeps, 'cookie'> &
   EventsDeps &
   ConsoleOverviewDeps &
   AuditDeps &
-  ConsoleIndividualsDeps & {
+  ConsoleIndividualsDeps &
+  ConsoleStaffDeps & {
     publicUrl: string;
     rolesIn: RolesIn;
     /** The dashboard's sign-in through an organisation's external OpenID provider. */
@@ -133,6 +135,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(consoleIdpRoutes, deps);
   await app.register(consolePushRoutes, deps);
   await app.register(consoleWalletRoutes, deps);
+  await app.register(consoleStaffRoutes, deps);
   await app.register(consoleEventsRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(consoleIndividualsRoutes, deps);

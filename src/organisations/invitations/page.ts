@@ -17,9 +17,13 @@ import {
   selfContainedPageCsp,
 } from '../../identity/index.js';
 
+/**
+ * Script functions of the invitation pages (this one and the staff invitation's, `src/organisations/staff/page.ts`),
+ * inside the prologue's function: `post(url, body, bearer)` answers `{ok, body}` of a JSON POST without cookies,
+ * and `refused(answer, what)` shows the server's `Message`, else `what`.
+ */
 // A `\` at the end of a line joins it to the next: the script has no line break there.
-const SCRIPT = `
-(function () {${fragmentTokenPrologue('accept', 'This link is incomplete. Open the link of the e-mail again.')}
+export const INVITATION_SCRIPT_HELPERS = `
   function post(url, body, bearer) {
     var headers = { 'Content-Type': 'application/json' };
     if (bearer) headers.Authorization = 'Bearer ' + bearer;
@@ -29,7 +33,10 @@ cache: 'no-store', referrerPolicy: 'no-referrer' })
 function () { return { ok: res.ok, body: null }; }); });
   }
   function refused(answer, what) { show(answer.body && answer.body.Message ? answer.body.Message : what, false); }
-  form.addEventListener('submit', function (event) {
+`;
+
+const SCRIPT = `
+(function () {${fragmentTokenPrologue('accept', 'This link is incomplete. Open the link of the e-mail again.')}${INVITATION_SCRIPT_HELPERS}  form.addEventListener('submit', function (event) {
     event.preventDefault();
     var button = form.querySelector('button');
     button.disabled = true;

@@ -52,7 +52,11 @@ export interface AcceptedBody {
   ConsentID: string;
 }
 
-function present(row: store.InvitationRow): InvitationBody {
+/**
+ * The API shape of a pending invitation (staff invitations add their `Roles`: src/organisations/staff/invitations.ts).
+ * @param row - the stored invitation.
+ */
+export function presentInvitation(row: store.InvitationRow): InvitationBody {
   return {
     ID: row.id,
     Email: row.email,
@@ -111,7 +115,7 @@ export class InvitationService {
         action: 'invitation.create',
         detail: { invitationId: row.id, email: address },
       });
-      return present(row);
+      return presentInvitation(row);
     });
   }
 
@@ -167,7 +171,7 @@ export class InvitationService {
       limit,
       (i) => i.id,
     );
-    return { invitations: page.items.map(present), next: page.next };
+    return { invitations: page.items.map(presentInvitation), next: page.next };
   }
 
   /**

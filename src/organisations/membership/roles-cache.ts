@@ -45,6 +45,15 @@ export class RolesCache {
   }
 
   /**
+   * Drops what this process keeps of the user's roles; call it after a change of them commits, so that this process's
+   * next request does not wait for the change's notification (the other processes get that).
+   * @param userId - the user whose roles changed.
+   */
+  forgetUser(userId: string): void {
+    this.cache.forgetUser(userId);
+  }
+
+  /**
    * The user's RoleIDs in the organisation (empty when none); see `rolesInOrganisation`.
    * @param orgId - a well-formed organisation ID.
    * @returns null when the organisation does not exist.

@@ -187,4 +187,12 @@ export const WEB_POLICY = {
     credential: 'web',
     who: 'a signed-in browser with the roles of `individuals.remove`',
   },
+  'web.console.staff': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.list`' },
+  'web.console.staff.invite': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.invite`' },
+  'web.console.staff.update': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.update`' },
+  'web.console.staff.remove': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.remove`' },
+  'web.console.staff.revoke': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `orgs.admins.invitations.revoke`',
+  },
 } as const satisfies Record<string, PolicyRule>;

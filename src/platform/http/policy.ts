@@ -15,6 +15,7 @@
  */
 
 import { ORG_MANAGERS, ORG_STAFF, Role, type RoleId } from '../core/roles.js';
+import { ADMIN_POLICY } from './policy-admin.js';
 import { EVENTS_POLICY } from './policy-events.js';
 import { WEB_POLICY } from './policy-web.js';
 
@@ -286,21 +287,8 @@ export const ACCESS_POLICY = {
   'oidc.wallet.asset': { credential: 'none', who: "anyone (the sign-in page's script and style)" },
   // The pages of the web front ends (docs/web.md), in policy-web.ts.
   ...WEB_POLICY,
-  'orgs.audit-log.read': {
-    credential: 'any',
-    who: 'Owner, Admin or Dpo of the organisation',
-    orgRoles: [Owner, Admin, Dpo],
-  },
-  'orgs.audit-log.export': {
-    credential: 'any',
-    who: 'Owner, Admin or Dpo of the organisation',
-    orgRoles: [Owner, Admin, Dpo],
-  },
-  'orgs.audit-log.verify': {
-    credential: 'any',
-    who: 'Owner, Admin or Dpo of the organisation',
-    orgRoles: [Owner, Admin, Dpo],
-  },
+  // The audit log and the staff (docs/audit.md, docs/staff.md), in policy-admin.ts.
+  ...ADMIN_POLICY,
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

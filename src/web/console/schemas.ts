@@ -1,7 +1,7 @@
 /**
  * TypeBox schemas of the console's pages (docs/web.md "Console"): the CSRF field every form carries, the paths of an
  * organisation's pages, and the forms and queries of the organisation, individuals, consent overview, consent
- * requests, Integrations and event webhooks pages. The API's own bodies stay with their context; a form reuses their fields and
+ * requests, Integrations, event webhooks and Staff pages. The API's own bodies stay with their context; a form reuses their fields and
  * limits.
  */
 import { type Static, Type } from 'typebox';
@@ -10,6 +10,7 @@ import { IdpInput } from '../../federation/index.js';
 import { ApnsInput, ServiceAccountText, WebhookInput, WebhookUrl } from '../../notifications/index.js';
 import { AddBody, ListQuery } from '../../organisations/index.js';
 import { PageQuery } from '../../platform/http/pagination.js';
+import { MAX_EMAIL } from '../../platform/mail/address.js';
 import { CreateBody, MAX_ANCHORS } from '../../provider/index.js';
 
 /** The CSRF field of a console form (checked by the web guard), to spread into a form's fields. */
@@ -255,3 +256,27 @@ export const WebhookQuery = Type.Object({
 });
 /** A webhook page's query. */
 export type WebhookQuery = Static<typeof WebhookQuery>;
+
+/** The query of the Staff page: its page's `startid` and `done`. */
+export const StaffQuery = Type.Object({
+  startid: Type.Optional(Type.String({ maxLength: 100 })),
+  ...DoneQuery.properties,
+});
+
+/** Ticked RoleIDs (`1`–`4`); none ticked sends none, which the staff service refuses with its message. */
+const RoleTicks = Type.Optional(
+  Type.Array(Type.Union([Type.Literal('1'), Type.Literal('2'), Type.Literal('3'), Type.Literal('4')]), { maxItems: 4 }),
+);
+
+/** The Staff page's invitation form: the address and the ticked roles (the API's `orgs.admins.invite`). */
+export const StaffInviteForm = Type.Object({
+  ...Csrf,
+  email: Type.String({ minLength: 1, maxLength: MAX_EMAIL + 100 }),
+  roles: RoleTicks,
+});
+
+/** The Staff page's roles form of one member: the ticked roles (the API's `orgs.admins.update`). */
+export const StaffRolesForm = Type.Object({ ...Csrf, roles: RoleTicks });
+
+/** The path parameters of a staff invitation's form: the organisation and `{invitationID}`. */
+export const OrgStaffInvitation = Type.Object({ organizationID: Type.String(), invitationID: Type.String() });

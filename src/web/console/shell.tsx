@@ -69,6 +69,7 @@ export function consoleNav(orgId: string, roles: readonly number[]) {
       label: 'Integrations',
       op: allows(roles, 'notifications.transports.read') ? 'notifications.transports.read' : 'webhooks.list',
     },
+    { href: at('/staff'), label: 'Staff', op: 'orgs.admins.list' },
     { href: at('/audit'), label: 'Audit log', op: 'orgs.audit-log.read' },
   ];
   return items.filter((i) => allows(roles, i.op)).map(({ href, label }) => ({ href, label }));

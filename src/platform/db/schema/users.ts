@@ -58,8 +58,9 @@ export const rateLimits = pgTable('rate_limits', {
 });
 
 /**
- * An invitation of an organisation's staff to an e-mail address (docs/consents.md "Invitations"): the only
- * way besides subscribing themselves for an existing user to join an organisation. Only the
+ * An invitation to an e-mail address (docs/consents.md "Invitations"; docs/staff.md "Inviting staff"): to join an
+ * organisation as an individual (the only way besides subscribing themselves for an existing user to join one), or,
+ * when `roles` is not empty, to become its staff with those roles. Only the
  * SHA-256 of the token is stored; the token itself is only in the mail. Single use: accepted or
  * revoked, it is spent; past `expiresAt` it is refused. The user columns name who acted, without
  * a foreign key, so that deleting an account leaves the organisation's record of who joined.
@@ -80,6 +81,8 @@ export const invitations = pgTable(
     acceptedAt: tz('accepted_at'),
     acceptedBy: uuid('accepted_by'),
     revokedAt: tz('revoked_at'),
+    /** The admin roles a staff invitation grants (RoleIDs); empty for an individual's invitation. */
+    roles: integer('roles').array().notNull().default([]),
   },
   (t) => [index('invitations_org').on(t.orgId, t.id)],
 );
