@@ -159,6 +159,16 @@ describe('assent user delete ID', () => {
     });
     expect(after.status).toBe(401);
     expect((await call(`${s.base}/user`, { token: before.body.Token.access_token })).status).toBe(401);
+    // The organisation's audit log names the command line as the source (docs/audit.md "Entries").
+    const owner = await call(`${s.base}/v1.1/users/login`, {
+      body: { username: 'owner@acme.example', password: 'demo-owner-passphrase' },
+    });
+    const orgId = owner.body.User.Roles[0].OrgID as string;
+    const log = await call(`${s.base}/organizations/${orgId}/audit-log?action=individual.delete&target=${id}`, {
+      token: owner.body.Token.access_token,
+    });
+    expect(log.body.Entries).toHaveLength(1);
+    expect(log.body.Entries[0]).toMatchObject({ Source: 'cli', ActorUserID: '', ClientIP: '' });
 
     const again = await runCli(['user', 'delete', id], s.env);
     expect(again.code).toBe(1);

@@ -211,18 +211,21 @@ describe('tamper evidence', () => {
   it('the last entries cut off: the head names a later entry than the last found', async () => {
     const org = s.org.otherOrgId;
     const mallory = s.org.tokens.mallory;
+    const check = async () =>
+      (await call(`${s.t.base}/organizations/${org}/audit-log/verify`, { token: mallory })).body;
+    // The setting-up import recorded Mallory's roles: the entries so far.
+    const start = (await check()).Entries as number;
     for (const name of ['One', 'Two']) {
       const id = await createPurpose(org, mallory!, name);
       await call(`${s.t.base}/organizations/${org}/purposes/${id}`, { method: 'DELETE', token: mallory });
     }
-    const check = async () =>
-      (await call(`${s.t.base}/organizations/${org}/audit-log/verify`, { token: mallory })).body;
-    // Two purposes created and deleted: four entries.
-    expect(await check()).toMatchObject({ Valid: true, Entries: 4 });
-    await exec(sql`DELETE FROM org_audit_log WHERE org_id = ${org} AND seq = 4`);
+    // Two purposes created and deleted: four entries more.
+    const last = start + 4;
+    expect(await check()).toMatchObject({ Valid: true, Entries: last });
+    await exec(sql`DELETE FROM org_audit_log WHERE org_id = ${org} AND seq = ${last}`);
     const cut = await check();
-    expect(cut).toMatchObject({ Valid: false, Entries: 3, FirstBrokenSeq: 4, FirstBrokenID: '' });
-    expect(cut.Reason).toContain('the chain head names entry 4');
+    expect(cut).toMatchObject({ Valid: false, Entries: last - 1, FirstBrokenSeq: last, FirstBrokenID: '' });
+    expect(cut.Reason).toContain(`the chain head names entry ${last}`);
   });
 });
 
@@ -307,6 +310,40 @@ describe('what is recorded', () => {
     const [deleted] = await entries(`?target=${s.org.users.carol}&action=individual.delete`);
     expect(deleted).toMatchObject({ ActorUserID: s.org.users.carol, ActorName: '', ActorEmail: '', Source: 'api' });
     expect(JSON.stringify(deleted)).not.toContain('carol@');
+  });
+
+  it('an import records the staff roles and the individuals it adds, once: source import, no actor', async () => {
+    const file = {
+      organisations: [
+        {
+          key: 'shop',
+          name: 'Shop',
+          admins: [{ username: 'imported-dpo@shop.example', password: 'imported staff passphrase', roles: ['dpo'] }],
+          individuals: [{ username: 'imported-one@shop.example', password: 'imported individual passphrase' }],
+        },
+      ],
+    };
+    const result = await runImport(s.t.store.db, file, s.t.config.argon2, redirectUriImport);
+    const users = result.organisations.shop!.users;
+    const dpo = users['imported-dpo@shop.example']!;
+    const one = users['imported-one@shop.example']!;
+    expect((await entries(`?target=${dpo}`))[0]).toMatchObject({
+      Action: 'staff.roles.update',
+      Source: 'import',
+      ActorUserID: '',
+      TargetType: 'staff',
+      Changes: { roles: { old: [], new: [2] } },
+    });
+    expect((await entries(`?target=${one}`))[0]).toMatchObject({
+      Action: 'individual.add',
+      Source: 'import',
+      TargetType: 'individual',
+    });
+    // The same file again changes nothing, and records nothing.
+    const before = (await entries('?action=staff.')).length + (await entries('?action=individual.add')).length;
+    await runImport(s.t.store.db, file, s.t.config.argon2, redirectUriImport);
+    const after = (await entries('?action=staff.')).length + (await entries('?action=individual.add')).length;
+    expect(after).toBe(before);
   });
 
   it('a special consent request: started by its actor with the attributes, completed by the system with the counts', async () => {

@@ -68,8 +68,13 @@ function pick(row: object, fields: Record<string, unknown>): Record<string, unkn
   return Object.fromEntries(Object.keys(fields).map((k) => [k, (row as Record<string, unknown>)[k]]));
 }
 
-/** Records what the import did to a catalogue entry (docs/audit.md "Actions"), in the import's transaction. */
-function imported(
+/**
+ * Records what the import did to one object (docs/audit.md "Actions": a catalogue entry, a staff member's roles, an
+ * individual added), in the import's transaction: source `import`, no actor.
+ * @param action - `purpose.create`, `staff.roles.update`, … (docs/audit.md).
+ * @param type - the target's kind; `id` its ID.
+ */
+export function imported(
   tx: Executor,
   orgId: string,
   action: string,

@@ -13,11 +13,11 @@ import {
   ROLE_BY_NAME,
   verifyPassword,
 } from '../../identity/index.js';
-import { recordAudit, subscribe } from '../../organisations/index.js';
+import { auditChanges, recordAudit, subscribe } from '../../organisations/index.js';
 import type { Argon2Params } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { OidcClientImport, WalletSettingsImport } from '../../provider/index.js';
-import { importCatalogue } from './catalogue.js';
+import { importCatalogue, imported } from './catalogue.js';
 import type { ImportConsentEvent, ImportFile, ImportOrganisation, ImportResult } from './schema.js';
 import * as store from './store.js';
 import { ImportValidationError, validateImportFile } from './validate.js';
@@ -81,13 +81,22 @@ async function importOrganisation(
   };
   for (const a of org.admins ?? []) {
     const userId = await upsert(a);
-    await store.setRoles(tx, userId, orgId, [...new Set(a.roles.map((r) => ROLE_BY_NAME[r]!))]);
+    const roles = [...new Set(a.roles.map((r) => ROLE_BY_NAME[r]!))].sort((x, y) => x - y);
+    const before = await store.setRoles(tx, userId, orgId, roles);
+    const changes = auditChanges({ roles: before }, { roles });
+    if (Object.keys(changes).length > 0)
+      await imported(tx, orgId, 'staff.roles.update', 'staff', userId, { changes, detail: { username: a.username } });
     out.users[a.username] = userId;
   }
   const histories: ImportedConsentHistory[] = [];
   for (const [n, i] of (org.individuals ?? []).entries()) {
     const userId = await upsert(i);
-    const { consentId } = await subscribe(tx, userId, orgId);
+    const { consentId, subscribed } = await subscribe(tx, userId, orgId);
+    if (subscribed)
+      await imported(tx, orgId, 'individual.add', 'individual', userId, {
+        changes: {},
+        detail: { username: i.username },
+      });
     out.users[i.username] = userId;
     if (i.consentHistory)
       histories.push(

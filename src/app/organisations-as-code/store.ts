@@ -157,8 +157,15 @@ export async function upsertUser(
   return row!.id;
 }
 
-/** Replaces the roles a user holds in an organisation. */
-export async function setRoles(db: Executor, userId: string, orgId: string, roleIds: number[]): Promise<void> {
-  await db.delete(userRoles).where(and(eq(userRoles.userId, userId), eq(userRoles.orgId, orgId)));
+/**
+ * Replaces the roles a user holds in an organisation.
+ * @returns the RoleIDs they held before, ascending.
+ */
+export async function setRoles(db: Executor, userId: string, orgId: string, roleIds: number[]): Promise<number[]> {
+  const before = await db
+    .delete(userRoles)
+    .where(and(eq(userRoles.userId, userId), eq(userRoles.orgId, orgId)))
+    .returning({ roleId: userRoles.roleId });
   if (roleIds.length) await db.insert(userRoles).values(roleIds.map((roleId) => ({ userId, orgId, roleId })));
+  return before.map((r) => r.roleId).sort((a, b) => a - b);
 }
