@@ -15,6 +15,7 @@ export default defineConfig({
     './src/platform/db/schema/events.ts',
     './src/platform/db/schema/webhooks.ts',
     './src/platform/db/schema/audit.ts',
+    './src/platform/db/schema/factors.ts',
   ],
   out: './drizzle',
 });

@@ -4,25 +4,19 @@
  * removals by an Owner only; the last Owner protected; nobody raising their own roles; every change in the audit log
  * with its actor's e-mail. Both stores.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, login, startAssent, type TestAssent } from './helpers/assent.js';
-import { CONSENT_PASSWORD, type ConsentOrg, setUpConsentOrg } from './helpers/consent-org.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, login, type TestAssent } from './helpers/assent.js';
+import { CONSENT_PASSWORD, type ConsentOrg, mailingConsentSuite } from './helpers/consent-org.js';
 import { waitFor } from './helpers/receiver.js';
-import { type Smtp, startSmtp } from './helpers/smtp.js';
+import type { Smtp } from './helpers/smtp.js';
 import { webSignIn } from './helpers/web-client.js';
 
+const s = mailingConsentSuite();
 let t: TestAssent;
-let smtp: Smtp;
 let org: ConsentOrg;
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-  t = await startAssent({ SMTP_URL: smtp.url });
-  org = await setUpConsentOrg(t);
-});
-afterAll(async () => {
-  await t?.stop();
-  await smtp?.close();
+let smtp: Smtp;
+beforeAll(() => {
+  ({ t, org, smtp } = s);
 });
 
 const api = (path: string, orgId = org.orgId) => `${t.base}/organizations/${orgId}${path}`;
@@ -171,6 +165,7 @@ describe('inviting staff', () => {
 
 describe('only an Owner manages staff, with an access token', () => {
   it('an Admin, a Dpo and an Owner’s API key are refused, and nothing changes', async () => {
+    const before = (await audit('?action=staff.')).length;
     const body = { email: 'refused@shop.example', roles: [1] };
     expect((await call(api('/admins'), { token: org.tokens.admin, body })).status).toBe(403);
     expect((await call(api('/admins'), { token: org.tokens.dpo, body })).status).toBe(403);
@@ -181,7 +176,7 @@ describe('only an Owner manages staff, with an access token', () => {
     expect((await call(api(`/admins/${org.users.dpo}`), { ...put, ...key })).status).toBe(401);
     expect(await rolesOf(org.users.admin!)).toEqual([1]);
     expect(await rolesOf(org.users.dpo!)).toEqual([2]);
-    expect((await audit('?action=staff.roles.update')).length).toBe(0);
+    expect((await audit('?action=staff.')).length).toBe(before);
   });
 });
 

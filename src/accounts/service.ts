@@ -11,7 +11,14 @@
  */
 
 import { eraseFederatedIdentities } from '../federation/index.js';
-import { eraseCredentials, eraseImages, eraseResetToken, type LivenessCache, scrubAccount } from '../identity/index.js';
+import {
+  eraseCredentials,
+  eraseFactors,
+  eraseImages,
+  eraseResetToken,
+  type LivenessCache,
+  scrubAccount,
+} from '../identity/index.js';
 import { eraseMemberships, recordAudit } from '../organisations/index.js';
 import { NotFound } from '../platform/core/errors.js';
 import type { Db } from '../platform/db/open.js';
@@ -67,6 +74,7 @@ export class AccountService {
       await eraseFederatedIdentities(tx, userId);
       await eraseWalletIdentities(tx, userId);
       await eraseCredentials(tx, userId, oldUsername);
+      await eraseFactors(tx, userId);
       // Then: it writes an `individual.deleted` event per organisation left (docs/events.md).
       const orgs = await eraseMemberships(tx, userId);
       for (const orgId of orgs)

@@ -24,7 +24,11 @@ import type {
   ImageService,
   KeyRing,
   LivenessCache,
+  MfaLogin,
   PasswordService,
+  Reauthentication,
+  SecondFactors,
+  SecondStep,
   Tokens,
   UserService,
   WebSessions,
@@ -129,6 +133,11 @@ export interface Context {
   /** Password changes and resets; its mails go out after the answer, and the app drains them on close. */
   passwords: PasswordService;
   invitations: InvitationService;
+  /**
+   * A person's second factors, re-authentication, and the second step of password logins (docs/security.md
+   * "Second factors"; docs/api.md "Second factor").
+   */
+  factors: { factors: SecondFactors; reauth: Reauthentication; mfaLogin: MfaLogin; secondStep: SecondStep };
   /** An organisation's staff and their roles, and staff invitations (docs/staff.md). */
   staff: { members: StaffService; invitations: StaffInvitations };
   images: ImageService;

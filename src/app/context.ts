@@ -32,9 +32,14 @@ import {
   ImageService,
   KeyRing,
   LivenessCache,
+  MailedFactorEvents,
+  MfaLogin,
   maxTokenTtl,
   PasswordService,
   REFRESH_MAC_PURPOSE,
+  Reauthentication,
+  SecondFactors,
+  SecondStep,
   Tokens,
   UserService,
   WebSessions,
@@ -44,6 +49,7 @@ import {
   AnonymousService,
   AuditLogService,
   AuditSealer,
+  auditStaffSecurity,
   IndividualService,
   InvitationService,
   RolesCache,
@@ -76,7 +82,20 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const roles = new RolesCache(store.db);
   // PGlite has one connection: a second statement in flight would only queue there, so one slot.
   const slots = (n: number) => (store.kind === 'pglite' ? 1 : n);
-  const identity = new IdentityService(store.db, config, tokens, master, liveness, slots(config.dbWriteSlots));
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+  const factorEvents = new MailedFactorEvents(store.db, mailer, auditStaffSecurity);
+  const host = new URL(config.publicUrl).hostname;
+  const factors = new SecondFactors(store.db, master, liveness, factorEvents, host, config.throttleAccount);
+  const secondStep = new SecondStep(store.db, factors);
+  const identity = new IdentityService(
+    store.db,
+    config,
+    tokens,
+    master,
+    liveness,
+    slots(config.dbWriteSlots),
+    secondStep,
+  );
   const users = new UserService(store.db, identity);
   // Numbers the outbox's events after their commit (docs/events.md); woken by every writer that has it, and with the sealer.
   const events = new EventSequencer(store.db);
@@ -99,7 +118,6 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     new DocumentSigner(keys),
     config.publicUrl,
   );
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   // Work done after the answer (mails whose timing must not tell an outcome); the password routes drain it on close.
   const background = new BackgroundTasks();
   const invitations = new InvitationService(store.db, config, mailer);
@@ -167,6 +185,12 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     auditLog,
     passwords,
     invitations,
+    factors: {
+      factors,
+      reauth: new Reauthentication(store.db, identity, factors),
+      mfaLogin: new MfaLogin(identity, secondStep),
+      secondStep,
+    },
     staff: {
       members: new StaffService(store.db, roles),
       invitations: new StaffInvitations(store.db, config, mailer, roles),

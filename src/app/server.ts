@@ -22,6 +22,7 @@ import {
 } from '../consent/index.js';
 import { federationRoutes, samlRoutes } from '../federation/index.js';
 import {
+  factorRoutes,
   identityRoutes,
   imageRoutes,
   LoginResponse,
@@ -174,6 +175,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     async (v1) => {
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
+      await v1.register(factorRoutes, ctx.factors); // /user/mfa*, /user/reauthenticate, /users/login/mfa
       await v1.register(orgRoutes);
       await v1.register(auditRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
       await v1.register(userRoutes, { users: ctx.users });

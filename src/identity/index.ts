@@ -2,6 +2,13 @@
  * The public entry of the identity context: what the other contexts may use of it (docs/development.md "Bounded
  * contexts"). Each name is documented where it is defined.
  */
+export { MfaLogin } from './factors/completion.js';
+export { eraseFactors } from './factors/erasure.js';
+export { MailedFactorEvents } from './factors/events.js';
+export { SecondFactorRequired, SecondStep } from './factors/login.js';
+export { Reauthentication } from './factors/reauth.js';
+export { factorRoutes } from './factors/routes.js';
+export { type FactorAction, SecondFactors } from './factors/service.js';
 export { eraseImages } from './images/erasure.js';
 export { readImageField, UPLOAD_LIMITS } from './images/form.js';
 export { imageRoutes, sendImage } from './images/routes.js';

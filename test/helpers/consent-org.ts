@@ -4,6 +4,7 @@ import { runImport } from '../../src/app/organisations-as-code/import.js';
 import { redirectUriImport } from '../../src/federation/openid/redirect-uris.js';
 import { call, login, startAssent, type TestAssent } from './assent.js';
 import { waitFor } from './receiver.js';
+import { type Smtp, startSmtp } from './smtp.js';
 import { type WebClient, webSignIn } from './web-client.js';
 
 /** IDs and credentials of the consent test organisation ("shop"). */
@@ -191,4 +192,19 @@ export async function runConsentRequest(t: TestAssent, org: ConsentOrg, purposeI
     timeoutMs,
   );
   return job.body;
+}
+
+/** A consent test suite whose server mails through a real SMTP server on loopback (`smtp` receives every mail). */
+export function mailingConsentSuite(): { t: TestAssent; org: ConsentOrg; smtp: Smtp } {
+  const suite = {} as { t: TestAssent; org: ConsentOrg; smtp: Smtp };
+  beforeAll(async () => {
+    suite.smtp = await startSmtp();
+    suite.t = await startAssent({ SMTP_URL: suite.smtp.url });
+    suite.org = await setUpConsentOrg(suite.t);
+  });
+  afterAll(async () => {
+    await suite.t?.stop();
+    await suite.smtp?.close();
+  });
+  return suite;
 }

@@ -25,7 +25,7 @@ export const loginV11Routes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 429) },
     },
-    handler: (req) => identity.login(req.body, req.ip, false),
+    handler: (req) => identity.login(req.body, req.ip, 'login'),
   });
 };
 
@@ -42,7 +42,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('Token'), ...errors(400, 401, 429) },
     },
-    handler: async (req) => (await identity.login(req.body, req.ip, false)).Token,
+    handler: async (req) => (await identity.login(req.body, req.ip, 'token')).Token,
   });
 
   app.post('/users/admin/login', {
@@ -53,7 +53,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 403, 429) },
     },
-    handler: (req) => identity.login(req.body, req.ip, true),
+    handler: (req) => identity.login(req.body, req.ip, 'admin'),
   });
 
   for (const url of ['/users/token', '/user/token']) {

@@ -18,6 +18,7 @@ import { ApiKeys } from './api-keys.js';
 import { ClientRegistry } from './clients.js';
 import type { LivenessCache } from './liveness.js';
 import type { TokenBody } from './schemas.js';
+import { SecondFactorRequired, type SecondStepGate } from './second-step.js';
 import * as sessions from './store.js';
 import { openSuccessor, sealSuccessor } from './successor.js';
 import * as throttle from './throttle.js';
@@ -61,6 +62,8 @@ export class IdentityService {
      * `Config.dbWriteSlots`, 1 on PGlite); more wait and share one statement.
      */
     private readonly rotationSlots: number,
+    /** Asks for a second factor when the user has one (src/identity/factors/login.ts); absent, never. */
+    private readonly secondStep?: SecondStepGate,
   ) {
     this.clients = new ClientRegistry(this.db);
     this.apiKeys = new ApiKeys(db, config, tokens, master, liveness);
@@ -205,23 +208,38 @@ export class IdentityService {
   }
 
   /**
-   * Logs in (docs/api.md "Identity management" "Login as user" v1.1 and "Login as organisation admin").
-   * @param admin - true for the admin login: a user without any admin role gets a 403.
-   * @throws {Unauthenticated} | {RateLimited} | {InvalidRequest} | {AccessDenied}
+   * Logs in (docs/api.md "Identity management" "Login as user" v1.1 and "Login as organisation admin"). A user with a
+   * second factor gets `SecondFactorRequired` (401 `mfa_required` with an `mfa_token`) instead of a session: the
+   * login ends at `MfaLogin.complete` (docs/api.md "Second factor").
+   * @param login - which login asks (`admin`: a user without any admin role gets a 403; `token`: the old login).
+   * @throws {Unauthenticated} | {RateLimited} | {InvalidRequest} | {AccessDenied} | {SecondFactorRequired}
    */
   async login(
     input: { username: string; password: string; clientid?: string },
     ip: string,
-    admin: boolean,
+    login: 'login' | 'token' | 'admin',
   ): Promise<LoginResult> {
     const profile = await this.checkPassword(input.username, input.password, ip);
-    const userId = profile.row.id;
     const clientId = await this.resolveClient(input.clientid);
-    const user = await this.presentProfile(profile, true);
-    if (admin && (user.Roles ?? []).length === 0) throw new AccessDenied('The user is not an organisation admin');
-    const { token, lastVisit } = await this.openSession(userId, clientId);
-    user.LastVisit = lastVisit.toISOString();
-    return { User: user, Token: token };
+    const mfaToken = await this.secondStep?.begin(profile.row.id, clientId, login);
+    if (mfaToken) throw new SecondFactorRequired(mfaToken);
+    return this.loginAs(profile, clientId, login === 'admin');
+  }
+
+  /**
+   * The end of a login whose credentials were checked: the User record (with `APIKey`), a new session and its tokens.
+   * @param user - the user's ID, or their profile when already read.
+   * @param admin - refuse a user without any admin role (the admin login).
+   * @throws {AccessDenied} for `admin` without a role; {Unauthenticated} when the user no longer exists.
+   */
+  async loginAs(user: string | UserProfile, clientId: string, admin: boolean): Promise<LoginResult> {
+    const profile = typeof user === 'string' ? await users.userProfile(this.db, user) : user;
+    if (!profile) throw new Unauthenticated();
+    const body = await this.presentProfile(profile, true);
+    if (admin && (body.Roles ?? []).length === 0) throw new AccessDenied('The user is not an organisation admin');
+    const { token, lastVisit } = await this.openSession(profile.row.id, clientId);
+    body.LastVisit = lastVisit.toISOString();
+    return { User: body, Token: token };
   }
 
   /**

@@ -100,3 +100,10 @@ export async function accountIdByUsername(db: Executor, username: string): Promi
   const [row] = rowsOf<{ id: string }>(await db.execute(sql`SELECT id FROM users WHERE username = ${username}`));
   return row?.id ?? null;
 }
+
+/** The organisations where the user holds a role, by ID. */
+export async function staffOrganisations(db: Executor, userId: string): Promise<string[]> {
+  return rowsOf<{ org_id: string }>(
+    await db.execute(sql`SELECT DISTINCT org_id FROM user_roles WHERE user_id = ${userId} ORDER BY org_id`),
+  ).map((r) => r.org_id);
+}

@@ -32,7 +32,9 @@ export type OAuthErrorCode =
   | 'invalid_client'
   | 'unauthorized_client'
   | 'access_denied'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  /** A second factor is needed to finish the login (the convention of Auth0's MFA API; docs/api.md "Second factor"). */
+  | 'mfa_required';
 
 /** What an error carries besides its code and message; all optional. */
 export interface ErrorDetails {
@@ -44,6 +46,8 @@ export interface ErrorDetails {
   challenge?: 'Bearer';
   /** Whether the connection should close after the answer: the rest of the request body is not read. */
   closeConnection?: boolean;
+  /** Fields the answer carries besides `Code` and `Message` (the `mfa_token` of a login's second step). */
+  extra?: Record<string, string>;
 }
 
 /** The base of the domain errors: a stable code, a message safe to show, and the details of `ErrorDetails`. */
@@ -57,6 +61,8 @@ export abstract class AssentError extends Error {
   readonly challenge?: 'Bearer';
   /** Whether the connection should close after the answer. */
   readonly closeConnection: boolean;
+  /** Fields the answer carries besides `Code` and `Message`. */
+  readonly extra?: Record<string, string>;
 
   /**
    * @param code - the stable code.
@@ -73,6 +79,7 @@ export abstract class AssentError extends Error {
     this.retryAfterSeconds = details.retryAfterSeconds;
     this.challenge = details.challenge;
     this.closeConnection = details.closeConnection ?? false;
+    this.extra = details.extra;
   }
 }
 

@@ -145,7 +145,7 @@ export function sendHttpError(reply: FastifyReply, err: AssentError): FastifyRep
     .code(status)
     .headers(httpHeadersOf(err))
     .type('application/json')
-    .send(errorBody(status, err.message, oauth, err.oauthError));
+    .send({ ...errorBody(status, err.message, oauth, err.oauthError), ...err.extra });
 }
 
 /**

@@ -17,6 +17,7 @@
 import { ORG_MANAGERS, ORG_STAFF, Role, type RoleId } from '../core/roles.js';
 import { ADMIN_POLICY } from './policy-admin.js';
 import { EVENTS_POLICY } from './policy-events.js';
+import { FACTORS_POLICY } from './policy-factors.js';
 import { WEB_POLICY } from './policy-web.js';
 
 const { Owner, Admin, Dpo, Developer } = Role;
@@ -289,6 +290,8 @@ export const ACCESS_POLICY = {
   ...WEB_POLICY,
   // The audit log and the staff (docs/audit.md, docs/staff.md), in policy-admin.ts.
   ...ADMIN_POLICY,
+  // Second factors and re-authentication (docs/security.md), in policy-factors.ts.
+  ...FACTORS_POLICY,
 } as const satisfies Record<string, PolicyRule>;
 
 /** An operation name of the policy. */

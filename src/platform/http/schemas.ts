@@ -11,6 +11,9 @@ export const ErrorBody = Type.Object(
     Message: Type.String(),
     error: Type.Optional(Type.String({ description: 'RFC 6749 §5.2 error code (token endpoints only)' })),
     error_description: Type.Optional(Type.String()),
+    mfa_token: Type.Optional(
+      Type.String({ description: 'a login that needs a second factor: the token of its second step (docs/api.md)' }),
+    ),
   },
   { $id: 'Error' },
 );

@@ -53,6 +53,8 @@ export const organisations = pgTable('organisations', {
    * in the same statement that reads consents.
    */
   catalogueVersion: bigint('catalogue_version', { mode: 'number' }).notNull().default(0),
+  /** Whether its staff must use a second factor to reach the console (docs/security.md "Staff policy"). */
+  staffMfaRequired: boolean('staff_mfa_required').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: tz('updated_at').notNull().defaultNow(),
 });
@@ -195,6 +197,8 @@ export const tokenFamilies = pgTable(
       .references(() => users.id),
     clientId: text('client_id').notNull(),
     createdAt: createdAt(),
+    /** When the user last proved who they are in this session (signing in, or re-authenticating). */
+    authenticatedAt: tz('authenticated_at').notNull().defaultNow(),
     revokedAt: tz('revoked_at'),
     revokedReason: text('revoked_reason'),
   },

@@ -8,6 +8,7 @@ export * from './audit.js';
 export * from './consent.js';
 export * from './core.js';
 export * from './events.js';
+export * from './factors.js';
 export * from './federation.js';
 export * from './notifications.js';
 export * from './oidc.js';
