@@ -81,6 +81,7 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
       webhook: `${org}/integrations/events/${webhookId}`,
       audit: `${org}/audit`,
       staff: `${org}/staff`,
+      security: '/console/security',
     });
     page = await signInPage(d, OWNER, d.chrome, 'console');
     errors = watchErrors(page);
@@ -110,6 +111,7 @@ describe.skipIf(!browserAvailable)('the admin console’s pages in Chromium', ()
     'webhook',
     'audit',
     'staff',
+    'security',
   ];
 
   it.each(NAMES)('accessibility: axe finds no serious or critical violation on the %s page', async (name) => {

@@ -21,6 +21,7 @@ const PAGES: Array<[string, string, boolean]> = [
   ['history', '/dashboard/history', true],
   ['data', '/dashboard/data', true],
   ['delete', '/dashboard/data/delete', true],
+  ['security', '/dashboard/security', true],
 ];
 
 describe.skipIf(!browserAvailable)('the privacy dashboard’s pages in Chromium', () => {

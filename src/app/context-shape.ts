@@ -42,6 +42,7 @@ import type {
   InvitationService,
   RolesCache,
   StaffInvitations,
+  StaffPolicies,
   StaffService,
 } from '../organisations/index.js';
 import type { Config } from '../platform/config/load.js';
@@ -139,7 +140,7 @@ export interface Context {
    */
   factors: { factors: SecondFactors; reauth: Reauthentication; mfaLogin: MfaLogin; secondStep: SecondStep };
   /** An organisation's staff and their roles, and staff invitations (docs/staff.md). */
-  staff: { members: StaffService; invitations: StaffInvitations };
+  staff: { members: StaffService; invitations: StaffInvitations; policies: StaffPolicies };
   images: ImageService;
   /** Federation with organisations' identity providers (docs/decisions/0013-federation-broker.md). */
   federation: FederationServices;

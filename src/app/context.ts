@@ -54,6 +54,7 @@ import {
   InvitationService,
   RolesCache,
   StaffInvitations,
+  StaffPolicies,
   StaffService,
 } from '../organisations/index.js';
 import type { Config } from '../platform/config/load.js';
@@ -194,6 +195,7 @@ export async function createContext(config: Config, store: Store): Promise<Conte
     staff: {
       members: new StaffService(store.db, roles),
       invitations: new StaffInvitations(store.db, config, mailer, roles),
+      policies: new StaffPolicies(store.db),
     },
     images,
     federation,

@@ -137,8 +137,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(passwordRoutes, { passwords: ctx.passwords }); // {base}/user/password/* and the page /password/reset
   await app.register(walletRoutes, { wallet: ctx.wallet }); // /v3/service/extension/oidc/{organisationId}/oid4vp/*
   await app.register(invitationRoutes, { invitations: ctx.invitations, publicUrl: ctx.config.publicUrl }); // {base}/…/invitations* and the page /invitations/accept
-  const { members: staff, invitations: staffInvitations } = ctx.staff;
-  await app.register(staffRoutes, { staff, staffInvitations, publicUrl: ctx.config.publicUrl }); // {base}/…/admins*, the page /staff-invitations/accept
+  const { members: staff, invitations: staffInvitations, policies } = ctx.staff;
+  await app.register(staffRoutes, { staff, staffInvitations, policies, publicUrl: ctx.config.publicUrl }); // {base}/…/admins*, the page /staff-invitations/accept
   // docs/api.md "Authorization endpoint": each organisation's OpenID provider and its wallet sign-in page, at the root.
   await app.register(providerRoutes, { providers: ctx.oidc.providers, interactions: ctx.oidc.interactions });
   // The web front ends (docs/web.md): /dashboard, /console and /web/assets/, at the root.
@@ -170,6 +170,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     publicUrl: ctx.config.publicUrl,
     federated: ctx.webSignIn.federated,
     walletSignIn: ctx.webSignIn.wallet,
+    secondStep: ctx.factors.secondStep,
+    factors: ctx.factors,
+    // docs/security.md "Staff policy": staff of an organisation that requires a second factor, without one.
+    factorMissing: async (userId) =>
+      (await ctx.staff.policies.requiresFactor(userId)) && !(await ctx.factors.factors.hasFactor(userId)),
   });
   await app.register(
     async (v1) => {

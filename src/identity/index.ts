@@ -5,7 +5,7 @@
 export { MfaLogin } from './factors/completion.js';
 export { eraseFactors } from './factors/erasure.js';
 export { MailedFactorEvents } from './factors/events.js';
-export { SecondFactorRequired, SecondStep } from './factors/login.js';
+export { SecondFactorRequired, SecondStep, SecondStepExpired } from './factors/login.js';
 export { Reauthentication } from './factors/reauth.js';
 export { factorRoutes } from './factors/routes.js';
 export { type FactorAction, SecondFactors } from './factors/service.js';

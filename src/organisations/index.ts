@@ -38,6 +38,7 @@ export { rolesInOrganisation, rolesSql, subscribe } from './membership/membershi
 export { RolesCache } from './membership/roles-cache.js';
 export { orgRoutes } from './membership/routes.js';
 export { type StaffInvitationBody, StaffInvitations } from './staff/invitations.js';
+export { applyStaffPolicy, StaffPolicies } from './staff/policy.js';
 export { staffRoutes } from './staff/routes.js';
 export { auditStaffSecurity } from './staff/security-audit.js';
 export { type StaffBody, StaffService } from './staff/service.js';

@@ -8,7 +8,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BINDING_TTL_SECONDS, type FederatedWebSignIn } from '../federation/index.js';
-import { WEB_SESSION_SECONDS } from '../identity/index.js';
+import { type SecondStep, WEB_SESSION_SECONDS } from '../identity/index.js';
 import { NotFound } from '../platform/core/errors.js';
 import type { DashboardWalletSignIn } from '../provider/index.js';
 import { type AuditDeps, auditRoutes } from './console/audit-routes.js';
@@ -22,16 +22,19 @@ import { type ConsoleOverviewDeps, consoleOverviewRoutes } from './console/overv
 import { consolePushRoutes } from './console/push-routes.js';
 import { type ConsoleRequestsDeps, consoleRequestsRoutes } from './console/requests-routes.js';
 import { type ConsoleDeps, consoleRoutes } from './console/routes.js';
+import { CONSOLE_USER_NAV } from './console/shell.js';
 import { type ConsoleStaffDeps, consoleStaffRoutes } from './console/staff-routes.js';
 import { consoleWalletRoutes } from './console/wallet-routes.js';
 import { type DashboardImageDeps, dashboardImageRoutes } from './dashboard/image-routes.js';
 import { type DashboardDeps, dashboardRoutes } from './dashboard/routes.js';
+import { DASHBOARD_NAV } from './dashboard/shell.js';
 import { idpSignInRoutes } from './dashboard/sign-in-idp-routes.js';
 import { walletSignInRoutes } from './dashboard/sign-in-wallet-routes.js';
 import { WALLET_PATH } from './dashboard/wallet-sign-in.js';
+import { type SecurityDeps, securityRoutes } from './security/routes.js';
 import { ASSET_PREFIX, ASSETS_BY_NAME } from './shared/assets.js';
 import { installWebErrors, installWebNotFound } from './shared/error-page.js';
-import { cookieName, installWebGuard, type RolesIn } from './shared/guard.js';
+import { cookieName, type FactorMissing, installWebGuard, type RolesIn } from './shared/guard.js';
 import { safeNext } from './sign-in/page.js';
 import { type CookieJar, signInRoutes } from './sign-in/routes.js';
 
@@ -55,7 +58,11 @@ export type WebDeps = Omit<DashboardDeps, 'cookie'> &
     federated: FederatedWebSignIn;
     /** The dashboard's wallet sign-in. */
     walletSignIn: DashboardWalletSignIn;
-  };
+    /** The second step of the password sign-ins (docs/security.md "Second factors"). */
+    secondStep: SecondStep;
+    /** Staff whose organisation requires a second factor, without one (docs/security.md "Staff policy"). */
+    factorMissing: FactorMissing;
+  } & SecurityDeps;
 
 /**
  * One cookie of the web front ends. Threat: the cookie read by script (HttpOnly), sent cross-site
@@ -80,7 +87,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     route.schema = { ...route.schema, hide: true };
   });
   await app.register(cookie);
-  installWebGuard(app, deps.sessions, deps.publicUrl, deps.rolesIn);
+  installWebGuard(app, deps.sessions, deps.publicUrl, deps.rolesIn, deps.factorMissing);
   installWebErrors(app);
 
   app.get(`${ASSET_PREFIX}:name`, {
@@ -113,6 +120,7 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
     operations: {
       page: 'web.dashboard.sign-in.page',
       submit: 'web.dashboard.sign-in',
+      secondFactor: 'web.dashboard.sign-in.second-factor',
       signOut: 'web.dashboard.sign-out',
     },
     ways,
@@ -121,12 +129,19 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
   await app.register(walletSignInRoutes, { ...deps, cookie: jar, walletBinding });
   await app.register(dashboardRoutes, { ...deps, cookie: jar });
   await app.register(dashboardImageRoutes, deps);
+  await app.register(securityRoutes, { ...deps, base: '/dashboard', app: 'Privacy dashboard', nav: DASHBOARD_NAV });
+  await app.register(securityRoutes, { ...deps, base: '/console', app: 'Console', nav: CONSOLE_USER_NAV });
   await app.register(signInRoutes, {
     ...deps,
     cookie: jar,
     base: '/console',
     app: 'Console',
-    operations: { page: 'web.console.sign-in.page', submit: 'web.console.sign-in', signOut: 'web.console.sign-out' },
+    operations: {
+      page: 'web.console.sign-in.page',
+      submit: 'web.console.sign-in',
+      secondFactor: 'web.console.sign-in.second-factor',
+      signOut: 'web.console.sign-out',
+    },
   });
   await app.register(consoleRoutes, deps);
   await app.register(consoleRequestsRoutes, deps);

@@ -13,7 +13,7 @@ import {
   ROLE_BY_NAME,
   verifyPassword,
 } from '../../identity/index.js';
-import { auditChanges, recordAudit, subscribe } from '../../organisations/index.js';
+import { applyStaffPolicy, auditChanges, recordAudit, subscribe } from '../../organisations/index.js';
 import type { Argon2Params } from '../../platform/config/load.js';
 import type { Db, Executor } from '../../platform/db/open.js';
 import type { OidcClientImport, WalletSettingsImport } from '../../provider/index.js';
@@ -67,6 +67,13 @@ async function importOrganisation(
     retentionEnabled: org.dataRetention?.enabled ?? false,
     retentionPeriodSeconds: (org.dataRetention?.periodDays ?? 0) * 86400,
   });
+  if (org.staffMfaRequired !== undefined)
+    await applyStaffPolicy(
+      tx,
+      { actorUserId: null, actorApiKeyId: null, source: 'import' },
+      orgId,
+      org.staffMfaRequired,
+    );
   const purposes = await importCatalogue(tx, orgId, org.purposes ?? []);
   const out: ImportResult['organisations'][string] = { id: orgId, purposes, users: {} };
   const upsert = (u: { username: string; name?: string; email?: string; phone?: string }) => {

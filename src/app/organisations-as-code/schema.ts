@@ -109,6 +109,8 @@ const Organisation = Type.Object(
     dataRetention: Type.Optional(
       Type.Object({ enabled: Type.Boolean(), periodDays: Type.Integer({ minimum: 0, maximum: 36500 }) }, closed),
     ),
+    /** Whether the staff must use a second factor to reach the console (docs/security.md "Staff policy"). */
+    staffMfaRequired: Type.Optional(Type.Boolean()),
     purposes: Type.Optional(Type.Array(Purpose)),
     admins: Type.Optional(Type.Array(Admin)),
     individuals: Type.Optional(Type.Array(Individual)),

@@ -20,8 +20,13 @@ export const CHALLENGE_SECONDS = 300;
 /** Wrong codes a token survives (count); the next wrong one voids it. */
 const MAX_ATTEMPTS = 5;
 
-/** The refusal of an unknown, used, expired or voided token: the login must start again. */
-const EXPIRED = 'This sign-in step has expired or was already used: sign in again with your password';
+/** 400 `invalid_grant` for an unknown, used, expired or voided `mfa_token`: the login must start again. */
+export class SecondStepExpired extends InvalidRequest {
+  override name = 'SecondStepExpired';
+  constructor() {
+    super('This sign-in step has expired or was already used: sign in again with your password', 'invalid_grant');
+  }
+}
 
 /** What a completed second step names: whose session to open, for which client, answered as which login. */
 export interface CompletedStep {
@@ -62,7 +67,8 @@ export class SecondStep implements SecondStepGate {
   /**
    * Completes a second step with a TOTP code or a recovery code.
    * @param web - whether the web sign-in completes it (a token of the API's logins is not valid there, and back).
-   * @throws {InvalidRequest} `invalid_grant` for an unknown, used, expired or voided token or a wrong code;
+   * @throws {SecondStepExpired} for an unknown, used, expired or voided token; {InvalidRequest} `invalid_grant` for a
+   *   wrong code;
    *   {RateLimited} while the user's second-factor throttle blocks.
    */
   async complete(
@@ -72,8 +78,7 @@ export class SecondStep implements SecondStepGate {
   ): Promise<CompletedStep> {
     const hash = sha256(mfaToken);
     const found = await this.db.transaction((tx) => store.challenge(tx, hash));
-    if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS)
-      throw new InvalidRequest(EXPIRED, 'invalid_grant');
+    if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS) throw new SecondStepExpired();
     if (!(await this.factors.check(found.userId, input))) {
       await store.countAttempt(this.db, hash);
       throw new InvalidRequest('Wrong or already used code', 'invalid_grant');
@@ -85,7 +90,7 @@ export class SecondStep implements SecondStepGate {
       await store.spendChallenge(tx, hash);
       return true;
     });
-    if (!spent) throw new InvalidRequest(EXPIRED, 'invalid_grant');
+    if (!spent) throw new SecondStepExpired();
     return { userId: found.userId, clientId: found.clientId, login: found.login as LoginKind };
   }
 }

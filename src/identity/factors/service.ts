@@ -96,6 +96,18 @@ export class SecondFactors implements FactorCheck {
   }
 
   /**
+   * The pending enrolment again (its secret, URI and QR code), for a page that shows it until it is confirmed.
+   * @returns null when no enrolment is pending.
+   */
+  async pendingTotp(userId: string): Promise<{ Secret: string; URI: string; QRCodeSVG: string } | null> {
+    const [totp, account] = await Promise.all([store.totpOf(this.db, userId), credentialAccountById(this.db, userId)]);
+    if (!totp || totp.confirmedAt || !account) return null;
+    const secret = this.master.open(totp.secretSealed, SEAL_PURPOSE);
+    const uri = totpUri(this.issuer, account.username, secret);
+    return { Secret: secret, URI: uri, QRCodeSVG: await qrSvg(uri) };
+  }
+
+  /**
    * Confirms the pending enrolment with a code of the app; the person gets ten new recovery codes (shown once).
    * @throws {InvalidRequest} when there is no pending enrolment or the code is wrong.
    */

@@ -6,7 +6,8 @@
  * - `PUT …/admins/{userID}`: a member's roles from now on; `DELETE …/admins/{userID}`: removes them from the staff;
  * - `POST {base}/user/staff-invitations/accept`: the invited person accepts with their own access token;
  * - `POST {base}/staff-invitations/register`: the invited person creates an account and accepts;
- * - `GET /staff-invitations/accept`: the HTML page of the mailed link (at the root, beside `{base}`).
+ * - `GET /staff-invitations/accept`: the HTML page of the mailed link (at the root, beside `{base}`);
+ * - `GET, PUT {base}/organizations/{organizationID}/staff-policy`: whether staff must use a second factor.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -14,6 +15,7 @@ import { PageQuery, pageLimit, pageLinks } from '../../platform/http/pagination.
 import { errors, OrgParams } from '../../platform/http/schemas.js';
 import type { StaffInvitations } from './invitations.js';
 import { STAFF_INVITATION_PAGE_HEADERS, STAFF_INVITATION_PAGE_HTML } from './page.js';
+import type { StaffPolicies } from './policy.js';
 import {
   AcceptBody,
   InviteBody,
@@ -26,6 +28,8 @@ import {
   StaffMember,
   StaffPage,
   StaffParams,
+  StaffPolicy,
+  StaffPolicyBody,
 } from './schemas.js';
 import type { StaffService } from './service.js';
 
@@ -36,10 +40,38 @@ const security = [{ bearer: [] }];
 export interface StaffRouteDeps {
   staff: StaffService;
   staffInvitations: StaffInvitations;
+  policies: StaffPolicies;
   publicUrl: string;
 }
 
-const apiRoutes: FastifyPluginAsyncTypebox<StaffRouteDeps> = async (v1, { staff, staffInvitations, publicUrl }) => {
+const apiRoutes: FastifyPluginAsyncTypebox<StaffRouteDeps> = async (v1, deps) => {
+  const { staff, staffInvitations, policies, publicUrl } = deps;
+  v1.get('/organizations/:organizationID/staff-policy', {
+    config: { operation: 'orgs.staff-policy.read' },
+    schema: {
+      tags,
+      security,
+      params: OrgParams,
+      summary: 'Whether the staff must use a second factor to reach the console',
+      response: { 200: StaffPolicy, ...errors(401, 403, 404) },
+    },
+    handler: (req) => policies.read(req.params.organizationID),
+  });
+
+  v1.put('/organizations/:organizationID/staff-policy', {
+    config: { operation: 'orgs.staff-policy.update' },
+    schema: {
+      tags,
+      security,
+      params: OrgParams,
+      body: StaffPolicyBody,
+      summary:
+        'Require (or not) a second factor of the staff: without one, they reach only the console’s Security page',
+      response: { 200: StaffPolicy, ...errors(400, 401, 403, 404) },
+    },
+    handler: (req) => policies.set(req.principal!, req.params.organizationID, req.body.staffmfarequired),
+  });
+
   v1.get('/organizations/:organizationID/admins', {
     config: { operation: 'orgs.admins.list' },
     schema: {

@@ -72,3 +72,11 @@ export const Joined = Type.Object({
   Org: Type.Object({ OrgID: Type.String(), Name: Type.String() }),
   Staff: StaffMember,
 });
+
+/** The staff policy (docs/security.md "Staff policy"). */
+export const StaffPolicy = Type.Object({
+  StaffMFARequired: Type.Boolean({ description: 'staff must use a second factor to reach the console' }),
+});
+
+/** The body of `PUT …/staff-policy`. */
+export const StaffPolicyBody = Type.Object({ staffmfarequired: Type.Boolean() });

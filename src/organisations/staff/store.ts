@@ -107,3 +107,27 @@ export async function staffOrganisations(db: Executor, userId: string): Promise<
     await db.execute(sql`SELECT DISTINCT org_id FROM user_roles WHERE user_id = ${userId} ORDER BY org_id`),
   ).map((r) => r.org_id);
 }
+
+/** Whether the organisation requires its staff to use a second factor; null when it does not exist. */
+export async function staffPolicy(db: Executor, orgId: string): Promise<boolean | null> {
+  const [row] = rowsOf<{ required: boolean }>(
+    await db.execute(sql`SELECT staff_mfa_required AS required FROM organisations WHERE id = ${orgId}`),
+  );
+  return row ? row.required : null;
+}
+
+/** Sets whether the organisation requires its staff to use a second factor. */
+export async function setStaffPolicy(tx: Executor, orgId: string, required: boolean): Promise<void> {
+  await tx.execute(
+    sql`UPDATE organisations SET staff_mfa_required = ${required}, updated_at = now() WHERE id = ${orgId}`,
+  );
+}
+
+/** Whether the user holds a role in an organisation that requires its staff to use a second factor. */
+export async function requiresStaffFactor(db: Executor, userId: string): Promise<boolean> {
+  const [row] = rowsOf<{ yes: boolean }>(
+    await db.execute(sql`SELECT EXISTS (SELECT 1 FROM user_roles r JOIN organisations o ON o.id = r.org_id
+      WHERE r.user_id = ${userId} AND o.staff_mfa_required) AS yes`),
+  );
+  return row!.yes;
+}

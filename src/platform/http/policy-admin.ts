@@ -34,6 +34,8 @@ export const ADMIN_POLICY = {
   'orgs.admins.invitations.revoke': STAFF_MANAGERS,
   'orgs.admins.update': STAFF_MANAGERS,
   'orgs.admins.remove': STAFF_MANAGERS,
+  'orgs.staff-policy.read': AUDIT_READERS,
+  'orgs.staff-policy.update': STAFF_MANAGERS,
   // Taking up roles is the person's own act: an API key cannot accept for them.
   'user.staff-invitations.accept': {
     credential: 'session',

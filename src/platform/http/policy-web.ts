@@ -12,6 +12,10 @@ export const WEB_POLICY = {
   'web.asset': { credential: 'none', who: "anyone (the web front ends' scripts and stylesheet)" },
   'web.dashboard.sign-in.page': { credential: 'web', who: 'anyone' },
   'web.dashboard.sign-in': { credential: 'web', who: 'anyone, from this origin' },
+  'web.dashboard.sign-in.second-factor': {
+    credential: 'web',
+    who: 'the holder of a live second step of a password sign-in, from this origin',
+  },
   'web.dashboard.sign-in.idp': {
     credential: 'web',
     who: "anyone: starts the organisation's external OpenID provider sign-in (the broker's rate limit)",
@@ -49,6 +53,10 @@ export const WEB_POLICY = {
   'web.dashboard.delete': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.console.sign-in.page': { credential: 'web', who: 'anyone' },
   'web.console.sign-in': { credential: 'web', who: 'anyone, from this origin' },
+  'web.console.sign-in.second-factor': {
+    credential: 'web',
+    who: 'the holder of a live second step of a password sign-in, from this origin',
+  },
   'web.console.sign-out': { credential: 'web', who: 'a signed-in browser, with its CSRF token' },
   'web.console.home': {
     credential: 'web',
@@ -191,6 +199,10 @@ export const WEB_POLICY = {
   'web.console.staff.invite': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.invite`' },
   'web.console.staff.update': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.update`' },
   'web.console.staff.remove': { credential: 'web', who: 'a signed-in browser with the roles of `orgs.admins.remove`' },
+  'web.console.staff.policy': {
+    credential: 'web',
+    who: 'a signed-in browser with the roles of `orgs.staff-policy.update`',
+  },
   'web.console.staff.revoke': {
     credential: 'web',
     who: 'a signed-in browser with the roles of `orgs.admins.invitations.revoke`',

@@ -280,3 +280,6 @@ export const StaffRolesForm = Type.Object({ ...Csrf, roles: RoleTicks });
 
 /** The path parameters of a staff invitation's form: the organisation and `{invitationID}`. */
 export const OrgStaffInvitation = Type.Object({ organizationID: Type.String(), invitationID: Type.String() });
+
+/** The Staff page's policy form: the box "require a second factor" (sent as `on` when ticked). */
+export const StaffPolicyForm = Type.Object({ ...Csrf, required: Type.Optional(Type.Literal('on')) });

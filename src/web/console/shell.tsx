@@ -56,7 +56,13 @@ export function IntegrationsNav({
   );
 }
 
-/** The console's sections for one organisation, each shown to the roles that may read it. */
+/** The console's pages of the signed-in person, beside any organisation's: their organisations, their Security page. */
+export const CONSOLE_USER_NAV = [
+  { href: '/console', label: 'Organisations' },
+  { href: '/console/security', label: 'Security' },
+];
+
+/** The console's sections for one organisation, each shown to the roles that may read it; then the person's Security. */
 export function consoleNav(orgId: string, roles: readonly number[]) {
   const at = (path: string) => `/console/${orgId}${path}`;
   const items: Array<{ href: string; label: string; op: Operation }> = [
@@ -72,7 +78,8 @@ export function consoleNav(orgId: string, roles: readonly number[]) {
     { href: at('/staff'), label: 'Staff', op: 'orgs.admins.list' },
     { href: at('/audit'), label: 'Audit log', op: 'orgs.audit-log.read' },
   ];
-  return items.filter((i) => allows(roles, i.op)).map(({ href, label }) => ({ href, label }));
+  const shown = items.filter((i) => allows(roles, i.op)).map(({ href, label }) => ({ href, label }));
+  return [...shown, CONSOLE_USER_NAV[1]!];
 }
 
 /** A signed-in console page of one organisation. */

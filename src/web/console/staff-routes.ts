@@ -4,27 +4,37 @@
  * - `POST …/staff/invite`: invites an address with roles (`orgs.admins.invite`);
  * - `POST …/staff/{userID}`: sets a member's roles (`orgs.admins.update`);
  * - `POST …/staff/{userID}/remove`: removes a member, only with the confirmation box ticked (`orgs.admins.remove`);
- * - `POST …/staff/invitations/{invitationID}/revoke`: revokes a pending invitation (`orgs.admins.invitations.revoke`).
+ * - `POST …/staff/invitations/{invitationID}/revoke`: revokes a pending invitation (`orgs.admins.invitations.revoke`);
+ * - `POST …/staff/policy`: whether staff must use a second factor (`orgs.staff-policy.update`).
  * Each calls the service of the API's route, so its rules (the last Owner, nobody raising their own roles) are the
  * only ones; a refusal (400, 409) answers the page again with its status and the message by the form.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PurposeService } from '../../consent/index.js';
-import type { StaffInvitations, StaffService } from '../../organisations/index.js';
+import type { StaffInvitations, StaffPolicies, StaffService } from '../../organisations/index.js';
 import { AssentError } from '../../platform/core/errors.js';
 import { httpStatusOf } from '../../platform/http/errors.js';
 import { principalOf } from '../dashboard/views.js';
 import { type FormRefusal, refusedForm } from '../shared/form-state.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { session, signedIn } from './routes.js';
-import { Confirmed, Org, OrgStaffInvitation, OrgUser, StaffInviteForm, StaffQuery, StaffRolesForm } from './schemas.js';
+import {
+  Confirmed,
+  Org,
+  OrgStaffInvitation,
+  OrgUser,
+  StaffInviteForm,
+  StaffPolicyForm,
+  StaffQuery,
+  StaffRolesForm,
+} from './schemas.js';
 import { allows } from './shell.js';
 import { StaffPage, type StaffProps } from './staff.js';
 
 /** What the Staff page calls: the services of the API's staff routes. */
 export interface ConsoleStaffDeps {
-  staff: { members: StaffService; invitations: StaffInvitations };
+  staff: { members: StaffService; invitations: StaffInvitations; policies: StaffPolicies };
   purposes: PurposeService;
 }
 
@@ -33,6 +43,7 @@ const DONE: Record<string, string> = {
   roles: 'Roles saved.',
   removed: 'Removed from the staff.',
   revoked: 'Invitation revoked.',
+  policy: 'Staff policy saved.',
 };
 const PAGE = 100;
 
@@ -40,9 +51,10 @@ const PAGE = 100;
 async function pageProps(deps: ConsoleStaffDeps, req: FastifyRequest, startid?: string) {
   const orgId = (req.params as { organizationID: string }).organizationID;
   const roles = req.webRoles;
-  const [org, page, invitations] = await Promise.all([
+  const [org, page, policy, invitations] = await Promise.all([
     deps.purposes.organisation(orgId),
     deps.staff.members.page(orgId, startid, PAGE),
+    deps.staff.policies.read(orgId),
     allows(roles, 'orgs.admins.invitations.list')
       ? deps.staff.invitations.page(orgId, undefined, PAGE)
       : { invitations: [] },
@@ -56,6 +68,7 @@ async function pageProps(deps: ConsoleStaffDeps, req: FastifyRequest, startid?: 
     staff: page.staff,
     next: page.next,
     invitations: invitations.invitations,
+    factorRequired: policy.StaffMFARequired,
   } satisfies StaffProps;
 }
 
@@ -129,6 +142,16 @@ export const consoleStaffRoutes: FastifyPluginAsyncTypebox<ConsoleStaffDeps> = a
       const { organizationID: orgId, userID } = req.params;
       await deps.staff.members.remove(principalOf(session(req)), orgId, userID);
       return back(reply, orgId, 'removed');
+    },
+  });
+
+  app.post('/console/:organizationID/staff/policy', {
+    config: { operation: 'web.console.staff.policy', ...signedIn, api: 'orgs.staff-policy.update' },
+    schema: { params: Org, body: StaffPolicyForm },
+    handler: async (req, reply) => {
+      const orgId = req.params.organizationID;
+      await deps.staff.policies.set(principalOf(session(req)), orgId, req.body.required === 'on');
+      return back(reply, orgId, 'policy');
     },
   });
 

@@ -24,6 +24,8 @@ export interface StaffProps {
   next?: string;
   /** The pending invitations (shown to Owners only). */
   invitations: StaffInvitationBody[];
+  /** Whether the organisation requires its staff to use a second factor (docs/security.md "Staff policy"). */
+  factorRequired: boolean;
   /** The message of a change just made, if any. */
   done?: string;
   /** The form just refused (`invite`, or `roles-{userID}`, `remove-{userID}`) with what was sent and the error. */
@@ -115,6 +117,24 @@ function MemberForms({ p, m }: { p: StaffProps; m: StaffBody }) {
   );
 }
 
+function PolicyForm(p: StaffProps) {
+  return (
+    <section class="card" aria-labelledby="policy">
+      <h2 id="policy">Second factor</h2>
+      <form method="post" action={`/console/${p.orgId}/staff/policy`}>
+        <Csrf token={p.csrfToken} />
+        <label>
+          <input type="checkbox" name="required" value="on" checked={p.factorRequired} /> Staff must use a second
+          factor: without one, the console shows them only their Security page, where they set one up.
+        </label>
+        <p>
+          <button type="submit">Save</button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
 function Invitations(p: StaffProps) {
   if (p.invitations.length === 0) return <p class="muted">No pending invitations.</p>;
   return (
@@ -198,8 +218,10 @@ export function StaffPage(p: StaffProps) {
           <a href={`/console/${p.orgId}/staff?startid=${p.next}`}>Next page</a>
         </p>
       )}
+      {!manages && <p>Second factor for staff: {p.factorRequired ? 'required' : 'not required'} (an Owner decides).</p>}
       {manages && (
         <>
+          <PolicyForm {...p} />
           <InviteForm {...p} />
           <section class="card" aria-labelledby="pending">
             <h2 id="pending">Invitations</h2>

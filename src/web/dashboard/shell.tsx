@@ -7,6 +7,7 @@ export const DASHBOARD_NAV = [
   { href: '/dashboard/consents', label: 'My consents' },
   { href: '/dashboard/history', label: 'History' },
   { href: '/dashboard/data', label: 'My data' },
+  { href: '/dashboard/security', label: 'Security' },
 ];
 
 /** A signed-in dashboard page. */

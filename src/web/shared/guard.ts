@@ -22,6 +22,11 @@ declare module 'fastify' {
     webCookie: string | undefined;
     /** The signed-in user's roles in the path's organisation (console pages; null elsewhere). */
     webRoles: readonly number[];
+    /**
+     * On console pages: an organisation where the user is staff requires a second factor, and they have none
+     * (docs/security.md "Staff policy").
+     */
+    webFactorMissing: boolean;
   }
 }
 
@@ -42,7 +47,12 @@ export interface WebRouteConfig {
   api?: Operation;
   /** A form's route: how it answers a refused form (the page again, what was typed kept; `form-state.tsx`). */
   refused?: FormRefusal;
+  /** A console page reachable without the second factor a staff policy requires (the Security page, sign-out). */
+  factorExempt?: boolean;
 }
+
+/** Whether the user is staff of an organisation that requires a second factor and has none (docs/security.md). */
+export type FactorMissing = (userId: string) => Promise<boolean>;
 
 /** Answers a user's roles in an organisation (null: no such organisation), as the API's guard asks. */
 export type RolesIn = (orgId: string, userId: string) => Promise<readonly number[] | null>;
@@ -56,6 +66,10 @@ export function cookieName(publicUrl: string, base = 'assent-web'): string {
 }
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The console's sign-in page: a route that names it is a console page. */
+const CONSOLE_SIGN_IN = '/console/sign-in';
+/** Where the staff policy sends a console page's GET until a second factor is set up. */
+const CONSOLE_SECURITY = '/console/security';
 
 /** Whether a state-changing request comes from this origin (OWASP CSRF cheat sheet, "Verifying origin"). */
 function sameOrigin(request: FastifyRequest, origin: string): boolean {
@@ -134,12 +148,14 @@ export function installWebGuard(
   sessions: WebSessions,
   publicUrl: string,
   rolesIn: RolesIn,
+  factorMissing: FactorMissing,
 ): void {
   const origin = new URL(publicUrl).origin;
   const name = cookieName(publicUrl);
   app.decorateRequest('webSession', null);
   app.decorateRequest('webCookie', undefined);
   app.decorateRequest('webRoles', null as unknown as readonly number[]);
+  app.decorateRequest('webFactorMissing', false);
   // Before the schema's validation, not after: a refused form is answered with its page again
   // (`refused`), which must not show an organisation's data to a browser the guard would turn away.
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -160,6 +176,14 @@ export function installWebGuard(
     }
     // Threat: CSRF from a page that got around SameSite (a sibling site); the synchronizer token decides.
     if (unsafe && !deferredToForm(request, config)) assertFormCsrf(request, sentToken(request));
+    if (config.signIn === CONSOLE_SIGN_IN) {
+      request.webFactorMissing = await factorMissing(request.webSession.userId);
+      // Threat: staff administering with a password alone where their organisation requires a second factor.
+      if (request.webFactorMissing && !config.factorExempt) {
+        if (request.method === 'GET') return reply.code(303).header('Location', CONSOLE_SECURITY).send();
+        throw new AccessDenied('Set up a second factor first: your organisation requires one (Security page)');
+      }
+    }
     if (config.api) request.webRoles = await assertApiRoles(rolesIn, request, config.api);
   });
 }

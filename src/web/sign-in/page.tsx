@@ -71,6 +71,49 @@ export function SignInPage({ next, action, app, home, error, username, organisat
   );
 }
 
+/** What the second step's page shows. */
+export interface SecondFactorProps {
+  next: string;
+  /** The form's action (`{base}/sign-in/second-factor`). */
+  action: string;
+  app: string;
+  home: string;
+  /** The second step's token, carried by the form (single use, 5 minutes). */
+  mfaToken: string;
+  error?: string;
+}
+
+/**
+ * The second step of a password sign-in (docs/security.md "Second factors"): a code of the authenticator app, or a
+ * recovery code in its own field.
+ */
+export function SecondFactorPage({ next, action, app, home, mfaToken, error }: SecondFactorProps) {
+  return (
+    <Layout title="Second factor" app={app} home={home}>
+      <h1>Confirm it is you</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <form method="post" action={action}>
+        <input type="hidden" name="next" value={next} />
+        <input type="hidden" name="mfa_token" value={mfaToken} />
+        <label for="code">The six digits of your authenticator app</label>
+        <input id="code" name="code" inputMode="numeric" autocomplete="one-time-code" maxLength={20} autofocus />
+        <details>
+          <summary>Use a recovery code instead</summary>
+          <label for="recoverycode">Recovery code</label>
+          <input id="recoverycode" name="recoverycode" autocomplete="off" maxLength={40} />
+        </details>
+        <p>
+          <button type="submit">Continue</button>
+        </p>
+      </form>
+    </Layout>
+  );
+}
+
 /** A path and query of printable ASCII only: no space, control character (CR, LF, NUL, DEL) or non-ASCII text. */
 const PRINTABLE_PATH = /^[\x21-\x7e]+$/;
 /** The origin `safeNext` resolves a path against; any fixed origin would do. */

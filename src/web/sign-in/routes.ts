@@ -7,13 +7,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { IdentityService, WebSessions } from '../../identity/index.js';
+import { type IdentityService, type SecondStep, SecondStepExpired, type WebSessions } from '../../identity/index.js';
 import { AssentError } from '../../platform/core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
-import { SignInPage, type SignInWays, safeNext } from './page.js';
-import { SignInForm, SignInQuery } from './schemas.js';
+import { SecondFactorPage, SignInPage, type SignInWays, safeNext } from './page.js';
+import { SecondFactorForm, SignInForm, SignInQuery } from './schemas.js';
 
 /** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
 export interface CookieJar {
@@ -49,15 +49,20 @@ export interface SignInOptions {
   base: string;
   /** Shown in the page's header. */
   app: string;
-  operations: { page: Operation; submit: Operation; signOut: Operation };
+  operations: { page: Operation; submit: Operation; secondFactor: Operation; signOut: Operation };
+  /** Asks a person with a second factor for a code before the session opens (docs/security.md). */
+  secondStep: SecondStep;
   /** The other ways an organisation's page offers (the dashboard's); absent: password only. */
   ways?: (orgId: string, next: string) => Promise<SignInWays>;
 }
 
 /** The sign-in and sign-out routes of one front end. */
 export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
-  const { identity, sessions, cookie, base, operations } = opts;
+  const { identity, sessions, cookie, base, operations, secondStep } = opts;
   const action = `${base}/sign-in`;
+  const secondAction = `${base}/sign-in/second-factor`;
+  const second = (next: string, mfaToken: string, error?: string) =>
+    SecondFactorPage({ next, action: secondAction, app: opts.app, home: base, mfaToken, error });
   const page = async (next: string, organisation: string | undefined, error?: string, username?: string) => {
     // An unknown organisation shows the plain page, as one without other ways does: no oracle.
     const ways = organisation && opts.ways ? await opts.ways(organisation, next) : undefined;
@@ -82,6 +87,9 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
       try {
         // The same check as the login API: throttle, timing, re-hash (IdentityService.checkPassword).
         const profile = await identity.checkPassword(req.body.username, req.body.password, req.ip);
+        const clientId = await identity.resolveClient(undefined);
+        const mfaToken = await secondStep.begin(profile.row.id, clientId, 'web');
+        if (mfaToken) return sendPage(reply, second(next, mfaToken));
         await openWebSession(sessions, cookie, req, reply, profile.row.id);
         return seeOther(reply, next, false);
       } catch (err) {
@@ -96,8 +104,28 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
     },
   });
 
+  app.post(secondAction, {
+    config: { operation: operations.secondFactor, web: 'public' },
+    schema: { body: SecondFactorForm },
+    handler: async (req, reply) => {
+      const next = safeNext(req.body.next, base);
+      try {
+        const done = await secondStep.complete(req.body.mfa_token, req.body, true);
+        await openWebSession(sessions, cookie, req, reply, done.userId);
+        return seeOther(reply, next, false);
+      } catch (err) {
+        if (!(err instanceof AssentError) || ![400, 429].includes(httpStatusOf(err))) throw err;
+        reply.headers(httpHeadersOf(err));
+        // An expired or spent step starts again at the password; a wrong code may be tried again on the same step.
+        if (err instanceof SecondStepExpired) return sendPage(reply, await page(next, undefined, err.message), 400);
+        const error = httpStatusOf(err) === 429 ? 'Too many wrong codes. Wait a while, then try again.' : err.message;
+        return sendPage(reply, second(next, req.body.mfa_token, error), httpStatusOf(err));
+      }
+    },
+  });
+
   app.post(`${base}/sign-out`, {
-    config: { operation: operations.signOut, web: 'signed-in', signIn: action },
+    config: { operation: operations.signOut, web: 'signed-in', signIn: action, factorExempt: true },
     schema: { body: Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 100 })) }) },
     handler: async (req, reply) => {
       await sessions.end(req.webCookie);

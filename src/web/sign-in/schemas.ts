@@ -26,3 +26,11 @@ export const SignInForm = Type.Object({
 });
 /** A sign-in form. */
 export type SignInForm = Static<typeof SignInForm>;
+
+/** The form of `POST {base}/sign-in/second-factor`: the step's token, a TOTP or recovery code, and `next`. */
+export const SecondFactorForm = Type.Object({
+  mfa_token: Type.String({ minLength: 1, maxLength: 100 }),
+  code: Type.Optional(Type.String({ maxLength: 20 })),
+  recoverycode: Type.Optional(Type.String({ maxLength: 40 })),
+  next: Type.Optional(Type.String({ maxLength: 500 })),
+});
