@@ -27,9 +27,15 @@ afterAll(() => t?.stop());
 /**
  * Tables an anonymous caller may legitimately change: failed-login counters and rate-limit windows
  * (every failed login and forgotten-password request counts), reset tokens (a forgotten-password
- * request), federation states (starting a federated login).
+ * request), federation states (starting a federated login), WebAuthn challenges (starting a passkey sign-in).
  */
-const ANONYMOUS_MAY_CHANGE = new Set(['login_throttle', 'rate_limits', 'password_reset_tokens', 'federation_states']);
+const ANONYMOUS_MAY_CHANGE = new Set([
+  'login_throttle',
+  'rate_limits',
+  'password_reset_tokens',
+  'federation_states',
+  'webauthn_challenges',
+]);
 
 /** A digest of every other table of the public schema: one md5 per table over its rows as text. */
 async function digest(): Promise<Record<string, string>> {

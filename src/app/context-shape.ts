@@ -25,6 +25,8 @@ import type {
   KeyRing,
   LivenessCache,
   MfaLogin,
+  OwnSessions,
+  Passkeys,
   PasswordService,
   Reauthentication,
   SecondFactors,
@@ -138,7 +140,16 @@ export interface Context {
    * A person's second factors, re-authentication, and the second step of password logins (docs/security.md
    * "Second factors"; docs/api.md "Second factor").
    */
-  factors: { factors: SecondFactors; reauth: Reauthentication; mfaLogin: MfaLogin; secondStep: SecondStep };
+  factors: {
+    factors: SecondFactors;
+    reauth: Reauthentication;
+    mfaLogin: MfaLogin;
+    secondStep: SecondStep;
+    /** The person's own sessions (docs/security.md "Sessions"). */
+    ownSessions: OwnSessions;
+    /** Passkeys (docs/security.md "Passkeys"). */
+    passkeys: Passkeys;
+  };
   /** An organisation's staff and their roles, and staff invitations (docs/staff.md). */
   staff: { members: StaffService; invitations: StaffInvitations; policies: StaffPolicies };
   images: ImageService;

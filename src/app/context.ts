@@ -35,6 +35,8 @@ import {
   MailedFactorEvents,
   MfaLogin,
   maxTokenTtl,
+  OwnSessions,
+  Passkeys,
   PasswordService,
   REFRESH_MAC_PURPOSE,
   Reauthentication,
@@ -86,7 +88,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const factorEvents = new MailedFactorEvents(store.db, mailer, auditStaffSecurity);
   const host = new URL(config.publicUrl).hostname;
-  const factors = new SecondFactors(store.db, master, liveness, factorEvents, host, config.throttleAccount);
+  const passkeys = new Passkeys(store.db, config.publicUrl, liveness, factorEvents, config.throttleIp);
+  const factors = new SecondFactors(store.db, master, liveness, factorEvents, host, config.throttleAccount, passkeys);
   const secondStep = new SecondStep(store.db, factors);
   const identity = new IdentityService(
     store.db,
@@ -191,6 +194,8 @@ export async function createContext(config: Config, store: Store): Promise<Conte
       reauth: new Reauthentication(store.db, identity, factors),
       mfaLogin: new MfaLogin(identity, secondStep),
       secondStep,
+      ownSessions: new OwnSessions(store.db, liveness, config.refreshTokenTtl),
+      passkeys,
     },
     staff: {
       members: new StaffService(store.db, roles),

@@ -1,14 +1,15 @@
 /**
  * The purge of stale anti-automation counters (`login_throttle`, `rate_limits`) and of lapsed
  * refresh answers, ended wallet transactions (docs/wallet.md), the OpenID providers' expired state (src/provider/openid/lapsed.ts)
- * and event webhook deliveries finished more than 30 days ago (docs/events.md). The counters are written by unauthenticated requests: a flood of logins with
+ * and event webhook deliveries finished more than 30 days ago (docs/events.md), and ended sign-in ceremonies (second
+ * steps, WebAuthn challenges: docs/security.md). The counters are written by unauthenticated requests: a flood of logins with
  * made-up usernames, or of password-reset requests, adds a row per name, so without a purge the
  * tables grow for as long as the attack lasts (ASVS 5.0 V2.4.1: anti-automation must not become a
  * resource-exhaustion vector itself). Only rows that no longer change any decision are deleted;
  * each domain decides which of its own rows those are.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { purgeLapsed } from '../identity/index.js';
+import { purgeEndedCeremonies, purgeLapsed } from '../identity/index.js';
 import { purgeFinishedDeliveries } from '../notifications/index.js';
 import type { Config } from '../platform/config/load.js';
 import type { Db } from '../platform/db/open.js';
@@ -26,15 +27,17 @@ import { purgeExpiredProviderState, purgeWalletTransactions } from '../provider/
 export function schedulePurge(log: FastifyBaseLogger, db: Db, config: Config): () => Promise<void> {
   return schedulePeriodic(log, config.purgeSeconds, 'purge of stale throttle counters', async () => {
     const { counters, successors, webSessions } = await purgeLapsed(db, config);
+    const ceremonies = await purgeEndedCeremonies(db);
     const keys = await deleteExpired(db);
     const walletTransactions = await purgeWalletTransactions(db);
     const oidcRecords = await purgeExpiredProviderState(db);
     const webhookDeliveries = await purgeFinishedDeliveries(db);
-    if (counters + keys + successors + walletTransactions + oidcRecords + webSessions + webhookDeliveries > 0)
+    const purged = { counters, keys, successors, walletTransactions, oidcRecords, webSessions, webhookDeliveries };
+    if (Object.values(purged).reduce((a, b) => a + b, 0) + ceremonies > 0)
       log.info(
-        { counters, keys, successors, walletTransactions, oidcRecords, webSessions, webhookDeliveries },
+        { ...purged, ceremonies },
         'stale throttle counters, lapsed refresh answers, ended wallet transactions, expired OpenID provider state, ' +
-          'lapsed web sessions and old webhook deliveries purged',
+          'lapsed web sessions, ended sign-in ceremonies and old webhook deliveries purged',
       );
   });
 }

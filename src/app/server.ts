@@ -27,6 +27,8 @@ import {
   imageRoutes,
   LoginResponse,
   loginV11Routes,
+  ownSessionRoutes,
+  passkeyRoutes,
   passwordRoutes,
   TokenBody,
   UserBody,
@@ -181,6 +183,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       await v1.register(loginV11Routes, { identity: ctx.identity });
       await v1.register(identityRoutes, { identity: ctx.identity });
       await v1.register(factorRoutes, ctx.factors); // /user/mfa*, /user/reauthenticate, /users/login/mfa
+      await v1.register(ownSessionRoutes, ctx.factors); // /user/sessions*
+      await v1.register(passkeyRoutes, { ...ctx.factors, identity: ctx.identity }); // /user/passkeys*, /users/login/passkey*
       await v1.register(orgRoutes);
       await v1.register(auditRoutes, { auditLog: ctx.auditLog, publicUrl: ctx.config.publicUrl });
       await v1.register(userRoutes, { users: ctx.users });

@@ -13,6 +13,9 @@ export { eraseImages } from './images/erasure.js';
 export { readImageField, UPLOAD_LIMITS } from './images/form.js';
 export { imageRoutes, sendImage } from './images/routes.js';
 export { ImageService } from './images/service.js';
+export { purgeEndedCeremonies } from './passkeys/lapsed.js';
+export { passkeyRoutes } from './passkeys/routes.js';
+export { type PasskeyBody, Passkeys } from './passkeys/service.js';
 export { BackgroundTasks } from './passwords/background.js';
 export { eraseResetToken } from './passwords/erasure.js';
 export {
@@ -32,10 +35,13 @@ export {
 export { passwordRoutes } from './passwords/routes.js';
 export { PasswordService } from './passwords/service.js';
 export { authenticate } from './sessions/credentials.js';
+export { type Device, deviceOf } from './sessions/device.js';
 export { eraseCredentials } from './sessions/erasure.js';
 export { ExportedApiKey, ExportedSession, exportCredentials } from './sessions/export.js';
 export { purgeLapsed } from './sessions/lapsed.js';
 export { LivenessCache } from './sessions/liveness.js';
+export { type OwnSessionBody, OwnSessions } from './sessions/own.js';
+export { ownSessionRoutes } from './sessions/own-routes.js';
 export { identityRoutes, loginV11Routes } from './sessions/routes.js';
 export { LoginResponse, TokenBody } from './sessions/schemas.js';
 export { IdentityService, type LoginResult, normaliseUsername } from './sessions/service.js';

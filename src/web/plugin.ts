@@ -121,8 +121,12 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
       page: 'web.dashboard.sign-in.page',
       submit: 'web.dashboard.sign-in',
       secondFactor: 'web.dashboard.sign-in.second-factor',
+      secondFactorPasskey: 'web.dashboard.sign-in.second-factor.passkey',
+      passkeyOptions: 'web.dashboard.sign-in.passkey.options',
+      passkey: 'web.dashboard.sign-in.passkey',
       signOut: 'web.dashboard.sign-out',
     },
+    passkeys: deps.factors.passkeys,
     ways,
   });
   await app.register(idpSignInRoutes, { ...deps, cookie: jar, idpBinding });
@@ -140,8 +144,12 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebDeps> = async (app, deps) =
       page: 'web.console.sign-in.page',
       submit: 'web.console.sign-in',
       secondFactor: 'web.console.sign-in.second-factor',
+      secondFactorPasskey: 'web.console.sign-in.second-factor.passkey',
+      passkeyOptions: 'web.console.sign-in.passkey.options',
+      passkey: 'web.console.sign-in.passkey',
       signOut: 'web.console.sign-out',
     },
+    passkeys: deps.factors.passkeys,
   });
   await app.register(consoleRoutes, deps);
   await app.register(consoleRequestsRoutes, deps);

@@ -166,6 +166,9 @@ export async function startAssent(env: Record<string, string> = {}): Promise<Tes
     ...(pgdb ? { DATABASE_URL: pgdb.url, ASSENT_SECRET: TEST_SECRET } : {}),
     ...env,
   };
+  // `{port}` in the public URL is the port chosen here (passkeys need a host name such as localhost: WebAuthn refuses
+  // an IP address as the relying party's ID).
+  if (fullEnv.ASSENT_PUBLIC_URL) fullEnv.ASSENT_PUBLIC_URL = fullEnv.ASSENT_PUBLIC_URL.replace('{port}', String(port));
   const config = loadConfig(fullEnv);
   const release = pgdb ? async () => {} : await lockDataDir(dataDir);
   const store = pgdb ? openPostgres(pgdb.url) : await openPglite(dataDir);

@@ -107,7 +107,7 @@ export async function signInPage(
 export async function submitSignIn(page: Page, user: { username: string; password: string }): Promise<void> {
   await page.getByLabel('E-mail or username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForLoadState();
 }
 

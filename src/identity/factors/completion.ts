@@ -2,6 +2,7 @@
  * The end of a login that needed a second factor (docs/api.md "Second factor"): `POST {base}/users/login/mfa` with the
  * `mfa_token` and a TOTP or recovery code answers what the login that issued the token would have answered.
  */
+import type { Device } from '../sessions/device.js';
 import type { IdentityService, LoginResult } from '../sessions/service.js';
 import type { LoginKind, SecondStep } from './login.js';
 
@@ -25,14 +26,16 @@ export class MfaLogin {
 
   /**
    * Completes a second step of the API's logins.
+   * @param device - the device completing it: the session's.
    * @throws {InvalidRequest} `invalid_grant` (see `SecondStep.complete`); {RateLimited}; {AccessDenied} for the admin
    *   login of a user who has lost every admin role meanwhile.
    */
-  async complete(input: { mfa_token: string; code?: string; recoverycode?: string }): Promise<CompletedLogin> {
+  async complete(
+    input: { mfa_token: string; code?: string; recoverycode?: string },
+    device: Device,
+  ): Promise<CompletedLogin> {
     const done = await this.step.complete(input.mfa_token, input, false);
-    return {
-      result: await this.identity.loginAs(done.userId, done.clientId, done.login === 'admin'),
-      login: done.login,
-    };
+    const result = await this.identity.loginAs(done.userId, done.clientId, done.login === 'admin', device);
+    return { result, login: done.login };
   }
 }

@@ -10,7 +10,7 @@ import { InvalidRequest } from '../../platform/core/errors.js';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
 import { type LoginKind, SecondFactorRequired, type SecondStepGate } from '../sessions/second-step.js';
-import type { FactorCheck } from './service.js';
+import type { FactorAnswer, FactorCheck } from './service.js';
 import * as store from './store.js';
 
 export { type LoginKind, SecondFactorRequired };
@@ -65,17 +65,23 @@ export class SecondStep implements SecondStepGate {
   }
 
   /**
-   * Completes a second step with a TOTP code or a recovery code.
+   * The person of a live second step (to offer them their passkeys), without spending it.
+   * @throws {SecondStepExpired} for an unknown, used, expired or voided token, or one of the other kind.
+   */
+  async person(mfaToken: string, web: boolean): Promise<string> {
+    const found = await this.db.transaction((tx) => store.challenge(tx, sha256(mfaToken)));
+    if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS) throw new SecondStepExpired();
+    return found.userId;
+  }
+
+  /**
+   * Completes a second step with a TOTP code, a recovery code or a passkey.
    * @param web - whether the web sign-in completes it (a token of the API's logins is not valid there, and back).
    * @throws {SecondStepExpired} for an unknown, used, expired or voided token; {InvalidRequest} `invalid_grant` for a
    *   wrong code;
    *   {RateLimited} while the user's second-factor throttle blocks.
    */
-  async complete(
-    mfaToken: string,
-    input: { code?: string; recoverycode?: string },
-    web: boolean,
-  ): Promise<CompletedStep> {
+  async complete(mfaToken: string, input: FactorAnswer, web: boolean): Promise<CompletedStep> {
     const hash = sha256(mfaToken);
     const found = await this.db.transaction((tx) => store.challenge(tx, hash));
     if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS) throw new SecondStepExpired();

@@ -10,6 +10,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../platform/http/schemas.js';
+import { deviceOf } from '../sessions/device.js';
 import type { MfaLogin } from './completion.js';
 import type { Reauthentication } from './reauth.js';
 import { ConfirmBody, FactorStatus, MfaLoginBody, ReauthBody, RecoveryCodes, TotpEnrolment } from './schemas.js';
@@ -108,7 +109,7 @@ export const factorRoutes: FastifyPluginAsyncTypebox<FactorRouteDeps> = async (v
       response: { 200: Type.Union([Type.Ref('LoginResponse'), Type.Ref('Token')]), ...errors(400, 403, 429) },
     },
     handler: async (req) => {
-      const done = await mfaLogin.complete(req.body);
+      const done = await mfaLogin.complete(req.body, deviceOf(req));
       return done.login === 'token' ? done.result.Token : done.result;
     },
   });

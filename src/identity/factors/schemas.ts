@@ -36,9 +36,13 @@ export const ReauthBody = Type.Object({
   recoverycode: Type.Optional(RecoveryCode),
 });
 
-/** The second step of a login: its token and a TOTP or recovery code. */
+/** A passkey's answer (WebAuthn `AuthenticationResponseJSON`), to options of `…/login/mfa/passkey-options`. */
+const PasskeyAnswer = Type.Object({}, { additionalProperties: true, description: 'a passkey’s answer (JSON)' });
+
+/** The second step of a login: its token and a TOTP code, a recovery code or a passkey's answer. */
 export const MfaLoginBody = Type.Object({
   mfa_token: Type.String({ minLength: 1, maxLength: 100, description: 'from the login’s 401 answer' }),
   code: Type.Optional(Code),
   recoverycode: Type.Optional(RecoveryCode),
+  passkey: Type.Optional(PasskeyAnswer),
 });

@@ -15,17 +15,38 @@ import type { LivenessCache } from '../sessions/liveness.js';
 import { revokeUserSessions } from '../sessions/revocation.js';
 import { assertKeyNotBlocked, recordKeyFailure } from '../sessions/throttle.js';
 import { credentialAccountById } from '../users/profile.js';
+import { assertFreshSignIn } from './fresh.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery.js';
 import * as store from './store.js';
 import { checkTotp, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
-/** How recent a sign-in must be to remove a factor or renew recovery codes (seconds). */
-export const REAUTH_SECONDS = 300;
 /** The master key purpose of TOTP secrets. */
 const SEAL_PURPOSE = 'totp-secret';
 
 /** A change of a person's factors, for the audit log (`mfa.totp.enrol`, …; docs/audit.md). */
-export type FactorAction = 'mfa.totp.enrol' | 'mfa.totp.remove' | 'mfa.recovery-codes.renew' | 'mfa.recovery-code.use';
+export type FactorAction =
+  | 'mfa.totp.enrol'
+  | 'mfa.totp.remove'
+  | 'mfa.recovery-codes.renew'
+  | 'mfa.recovery-code.use'
+  | 'mfa.passkey.add'
+  | 'mfa.passkey.remove';
+
+/** A code of one of the person's factors, as a second step or a re-authentication sends it. */
+export interface FactorAnswer {
+  /** Six digits of the authenticator app. */
+  code?: string;
+  /** One of the recovery codes. */
+  recoverycode?: string;
+  /** A passkey's answer to `Passkeys.authenticationOptions(userId)` (WebAuthn `AuthenticationResponseJSON`). */
+  passkey?: unknown;
+}
+
+/** Verifies a passkey answer of a known person (src/identity/passkeys/service.ts). */
+export interface PasskeyCheck {
+  /** @throws {Unauthenticated} when it does not verify. */
+  verify(response: never, userId?: string): Promise<string>;
+}
 
 /** What the composition root does with factor changes. */
 export interface FactorEvents {
@@ -42,7 +63,7 @@ export interface FactorCheck {
    * the person's second-factor throttle (key `mfa:<userId>`), which blocks as the login's account throttle does.
    * @throws {RateLimited} while that throttle blocks (nothing is checked).
    */
-  check(userId: string, input: { code?: string; recoverycode?: string }): Promise<boolean>;
+  check(userId: string, input: FactorAnswer): Promise<boolean>;
 }
 
 /** What `GET {base}/user/mfa` answers. */
@@ -61,6 +82,7 @@ export class SecondFactors implements FactorCheck {
    * @param events - the audit entries and mails of changes.
    * @param issuer - the name authenticator apps show (the public URL's host).
    * @param throttle - the login's account throttle policy (`Config.throttleAccount`), applied to wrong codes.
+   * @param passkeys - verifies a passkey given as the second step.
    */
   constructor(
     private readonly db: Db,
@@ -69,6 +91,7 @@ export class SecondFactors implements FactorCheck {
     private readonly events: FactorEvents,
     private readonly issuer: string,
     private readonly throttle: ThrottlePolicy,
+    private readonly passkeys: PasskeyCheck,
   ) {}
 
   /** The person's factors. */
@@ -150,7 +173,7 @@ export class SecondFactors implements FactorCheck {
     return this.newRecoveryCodes(userId, 'mfa.recovery-codes.renew');
   }
 
-  async check(userId: string, input: { code?: string; recoverycode?: string }): Promise<boolean> {
+  async check(userId: string, input: FactorAnswer): Promise<boolean> {
     const key = `mfa:${userId}`;
     await assertKeyNotBlocked(this.db, key);
     const ok = await this.checkOnce(userId, input);
@@ -159,7 +182,15 @@ export class SecondFactors implements FactorCheck {
     return ok;
   }
 
-  private async checkOnce(userId: string, input: { code?: string; recoverycode?: string }): Promise<boolean> {
+  private async checkOnce(userId: string, input: FactorAnswer): Promise<boolean> {
+    if (input.passkey !== undefined)
+      return this.passkeys
+        .verify(input.passkey as never, userId)
+        .then(() => true)
+        .catch((err: unknown) => {
+          if (err instanceof Unauthenticated) return false;
+          throw err;
+        });
     if (input.code) {
       const totp = await store.totpOf(this.db, userId);
       return Boolean(totp?.confirmedAt) && (await this.spendTotp(userId, totp!, input.code));
@@ -184,12 +215,18 @@ export class SecondFactors implements FactorCheck {
    * Refuses when the caller's session last authenticated more than `REAUTH_SECONDS` ago (or is not a session).
    * @throws {Unauthenticated} naming `POST {base}/user/reauthenticate`.
    */
-  async assertFresh(principal: Principal): Promise<void> {
-    const age = principal.familyId ? await store.secondsSinceAuthentication(this.db, principal.familyId) : null;
-    if (age === null || age > REAUTH_SECONDS)
-      throw new Unauthenticated(
-        'This change needs a recent sign-in: confirm your password (POST {base}/user/reauthenticate) and try again',
-      );
+  assertFresh(principal: Principal): Promise<void> {
+    return assertFreshSignIn(this.db, principal);
+  }
+
+  /**
+   * Ten recovery codes for a person who has none left, with their first passkey (the codes are the way back when the
+   * passkey is lost); no fresh sign-in is needed, since nothing is replaced.
+   * @returns the codes, shown once, or null when the person still has unused ones.
+   */
+  async firstRecoveryCodes(userId: string): Promise<{ RecoveryCodes: string[] } | null> {
+    if ((await store.recoveryCodesLeft(this.db, userId)) > 0) return null;
+    return this.newRecoveryCodes(userId, 'mfa.recovery-codes.renew');
   }
 
   /** Replaces the person's recovery codes with ten new ones, recording `action`; answers them (shown once). */

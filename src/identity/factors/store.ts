@@ -149,18 +149,21 @@ export async function purgeChallenges(db: Executor): Promise<number> {
   ).length;
 }
 
-/** Deletes every second factor and pending second step of the user (account deletion). */
+/** Deletes every second factor (authenticator app, recovery codes, passkeys) and pending step of the user (account deletion). */
 export async function deleteFactors(tx: Executor, userId: string): Promise<void> {
   await tx.execute(sql`DELETE FROM totp_factors WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM recovery_codes WHERE user_id = ${userId}`);
   await tx.execute(sql`DELETE FROM mfa_challenges WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM passkeys WHERE user_id = ${userId}`);
+  await tx.execute(sql`DELETE FROM webauthn_challenges WHERE user_id = ${userId}`);
 }
 
-/** Whether the user has a confirmed second factor. */
+/** Whether the user has a second factor: a confirmed authenticator app, or a passkey. */
 export async function hasSecondFactor(db: Executor, userId: string): Promise<boolean> {
   const [row] = rowsOf<{ yes: boolean }>(
     await db.execute(
-      sql`SELECT EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ${userId} AND confirmed_at IS NOT NULL) AS yes`,
+      sql`SELECT (EXISTS (SELECT 1 FROM totp_factors WHERE user_id = ${userId} AND confirmed_at IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM passkeys WHERE user_id = ${userId})) AS yes`,
     ),
   );
   return row!.yes;

@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../../platform/http/schemas.js';
+import { deviceOf } from './device.js';
 import { Credentials, RefreshBody } from './schemas.js';
 import type { IdentityService } from './service.js';
 
@@ -25,7 +26,7 @@ export const loginV11Routes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 429) },
     },
-    handler: (req) => identity.login(req.body, req.ip, 'login'),
+    handler: (req) => identity.login(req.body, deviceOf(req), 'login'),
   });
 };
 
@@ -42,7 +43,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('Token'), ...errors(400, 401, 429) },
     },
-    handler: async (req) => (await identity.login(req.body, req.ip, 'token')).Token,
+    handler: async (req) => (await identity.login(req.body, deviceOf(req), 'token')).Token,
   });
 
   app.post('/users/admin/login', {
@@ -53,7 +54,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
       body: Credentials,
       response: { 200: Type.Ref('LoginResponse'), ...errors(400, 401, 403, 429) },
     },
-    handler: (req) => identity.login(req.body, req.ip, 'admin'),
+    handler: (req) => identity.login(req.body, deviceOf(req), 'admin'),
   });
 
   for (const url of ['/users/token', '/user/token']) {

@@ -16,6 +16,7 @@ import * as users from '../users/profile.js';
 import type { UserBody } from '../users/schemas.js';
 import { ApiKeys } from './api-keys.js';
 import { ClientRegistry } from './clients.js';
+import { type Device, deviceColumns, UNKNOWN_DEVICE } from './device.js';
 import type { LivenessCache } from './liveness.js';
 import type { TokenBody } from './schemas.js';
 import { SecondFactorRequired, type SecondStepGate } from './second-step.js';
@@ -135,9 +136,14 @@ export class IdentityService {
    * Opens a session (token family), sets `LastVisit`, and mints the access and refresh tokens.
    * @param userId - the signed-in user.
    * @param clientId - a registered client.
+   * @param device - what the person will be shown of the session (docs/security.md "Sessions").
    * @returns the Token body and the new `LastVisit`.
    */
-  async openSession(userId: string, clientId: string): Promise<{ token: TokenBody; lastVisit: Date }> {
+  async openSession(
+    userId: string,
+    clientId: string,
+    device: Device = UNKNOWN_DEVICE,
+  ): Promise<{ token: TokenBody; lastVisit: Date }> {
     const { db, config, tokens } = this;
     const sid = randomUUID();
     const refresh = await tokens.sign(
@@ -151,6 +157,7 @@ export class IdentityService {
       clientId,
       jtiHash: hashJti(refresh.jti),
       expiresAt: new Date(refresh.exp * 1000),
+      ...deviceColumns(device),
     });
     return { token: await this.tokenBody(userId, clientId, sid, refresh.token), lastVisit };
   }
@@ -211,33 +218,35 @@ export class IdentityService {
    * Logs in (docs/api.md "Identity management" "Login as user" v1.1 and "Login as organisation admin"). A user with a
    * second factor gets `SecondFactorRequired` (401 `mfa_required` with an `mfa_token`) instead of a session: the
    * login ends at `MfaLogin.complete` (docs/api.md "Second factor").
+   * @param device - where the login comes from: its address for the throttle, and what the session will show.
    * @param login - which login asks (`admin`: a user without any admin role gets a 403; `token`: the old login).
    * @throws {Unauthenticated} | {RateLimited} | {InvalidRequest} | {AccessDenied} | {SecondFactorRequired}
    */
   async login(
     input: { username: string; password: string; clientid?: string },
-    ip: string,
+    device: Device,
     login: 'login' | 'token' | 'admin',
   ): Promise<LoginResult> {
-    const profile = await this.checkPassword(input.username, input.password, ip);
+    const profile = await this.checkPassword(input.username, input.password, device.ip);
     const clientId = await this.resolveClient(input.clientid);
     const mfaToken = await this.secondStep?.begin(profile.row.id, clientId, login);
     if (mfaToken) throw new SecondFactorRequired(mfaToken);
-    return this.loginAs(profile, clientId, login === 'admin');
+    return this.loginAs(profile, clientId, login === 'admin', device);
   }
 
   /**
    * The end of a login whose credentials were checked: the User record (with `APIKey`), a new session and its tokens.
    * @param user - the user's ID, or their profile when already read.
    * @param admin - refuse a user without any admin role (the admin login).
+   * @param device - the device the session is opened from.
    * @throws {AccessDenied} for `admin` without a role; {Unauthenticated} when the user no longer exists.
    */
-  async loginAs(user: string | UserProfile, clientId: string, admin: boolean): Promise<LoginResult> {
+  async loginAs(user: string | UserProfile, clientId: string, admin: boolean, device: Device): Promise<LoginResult> {
     const profile = typeof user === 'string' ? await users.userProfile(this.db, user) : user;
     if (!profile) throw new Unauthenticated();
     const body = await this.presentProfile(profile, true);
     if (admin && (body.Roles ?? []).length === 0) throw new AccessDenied('The user is not an organisation admin');
-    const { token, lastVisit } = await this.openSession(profile.row.id, clientId);
+    const { token, lastVisit } = await this.openSession(profile.row.id, clientId, device);
     body.LastVisit = lastVisit.toISOString();
     return { User: body, Token: token };
   }

@@ -248,8 +248,9 @@ const openSessionStatement = perDb((db) =>
     'open_session',
     sql`
     WITH family AS (
-      INSERT INTO token_families (id, user_id, client_id)
-      VALUES (${sql.placeholder('familyId')}, ${sql.placeholder('userId')}, ${sql.placeholder('clientId')})
+      INSERT INTO token_families (id, user_id, client_id, user_agent, ip_prefix)
+      VALUES (${sql.placeholder('familyId')}, ${sql.placeholder('userId')}, ${sql.placeholder('clientId')},
+        ${sql.placeholder('userAgent')}, ${sql.placeholder('ipPrefix')})
       RETURNING id
     ), refresh AS (
       INSERT INTO refresh_tokens (jti_hash, family_id, expires_at)
@@ -260,13 +261,22 @@ const openSessionStatement = perDb((db) =>
 );
 
 /**
- * Opens a session in one prepared statement: the token family, its first refresh token, and the user's
- * `LastVisit` set to now.
+ * Opens a session in one prepared statement: the token family (with the device it was opened from), its first
+ * refresh token, and the user's `LastVisit` set to now.
+ * @param session.userAgent - at most 300 characters; `ipPrefix` from `ipPrefix` (src/platform/util/ip.ts).
  * @returns the new `LastVisit`.
  */
 export async function openSession(
   db: Db,
-  session: { familyId: string; userId: string; clientId: string; jtiHash: Buffer; expiresAt: Date },
+  session: {
+    familyId: string;
+    userId: string;
+    clientId: string;
+    jtiHash: Buffer;
+    expiresAt: Date;
+    userAgent: string;
+    ipPrefix: string;
+  },
 ): Promise<Date> {
   const result = await openSessionStatement(db).execute({ ...session, expiresAt: session.expiresAt.toISOString() });
   const row = rowsOf<{ last_visit_at: string | Date }>(result)[0];

@@ -14,6 +14,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../../platform/crypto/digest.js';
 import type { Db } from '../../platform/db/open.js';
 import { hashJti } from '../tokens/tokens.js';
+import { type Device, deviceColumns, UNKNOWN_DEVICE } from './device.js';
 import type { LivenessCache } from './liveness.js';
 import type { IdentityService } from './service.js';
 import * as families from './store.js';
@@ -59,8 +60,8 @@ export class WebSessions {
    * @returns the cookie's value (shown to the browser once, stored only as its SHA-256) and the session.
    * @throws {InvalidRequest} `invalid_client` when no client is registered to own its token family.
    */
-  async open(userId: string): Promise<{ cookie: string; session: WebSession }> {
-    const familyId = await this.openFamily(userId);
+  async open(userId: string, device: Device = UNKNOWN_DEVICE): Promise<{ cookie: string; session: WebSession }> {
+    const familyId = await this.openFamily(userId, device);
     const cookie = token();
     const csrfToken = token();
     await store.insertSession(this.db, {
@@ -90,9 +91,9 @@ export class WebSessions {
     // Threat: a kept row used past the session's absolute end (ASVS 5.0 V7.3.2).
     if (!row || row.expiresAt.getTime() <= Date.now()) return null;
     // Threat: an unattended signed-in browser; idle sessions end (ASVS 5.0 V7.3.1).
-    if (idleMs(row) > WEB_IDLE_SECONDS * 1000) return this.drop(idHash, row.userId);
+    if (idleMs(row) > WEB_IDLE_SECONDS * 1000) return this.drop(idHash, row.userId, row.familyId);
     // Cached as the auth guard's check is (docs/decisions/0001-logout-takes-effect-at-once.md).
-    if (!(await this.liveness.isFamilyLive(row.familyId, row.userId))) return this.drop(idHash, row.userId);
+    if (!(await this.liveness.isFamilyLive(row.familyId, row.userId))) return this.drop(idHash, row.userId, null);
     if (idleMs(row) > TOUCH_EVERY_SECONDS * 1000) {
       await store.touchSession(this.db, idHash);
       this.liveness.forgetWebSession(idHash);
@@ -106,7 +107,7 @@ export class WebSessions {
    * only its cookie.
    * @returns the family ID (`sid`); it lasts `familyTtlSeconds` at most.
    */
-  private async openFamily(userId: string): Promise<string> {
+  private async openFamily(userId: string, device: Device): Promise<string> {
     const familyId = randomUUID();
     await families.openSession(this.db, {
       familyId,
@@ -114,14 +115,20 @@ export class WebSessions {
       clientId: await this.identity.resolveClient(undefined),
       // A refresh token that is never handed out: the family needs one row to expire with.
       jtiHash: hashJti(randomUUID()),
-      expiresAt: new Date(Date.now() + this.familyTtlSeconds * 1000),
+      // No longer than the browser session it carries, so that the person's list of sessions ends it with it.
+      expiresAt: new Date(Date.now() + Math.min(this.familyTtlSeconds, WEB_SESSION_SECONDS) * 1000),
+      ...deviceColumns(device),
     });
     return familyId;
   }
 
-  /** Deletes a session that has ended; the process's kept answers about its user go with it. */
-  private async drop(idHash: Buffer, userId: string): Promise<null> {
+  /**
+   * Deletes a session that has ended; the process's kept answers about its user go with it.
+   * @param familyId - its token family, revoked with it (an idle session's), or null when already revoked.
+   */
+  private async drop(idHash: Buffer, userId: string, familyId: string | null): Promise<null> {
     await store.deleteSession(this.db, idHash);
+    if (familyId) await this.identity.revokeSession(userId, familyId, 'web session idle');
     this.liveness.forgetUser(userId);
     return null;
   }

@@ -1,10 +1,12 @@
 /**
  * The Security page of the dashboard and the console (docs/security.md; docs/web.md "Security"): the person's
- * authenticator app and recovery codes, set up, confirmed, renewed and removed with the API's services. The QR code is
+ * authenticator app and recovery codes, set up, confirmed, renewed and removed, and their sessions, each ended or all
+ * others at once, with the API's services. The QR code is
  * Assent's own SVG, shown as an image; the secret is written out beside it for typing; recovery codes are shown once,
  * on the answer page of the change that made them (`Cache-Control: no-store`, like every page).
  */
 import type { ComponentChildren } from 'preact';
+import type { OwnSessionBody, PasskeyBody } from '../../identity/index.js';
 import { Layout } from '../shared/layout.js';
 
 /** Which front end the page belongs to: its path, name and navigation. */
@@ -19,6 +21,7 @@ export interface SecurityFrame {
 function Shell({ frame, title, children }: { frame: SecurityFrame; title: string; children: ComponentChildren }) {
   return (
     <Layout
+      passkeys
       title={title}
       app={frame.app}
       home={frame.base}
@@ -68,6 +71,10 @@ export interface SecurityProps {
   frame: SecurityFrame;
   totp: { Enabled: boolean; Since: string | null };
   recoveryCodesLeft: number;
+  /** The person's live sessions, last used first. */
+  sessions: OwnSessionBody[];
+  /** The person's passkeys. */
+  passkeys: PasskeyBody[];
   /** Set when an organisation's policy requires a second factor that the person lacks. */
   required?: boolean;
   done?: string;
@@ -127,7 +134,101 @@ export function SecurityPage(p: SecurityProps) {
           </form>
         )}
       </section>
+      <Passkeys frame={frame} passkeys={p.passkeys} />
+      <Sessions frame={frame} sessions={p.sessions} />
     </Shell>
+  );
+}
+
+function Passkeys({ frame, passkeys }: { frame: SecurityFrame; passkeys: PasskeyBody[] }) {
+  return (
+    <section class="card" aria-labelledby="passkeys">
+      <h2 id="passkeys">Passkeys</h2>
+      <p class="muted">
+        A passkey signs you in without a password, with your device's screen lock or a security key; it also serves as
+        the second factor after a password.
+      </p>
+      <ul class="passkeys">
+        {passkeys.map((k) => (
+          <li key={k.ID}>
+            <strong>{k.Name}</strong>
+            <div class="muted">
+              Added {when(k.CreatedAt)}; last used {when(k.LastUsedAt)}
+              {k.BackedUp ? '; synced' : ''}
+            </div>
+            <form method="post" action={`${frame.base}/security/passkeys/${k.ID}`}>
+              <Csrf token={frame.csrfToken} />
+              <label for={`name-${k.ID}`}>Name</label>
+              <input id={`name-${k.ID}`} name="name" value={k.Name} maxLength={100} required />
+              <button type="submit">Rename</button>
+            </form>
+            <form method="post" action={`${frame.base}/security/passkeys/${k.ID}/remove`}>
+              <Csrf token={frame.csrfToken} />
+              <Reauth id={`remove-${k.ID}`} />
+              <button type="submit" class="danger">
+                Remove this passkey
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+      <form
+        method="post"
+        action={`${frame.base}/security/passkeys`}
+        data-passkey="register"
+        data-options={`${frame.base}/security/passkeys/options`}
+      >
+        <Csrf token={frame.csrfToken} />
+        <input type="hidden" name="response" value="" />
+        <label for="passkey-name">Name of the new passkey</label>
+        <input id="passkey-name" name="name" maxLength={100} required placeholder="Laptop, phone, security key…" />
+        <p>
+          <button type="submit" id="add-passkey">
+            Add a passkey
+          </button>
+        </p>
+        <p class="muted" role="status" />
+      </form>
+    </section>
+  );
+}
+
+/** A time as `2026-12-08 14:05 UTC`, or `—`. */
+const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
+
+function Sessions({ frame, sessions }: { frame: SecurityFrame; sessions: OwnSessionBody[] }) {
+  return (
+    <section class="card" aria-labelledby="sessions">
+      <h2 id="sessions">Sessions</h2>
+      <p class="muted">Where you are signed in now: browsers and apps. End any you do not recognise.</p>
+      <ul class="sessions">
+        {sessions.map((s) => (
+          <li key={s.ID}>
+            <strong>
+              {s.Current ? 'This browser' : s.Kind === 'web' ? 'A browser' : `App or API client ${s.ClientID}`}
+            </strong>
+            <div class="muted">{s.UserAgent || 'Unknown device'}</div>
+            <div class="muted">
+              From {s.IPPrefix || 'an unknown network'}; signed in {when(s.CreatedAt)}; last used {when(s.LastUsedAt)}
+            </div>
+            {!s.Current && (
+              <form method="post" action={`${frame.base}/security/sessions/${s.ID}/end`}>
+                <Csrf token={frame.csrfToken} />
+                <button type="submit">End this session</button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ul>
+      {sessions.some((s) => !s.Current) && (
+        <form method="post" action={`${frame.base}/security/sessions/end-others`}>
+          <Csrf token={frame.csrfToken} />
+          <button type="submit" class="danger">
+            End every other session
+          </button>
+        </form>
+      )}
+    </section>
   );
 }
 

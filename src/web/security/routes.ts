@@ -6,13 +6,18 @@
  *   pending enrolment (QR code, key, confirmation form);
  * - `POST {base}/security/totp/confirm`: confirms it; the answer page shows the ten recovery codes once;
  * - `POST {base}/security/recovery-codes`: ten new codes, after the password and a code (a fresh sign-in);
- * - `POST {base}/security/totp/remove`: removes the app, after the password and a code; other sessions end.
- * They call the services of the API's `{base}/user/mfa*` and `{base}/user/reauthenticate`, so the rules are theirs.
+ * - `POST {base}/security/totp/remove`: removes the app, after the password and a code; other sessions end;
+ * - `POST {base}/security/sessions/{sessionID}/end`, `POST {base}/security/sessions/end-others`: ends sessions;
+ * - `POST {base}/security/passkeys/options` (the passkey script's JSON), `POST {base}/security/passkeys`: adds a passkey
+ *   (the first factor also shows ten recovery codes); `POST …/passkeys/{passkeyID}`: renames one;
+ *   `POST …/passkeys/{passkeyID}/remove`: removes one, after the password and a code.
+ * They call the services of the API's `{base}/user/mfa*`, `{base}/user/reauthenticate` and `{base}/user/sessions`, so
+ * the rules are theirs.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Reauthentication, SecondFactors, WebSession } from '../../identity/index.js';
+import type { OwnSessions, Passkeys, Reauthentication, SecondFactors, WebSession } from '../../identity/index.js';
 import { AssentError } from '../../platform/core/errors.js';
 import { httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
@@ -22,7 +27,7 @@ import { EnrolmentPage, RecoveryCodesPage, type SecurityFrame, SecurityPage } fr
 
 /** What the Security pages call. */
 export interface SecurityDeps {
-  factors: { factors: SecondFactors; reauth: Reauthentication };
+  factors: { factors: SecondFactors; reauth: Reauthentication; ownSessions: OwnSessions; passkeys: Passkeys };
 }
 
 /** One front end's Security page: its path, name, navigation and operations (`web.{dashboard,console}.security…`). */
@@ -39,8 +44,29 @@ const ReauthForm = Type.Object({
   password: Type.String({ maxLength: 1024 }),
   code: Type.String({ minLength: 1, maxLength: 40 }),
 });
+const PasskeyParams = Type.Object({ passkeyID: Type.String({ maxLength: 100 }) });
+const PasskeyAddForm = Type.Object({
+  ...Csrf,
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  response: Type.String({ minLength: 1, maxLength: 20000 }),
+});
+/** A passkey's answer as its form carries it (JSON text); anything else is an empty object, which fails to verify. */
+const parseAnswer = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+};
 const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) });
-const DONE: Record<string, string> = { removed: 'The authenticator app was removed; your other sessions ended.' };
+const DONE: Record<string, string> = {
+  removed: 'The authenticator app was removed; your other sessions ended.',
+  ended: 'The session ended.',
+  others: 'Every other session ended.',
+  passkey: 'The passkey was added.',
+  renamed: 'The passkey was renamed.',
+  'passkey-removed': 'The passkey was removed; your other sessions ended.',
+};
 
 /** A code as typed: six digits are the app's, anything else a recovery code. */
 const asCode = (typed: string) =>
@@ -49,7 +75,7 @@ const asCode = (typed: string) =>
 /** The Security routes of one front end. */
 export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async (app, opts) => {
   const { base } = opts;
-  const { factors, reauth } = opts.factors;
+  const { factors, reauth, ownSessions, passkeys } = opts.factors;
   // The console's staff policy sends staff without a second factor here: this page must stay reachable for them.
   const signedIn = { web: 'signed-in', signIn: `${base}/sign-in`, factorExempt: true } as const;
   const front = base === '/dashboard' ? 'dashboard' : 'console';
@@ -62,8 +88,20 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     extra: { done?: string; error?: string },
     code = 200,
   ) => {
-    const status = await factors.status(session(req).userId);
-    const props = { frame: frame(req), totp: status.TOTP, recoveryCodesLeft: status.RecoveryCodesLeft, ...extra };
+    const principal = principalOf(session(req));
+    const [status, sessions, keys] = await Promise.all([
+      factors.status(principal.userId),
+      ownSessions.list(principal),
+      passkeys.list(principal.userId),
+    ]);
+    const props = {
+      frame: frame(req),
+      totp: status.TOTP,
+      recoveryCodesLeft: status.RecoveryCodesLeft,
+      sessions,
+      passkeys: keys,
+      ...extra,
+    };
     return sendPage(reply, SecurityPage({ ...props, required: req.webFactorMissing }), code);
   };
   /** The page again with a refusal's message and status (a wrong password or code, a throttle). */
@@ -143,6 +181,72 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
         return refused(req, reply, err);
       }
       return seeOther(reply, `${base}/security?done=removed`, false);
+    },
+  });
+
+  app.post(`${base}/security/sessions/:sessionID/end`, {
+    config: { operation: op('.sessions.end'), ...signedIn },
+    schema: { params: Type.Object({ sessionID: Type.String({ maxLength: 100 }) }), body: Type.Object(Csrf) },
+    handler: async (req, reply) => {
+      await ownSessions.end(principalOf(session(req)), req.params.sessionID);
+      return seeOther(reply, `${base}/security?done=ended`, false);
+    },
+  });
+
+  app.post(`${base}/security/sessions/end-others`, {
+    config: { operation: op('.sessions.end-others'), ...signedIn },
+    schema: { body: Type.Object(Csrf) },
+    handler: async (req, reply) => {
+      await ownSessions.endOthers(principalOf(session(req)));
+      return seeOther(reply, `${base}/security?done=others`, false);
+    },
+  });
+
+  app.post(`${base}/security/passkeys/options`, {
+    config: { operation: op('.passkeys.options'), ...signedIn },
+    handler: (req) => passkeys.registrationOptions(session(req).userId),
+  });
+
+  app.post(`${base}/security/passkeys`, {
+    config: { operation: op('.passkeys.add'), ...signedIn },
+    schema: { body: PasskeyAddForm },
+    handler: async (req, reply) => {
+      const userId = session(req).userId;
+      try {
+        await passkeys.register(userId, parseAnswer(req.body.response) as never, req.body.name);
+      } catch (err) {
+        return refused(req, reply, err);
+      }
+      const codes = await factors.firstRecoveryCodes(userId);
+      if (codes) return sendPage(reply, RecoveryCodesPage({ frame: frame(req), codes: codes.RecoveryCodes }));
+      return seeOther(reply, `${base}/security?done=passkey`, false);
+    },
+  });
+
+  app.post(`${base}/security/passkeys/:passkeyID`, {
+    config: { operation: op('.passkeys.rename'), ...signedIn },
+    schema: {
+      params: PasskeyParams,
+      body: Type.Object({ ...Csrf, name: Type.String({ minLength: 1, maxLength: 100 }) }),
+    },
+    handler: async (req, reply) => {
+      await passkeys.rename(session(req).userId, req.params.passkeyID, req.body.name);
+      return seeOther(reply, `${base}/security?done=renamed`, false);
+    },
+  });
+
+  app.post(`${base}/security/passkeys/:passkeyID/remove`, {
+    config: { operation: op('.passkeys.remove'), ...signedIn },
+    schema: { params: PasskeyParams, body: ReauthForm },
+    handler: async (req, reply) => {
+      const principal = principalOf(session(req));
+      try {
+        await reauth.confirm(principal, { password: req.body.password, ...asCode(req.body.code) }, req.ip);
+        await passkeys.remove(principal, req.params.passkeyID);
+      } catch (err) {
+        return refused(req, reply, err);
+      }
+      return seeOther(reply, `${base}/security?done=passkey-removed`, false);
     },
   });
 };

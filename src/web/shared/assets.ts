@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { PAGE_SCRIPT } from './page-script.js';
+import { PASSKEY_SCRIPT } from './passkey-script.js';
 import { STYLESHEET } from './styles.js';
 
 /** One served file. */
@@ -35,6 +37,15 @@ export const ASSETS = {
   htmx: asset('htmx', 'js', readFileSync(require.resolve('htmx.org/dist/htmx.min.js'), 'utf8')),
   page: asset('page', 'js', PAGE_SCRIPT),
   css: asset('assent', 'css', STYLESHEET),
+  // WebAuthn in the browser (docs/security.md "Passkeys"): @simplewebauthn/browser's UMD bundle (pinned), and Assent's
+  // script that runs it for the forms marked data-passkey (`passkey-script.ts`); only the pages with such forms load them.
+  webauthn: asset(
+    'webauthn',
+    'js',
+    // The package exports no subpath: its bundle is found beside its CommonJS entry.
+    readFileSync(join(dirname(require.resolve('@simplewebauthn/browser')), '../dist/bundle/index.umd.min.js'), 'utf8'),
+  ),
+  passkey: asset('passkey', 'js', PASSKEY_SCRIPT),
 } as const;
 
 /** The files by hashed name, for the route. */

@@ -44,12 +44,14 @@ export interface LayoutProps {
   csrfToken?: string;
   /** Where the sign-out form posts. */
   signOutAction?: string;
+  /** The page has passkey forms: it loads the WebAuthn scripts (`passkey-script.ts`). */
+  passkeys?: boolean;
   children: ComponentChildren;
 }
 
 /** The whole document. */
 export function Layout(props: LayoutProps) {
-  const { title, app, home, nav = [], current, csrfToken, signOutAction, children } = props;
+  const { title, app, home, nav = [], current, csrfToken, signOutAction, passkeys, children } = props;
   return (
     <html lang="en">
       <head>
@@ -60,6 +62,8 @@ export function Layout(props: LayoutProps) {
         <link rel="stylesheet" href={assetUrl(ASSETS.css)} />
         <script src={assetUrl(ASSETS.htmx)} defer />
         <script src={assetUrl(ASSETS.page)} defer />
+        {passkeys && <script src={assetUrl(ASSETS.webauthn)} defer />}
+        {passkeys && <script src={assetUrl(ASSETS.passkey)} defer />}
       </head>
       <body hx-headers={csrfToken ? JSON.stringify({ 'x-csrf-token': csrfToken }) : undefined}>
         <a class="skip" href="#main">

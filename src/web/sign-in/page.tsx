@@ -30,7 +30,7 @@ export interface SignInProps {
 /** The sign-in form: username and password, posted to this origin. */
 export function SignInPage({ next, action, app, home, error, username, organisation, ways }: SignInProps) {
   return (
-    <Layout title="Sign in" app={app} home={home}>
+    <Layout title="Sign in" app={app} home={home} passkeys>
       <h1>Sign in</h1>
       {error && (
         <p class="error" role="alert">
@@ -47,6 +47,21 @@ export function SignInPage({ next, action, app, home, error, username, organisat
         <p>
           <button type="submit">Sign in</button>
         </p>
+      </form>
+      <form
+        method="post"
+        action={`${home}/sign-in/passkey`}
+        data-passkey="authenticate"
+        data-options={`${home}/sign-in/passkey/options`}
+      >
+        <input type="hidden" name="next" value={next} />
+        <input type="hidden" name="response" value="" />
+        <p>
+          <button type="submit" id="sign-in-passkey">
+            Sign in with a passkey
+          </button>
+        </p>
+        <p class="muted" role="status" />
       </form>
       {(ways?.idp || ways?.wallet) && (
         <section aria-label="Other ways to sign in">
@@ -89,7 +104,7 @@ export interface SecondFactorProps {
  */
 export function SecondFactorPage({ next, action, app, home, mfaToken, error }: SecondFactorProps) {
   return (
-    <Layout title="Second factor" app={app} home={home}>
+    <Layout title="Second factor" app={app} home={home} passkeys>
       <h1>Confirm it is you</h1>
       {error && (
         <p class="error" role="alert">
@@ -109,6 +124,17 @@ export function SecondFactorPage({ next, action, app, home, mfaToken, error }: S
         <p>
           <button type="submit">Continue</button>
         </p>
+      </form>
+      <form method="post" action={action} data-passkey="authenticate" data-options={`${action}/passkey-options`}>
+        <input type="hidden" name="next" value={next} />
+        <input type="hidden" name="mfa_token" value={mfaToken} />
+        <input type="hidden" name="response" value="" />
+        <p>
+          <button type="submit" id="second-factor-passkey">
+            Use a passkey instead
+          </button>
+        </p>
+        <p class="muted" role="status" />
       </form>
     </Layout>
   );

@@ -7,13 +7,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { type IdentityService, type SecondStep, SecondStepExpired, type WebSessions } from '../../identity/index.js';
+import {
+  deviceOf,
+  type IdentityService,
+  type Passkeys,
+  type SecondStep,
+  SecondStepExpired,
+  type WebSessions,
+} from '../../identity/index.js';
 import { AssentError } from '../../platform/core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
 import { SecondFactorPage, SignInPage, type SignInWays, safeNext } from './page.js';
-import { SecondFactorForm, SignInForm, SignInQuery } from './schemas.js';
+import { PasskeyForm, SecondFactorForm, SignInForm, SignInQuery } from './schemas.js';
 
 /** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
 export interface CookieJar {
@@ -36,7 +43,7 @@ export async function openWebSession(
 ): Promise<void> {
   // Threat: session fixation; any session this browser had ends, and a new cookie is issued.
   await sessions.end(request.webCookie);
-  const opened = await sessions.open(userId);
+  const opened = await sessions.open(userId, deviceOf(request));
   cookie.set(reply, opened.cookie);
 }
 
@@ -49,20 +56,41 @@ export interface SignInOptions {
   base: string;
   /** Shown in the page's header. */
   app: string;
-  operations: { page: Operation; submit: Operation; secondFactor: Operation; signOut: Operation };
+  operations: {
+    page: Operation;
+    submit: Operation;
+    secondFactor: Operation;
+    secondFactorPasskey: Operation;
+    passkeyOptions: Operation;
+    passkey: Operation;
+    signOut: Operation;
+  };
   /** Asks a person with a second factor for a code before the session opens (docs/security.md). */
   secondStep: SecondStep;
+  /** Passkey sign-ins, and passkeys as the second step (docs/security.md "Passkeys"). */
+  passkeys: Passkeys;
   /** The other ways an organisation's page offers (the dashboard's); absent: password only. */
   ways?: (orgId: string, next: string) => Promise<SignInWays>;
 }
 
 /** The sign-in and sign-out routes of one front end. */
 export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app, opts) => {
-  const { identity, sessions, cookie, base, operations, secondStep } = opts;
+  const { identity, sessions, cookie, base, operations, secondStep, passkeys } = opts;
   const action = `${base}/sign-in`;
   const secondAction = `${base}/sign-in/second-factor`;
   const second = (next: string, mfaToken: string, error?: string) =>
     SecondFactorPage({ next, action: secondAction, app: opts.app, home: base, mfaToken, error });
+  /** A passkey's answer as the form carries it (JSON text); anything else is no answer. */
+  const answer = (text: string | undefined): Record<string, unknown> | undefined => {
+    try {
+      const parsed: unknown = text ? JSON.parse(text) : undefined;
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const page = async (next: string, organisation: string | undefined, error?: string, username?: string) => {
     // An unknown organisation shows the plain page, as one without other ways does: no oracle.
     const ways = organisation && opts.ways ? await opts.ways(organisation, next) : undefined;
@@ -110,7 +138,9 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
     handler: async (req, reply) => {
       const next = safeNext(req.body.next, base);
       try {
-        const done = await secondStep.complete(req.body.mfa_token, req.body, true);
+        const { code, recoverycode } = req.body;
+        const passkey = answer(req.body.response);
+        const done = await secondStep.complete(req.body.mfa_token, { code, recoverycode, passkey }, true);
         await openWebSession(sessions, cookie, req, reply, done.userId);
         return seeOther(reply, next, false);
       } catch (err) {
@@ -122,6 +152,34 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
         return sendPage(reply, second(next, req.body.mfa_token, error), httpStatusOf(err));
       }
     },
+  });
+
+  app.post(`${base}/sign-in/passkey/options`, {
+    config: { operation: operations.passkeyOptions, web: 'public' },
+    handler: () => passkeys.authenticationOptions(),
+  });
+
+  app.post(`${base}/sign-in/passkey`, {
+    config: { operation: operations.passkey, web: 'public' },
+    schema: { body: PasskeyForm },
+    handler: async (req, reply) => {
+      const next = safeNext(req.body.next, base);
+      try {
+        const userId = await passkeys.signIn((answer(req.body.response) ?? {}) as never, req.ip);
+        await openWebSession(sessions, cookie, req, reply, userId);
+        return seeOther(reply, next, false);
+      } catch (err) {
+        if (!(err instanceof AssentError) || ![401, 429].includes(httpStatusOf(err))) throw err;
+        reply.headers(httpHeadersOf(err));
+        return sendPage(reply, await page(next, undefined, err.message), httpStatusOf(err));
+      }
+    },
+  });
+
+  app.post(`${secondAction}/passkey-options`, {
+    config: { operation: operations.secondFactorPasskey, web: 'public' },
+    schema: { body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 100 }) }) },
+    handler: async (req) => passkeys.authenticationOptions(await secondStep.person(req.body.mfa_token, true)),
   });
 
   app.post(`${base}/sign-out`, {

@@ -32,5 +32,13 @@ export const SecondFactorForm = Type.Object({
   mfa_token: Type.String({ minLength: 1, maxLength: 100 }),
   code: Type.Optional(Type.String({ maxLength: 20 })),
   recoverycode: Type.Optional(Type.String({ maxLength: 40 })),
+  /** A passkey's answer instead of a code, as JSON text (the passkey script fills it in). */
+  response: Type.Optional(Type.String({ maxLength: 20000 })),
+  next: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+/** The form of `POST {base}/sign-in/passkey`: the passkey's answer (JSON text, from the passkey script) and `next`. */
+export const PasskeyForm = Type.Object({
+  response: Type.String({ minLength: 1, maxLength: 20000 }),
   next: Type.Optional(Type.String({ maxLength: 500 })),
 });

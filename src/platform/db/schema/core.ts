@@ -199,6 +199,10 @@ export const tokenFamilies = pgTable(
     createdAt: createdAt(),
     /** When the user last proved who they are in this session (signing in, or re-authenticating). */
     authenticatedAt: tz('authenticated_at').notNull().defaultNow(),
+    /** The `User-Agent` the session was opened with (at most 300 characters; '' when unknown). */
+    userAgent: text('user_agent').notNull().default(''),
+    /** The network the session was opened from: the client address cut to /24 (IPv4) or /48 (IPv6); '' when unknown. */
+    ipPrefix: text('ip_prefix').notNull().default(''),
     revokedAt: tz('revoked_at'),
     revokedReason: text('revoked_reason'),
   },

@@ -60,3 +60,52 @@ export const mfaChallenges = pgTable(
   },
   (t) => [index('mfa_challenges_user').on(t.userId)],
 );
+
+/**
+ * A person's passkeys (WebAuthn Level 3 public key credentials): each signs in alone (discoverable) or serves as the
+ * second factor. The credential ID and public key are what the authenticator registered; `counter` its signature
+ * counter (0 for the many that keep none).
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** The credential ID, base64url. */
+    credentialId: text('credential_id').notNull().unique(),
+    /** The COSE public key. */
+    publicKey: bytea('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    /** The transports the authenticator said it uses (`internal`, `usb`, `hybrid`, …). */
+    transports: text('transports').array().notNull().default([]),
+    /** `singleDevice` or `multiDevice` (a synced passkey). */
+    deviceType: text('device_type').notNull(),
+    backedUp: boolean('backed_up').notNull(),
+    /** The person's name for it (at most 100 characters). */
+    name: text('name').notNull(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    lastUsedAt: tz('last_used_at'),
+  },
+  (t) => [index('passkeys_user').on(t.userId)],
+);
+
+/**
+ * A pending WebAuthn ceremony: the challenge Assent issued, single use and short-lived. A registration names its
+ * person; a passkey sign-in does not (the passkey names them).
+ */
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    id: uuid('id').primaryKey(),
+    /** base64url, as the authenticator's clientDataJSON carries it. */
+    challenge: text('challenge').notNull(),
+    /** `register` or `authenticate`. */
+    purpose: text('purpose').notNull(),
+    userId: uuid('user_id').references(() => users.id),
+    expiresAt: tz('expires_at').notNull(),
+    usedAt: tz('used_at'),
+  },
+  (t) => [index('webauthn_challenges_challenge').on(t.challenge)],
+);
