@@ -129,3 +129,21 @@ describe('the staff policy', () => {
     expect((await call(url, { token: org.tokens.dpo })).body).toEqual({ StaffMFARequired: true });
   });
 });
+
+describe('the sign-in pages link to the forgotten-password flow', () => {
+  it('both front ends link to their page, which answers alike whether or not the account exists', async () => {
+    for (const base of ['/dashboard', '/console']) {
+      const web = webClient(t);
+      const signIn = await (await web.get(`${base}/sign-in`)).text();
+      expect(signIn).toContain(`href="${base}/forgot-password"`);
+      expect((await web.get(`${base}/forgot-password`)).status).toBe(200);
+      const known = await web.post(`${base}/forgot-password`, { username: 'carol@shop.example' });
+      const unknown = await web.post(`${base}/forgot-password`, { username: 'nobody-here@shop.example' });
+      expect(known.status).toBe(200);
+      expect(unknown.status).toBe(200);
+      const [a, b] = [await known.text(), await unknown.text()];
+      expect(a).toContain('a password-reset link has been sent');
+      expect(a).toBe(b);
+    }
+  });
+});

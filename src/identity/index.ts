@@ -33,7 +33,7 @@ export {
   passwordProblem,
 } from './passwords/policy.js';
 export { passwordRoutes } from './passwords/routes.js';
-export { PasswordService } from './passwords/service.js';
+export { FORGOT_ANSWER, PasswordService } from './passwords/service.js';
 export { authenticate } from './sessions/credentials.js';
 export { type Device, deviceOf } from './sessions/device.js';
 export { eraseCredentials } from './sessions/erasure.js';

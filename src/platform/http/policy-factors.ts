@@ -18,6 +18,10 @@ const PUBLIC_PASSKEY = {
   credential: 'web',
   who: 'anyone, from this origin (a passkey sign-in; throttled per client IP like a login)',
 } as const;
+const FORGOT = {
+  credential: 'web',
+  who: 'anyone, from this origin (the rate limits of `user.password.forgot`)',
+} as const;
 const STEP_PASSKEY = { credential: 'web', who: 'the holder of a live second step of a web sign-in' } as const;
 
 /** The rows of second factors, by operation name. */
@@ -66,6 +70,10 @@ export const FACTORS_POLICY = {
   'web.console.sign-in.passkey.options': PUBLIC_PASSKEY,
   'web.console.sign-in.passkey': PUBLIC_PASSKEY,
   'web.console.sign-in.second-factor.passkey': STEP_PASSKEY,
+  'web.dashboard.forgot-password.page': { credential: 'web', who: 'anyone' },
+  'web.dashboard.forgot-password': FORGOT,
+  'web.console.forgot-password.page': { credential: 'web', who: 'anyone' },
+  'web.console.forgot-password': FORGOT,
   'web.dashboard.security': OWN_PAGE,
   'web.dashboard.security.totp': OWN_PAGE,
   'web.dashboard.security.totp.start': OWN_PAGE,

@@ -47,6 +47,9 @@ export function SignInPage({ next, action, app, home, error, username, organisat
         <p>
           <button type="submit">Sign in</button>
         </p>
+        <p>
+          <a href={`${home}/forgot-password`}>Forgot your password?</a>
+        </p>
       </form>
       <form
         method="post"
@@ -136,6 +139,39 @@ export function SecondFactorPage({ next, action, app, home, mfaToken, error }: S
         </p>
         <p class="muted" role="status" />
       </form>
+    </Layout>
+  );
+}
+
+/**
+ * The forgotten-password page (docs/identity.md "Passwords"): a username or e-mail, posted to this origin; the answer is
+ * the same whether or not the account exists, as the API's `PUT {base}/user/password/forgot` (no account enumeration).
+ */
+export function ForgotPasswordPage({ app, home, sent, error }: { app: string; home: string; sent?: string; error?: string }) {
+  return (
+    <Layout title="Forgot your password" app={app} home={home}>
+      <h1>Forgot your password</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {sent ? (
+        <p class="ok" role="status">
+          {sent}
+        </p>
+      ) : (
+        <form method="post" action={`${home}/forgot-password`}>
+          <label for="username">E-mail or username</label>
+          <input id="username" name="username" type="text" autocomplete="username" required maxLength={320} />
+          <p>
+            <button type="submit">Send me a reset link</button>
+          </p>
+        </form>
+      )}
+      <p>
+        <a href={`${home}/sign-in`}>Back to sign-in</a>
+      </p>
     </Layout>
   );
 }

@@ -10,7 +10,9 @@ import { Type } from 'typebox';
 import {
   deviceOf,
   type IdentityService,
+  FORGOT_ANSWER,
   type Passkeys,
+  type PasswordService,
   type SecondStep,
   SecondStepExpired,
   type WebSessions,
@@ -19,7 +21,7 @@ import { AssentError } from '../../platform/core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
-import { SecondFactorPage, SignInPage, type SignInWays, safeNext } from './page.js';
+import { ForgotPasswordPage, SecondFactorPage, SignInPage, type SignInWays, safeNext } from './page.js';
 import { PasskeyForm, SecondFactorForm, SignInForm, SignInQuery } from './schemas.js';
 
 /** Sets, reads or clears one cookie (plugin.ts knows its name and flags). */
@@ -63,12 +65,16 @@ export interface SignInOptions {
     secondFactorPasskey: Operation;
     passkeyOptions: Operation;
     passkey: Operation;
+    forgotPage: Operation;
+    forgot: Operation;
     signOut: Operation;
   };
   /** Asks a person with a second factor for a code before the session opens (docs/security.md). */
   secondStep: SecondStep;
   /** Passkey sign-ins, and passkeys as the second step (docs/security.md "Passkeys"). */
   passkeys: Passkeys;
+  /** The forgotten-password mail (docs/identity.md "Passwords"). */
+  passwords: PasswordService;
   /** The other ways an organisation's page offers (the dashboard's); absent: password only. */
   ways?: (orgId: string, next: string) => Promise<SignInWays>;
 }
@@ -180,6 +186,28 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
     config: { operation: operations.secondFactorPasskey, web: 'public' },
     schema: { body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 100 }) }) },
     handler: async (req) => passkeys.authenticationOptions(await secondStep.person(req.body.mfa_token, true)),
+  });
+
+  app.get(`${base}/forgot-password`, {
+    config: { operation: operations.forgotPage, web: 'public' },
+    handler: (_req, reply) => sendPage(reply, ForgotPasswordPage({ app: opts.app, home: base })),
+  });
+
+  app.post(`${base}/forgot-password`, {
+    config: { operation: operations.forgot, web: 'public' },
+    schema: { body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 320 }) }) },
+    handler: async (req, reply) => {
+      try {
+        // The API's rules: the same answer for every name, a rate limit, the mail sent after the answer.
+        await opts.passwords.requestReset(req.body.username, req.ip, req.log);
+      } catch (err) {
+        if (!(err instanceof AssentError) || httpStatusOf(err) !== 429) throw err;
+        reply.headers(httpHeadersOf(err));
+        const error = 'Too many requests. Wait a while, then try again.';
+        return sendPage(reply, ForgotPasswordPage({ app: opts.app, home: base, error }), 429);
+      }
+      return sendPage(reply, ForgotPasswordPage({ app: opts.app, home: base, sent: FORGOT_ANSWER }));
+    },
   });
 
   app.post(`${base}/sign-out`, {
