@@ -13,6 +13,8 @@
  *      connection;
  *   4b. on PostgreSQL, between its login and refresh storms: failed logins with an unknown username
  *      vs alice with a wrong password, sequential and interleaved (their timing must not differ);
+ *   5. on PostgreSQL, after the refresh storm (bench/lib/accountable.mjs): password logins of distinct users without
+ *      and with a second factor (TOTP), and the audit log's export of 100,000 entries (rate, server memory);
  * and compares the storms with the raw verify rate and with Keycloak's documented sizing figures.
  *
  * This file only orchestrates; the parts live in bench/lib/ (see bench/README.md, "Layout").
@@ -24,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { auditExport, secondFactorLogins } from './lib/accountable.mjs';
 import { benchVerify, verifyAfterStorm } from './lib/argon2.mjs';
 import { build } from './lib/build.mjs';
 import { cleanup, installGuards } from './lib/cleanup.mjs';
@@ -57,6 +60,11 @@ async function postgresPhase(verify) {
   const floorDatabase = await floorStorm('database', env, dbName, verify.phc);
   const timing = await loginTiming(server);
   const refresh = await refreshStorm(server, opts.refreshConnections);
+  // 5. Accountable administration: logins with and without a second factor, and the audit log's export.
+  const accountable = {
+    logins: await secondFactorLogins(server, opts.loginConnections),
+    auditExport: await auditExport(server, url.toString()),
+  };
   const shutdown = await stopServer(server);
   return {
     database: `PostgreSQL ${pgVersion} at ${url.host}`,
@@ -65,6 +73,7 @@ async function postgresPhase(verify) {
     login,
     loginTiming: timing,
     refresh,
+    accountable,
     shutdown,
   };
 }
@@ -122,6 +131,14 @@ async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify({ ...results, summary }, null, 2)}\n`);
   console.log(`\n${summary}\n`);
+  const acc = postgres.accountable;
+  console.log(
+    `Accountable administration (PostgreSQL): logins/s plain ${acc.logins.plainBefore.perSecond} and ` +
+      `${acc.logins.plainAfter.perSecond}, with TOTP ${acc.logins.withTotp.perSecond} ` +
+      `(ratio ${acc.logins.ratio.toFixed(2)}); audit export of ${acc.auditExport.entries} entries: ` +
+      `jsonl ${acc.auditExport.jsonl.entriesPerSecond}/s, csv ${acc.auditExport.csv.entriesPerSecond}/s, ` +
+      `server RSS ${acc.auditExport.jsonl.rssBeforeMiB} → ${acc.auditExport.jsonl.rssPeakMiB} MiB\n`,
+  );
   log(`wrote ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.json'))}`);
 }
 
