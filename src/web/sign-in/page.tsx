@@ -147,7 +147,17 @@ export function SecondFactorPage({ next, action, app, home, mfaToken, error }: S
  * The forgotten-password page (docs/identity.md "Passwords"): a username or e-mail, posted to this origin; the answer is
  * the same whether or not the account exists, as the API's `PUT {base}/user/password/forgot` (no account enumeration).
  */
-export function ForgotPasswordPage({ app, home, sent, error }: { app: string; home: string; sent?: string; error?: string }) {
+export function ForgotPasswordPage({
+  app,
+  home,
+  sent,
+  error,
+}: {
+  app: string;
+  home: string;
+  sent?: string;
+  error?: string;
+}) {
   return (
     <Layout title="Forgot your password" app={app} home={home}>
       <h1>Forgot your password</h1>

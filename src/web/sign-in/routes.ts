@@ -9,8 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   deviceOf,
-  type IdentityService,
   FORGOT_ANSWER,
+  type IdentityService,
   type Passkeys,
   type PasswordService,
   type SecondStep,
