@@ -132,7 +132,8 @@ describe('the webhook resource', () => {
     expect(JSON.stringify(list.body)).not.toContain(hook.secret.slice(6));
     const audit = await call(`${t.base}/organizations/${org.orgId}/audit-log`, { token: org.tokens.owner });
     expect(audit.status).toBe(200);
-    expect(JSON.stringify(audit.body)).toContain('webhook.create');
+    const created = audit.body.Entries.find((e: { Action: string }) => e.Action === 'webhook.create');
+    expect(created).toMatchObject({ ActorEmail: 'shop-owner@shop.example', TargetType: 'webhook' });
     expect(JSON.stringify(audit.body)).not.toContain(hook.secret.slice(6));
     const stored = await t.store.raw('SELECT secret_sealed FROM webhooks WHERE id = $1', [hook.id]);
     expect(JSON.stringify(stored)).not.toContain(hook.secret.slice(6));

@@ -190,6 +190,7 @@ describe('IdP configuration', () => {
     for (const e of res.body.Entries) {
       // The import's entry has no user as its actor; every other change was the owner's.
       expect(e.ActorUserID).toBe(e.Detail.source === 'import' ? '' : ownerId);
+      expect(e.ActorEmail).toBe(e.Detail.source === 'import' ? '' : 'owner@acme.example');
       expect(Date.parse(e.At)).toBeGreaterThan(Date.now() - 600_000);
     }
     expect(res.body.Entries[1].Detail.source).toBe('import');

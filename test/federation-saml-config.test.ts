@@ -125,7 +125,7 @@ describe('configuration', () => {
     ]);
     expect(res.body.Entries[1].Detail.fields).toEqual(['attributeMapping', 'signAuthnRequests']);
     const ownerId = (await login(t, 'owner@acme.example', 'owner-passphrase')).User.ID;
-    for (const e of res.body.Entries) expect(e.ActorUserID).toBe(ownerId);
+    for (const e of res.body.Entries) expect([e.ActorUserID, e.ActorEmail]).toEqual([ownerId, 'owner@acme.example']);
   });
 });
 

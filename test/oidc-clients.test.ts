@@ -44,6 +44,7 @@ const auditEntries = async () =>
   (await call(`${t.base}/organizations/${orgId}/audit-log?limit=100`, { token: tokens.owner })).body.Entries as {
     Action: string;
     ActorUserID: string;
+    ActorEmail: string;
     Detail: Record<string, unknown>;
   }[];
 
@@ -145,7 +146,10 @@ describe('relying-party registration', () => {
     const list = await call(clients(), { token: tokens.owner });
     expect(list.body.clients).toHaveLength(1);
     expect(JSON.stringify([read.body, list.body])).not.toContain(secret);
-    expect(JSON.stringify(await auditEntries())).not.toContain(secret);
+    const entries = await auditEntries();
+    expect(JSON.stringify(entries)).not.toContain(secret);
+    const created = entries.find((e) => e.Action === 'oidc-client.create')!;
+    expect(created.ActorEmail).toBe('owner@acme.example');
   });
 
   it('a second client with that clientId is a 409; loopback http and, for public clients, private-use schemes are accepted', async () => {

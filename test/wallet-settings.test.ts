@@ -40,6 +40,7 @@ async function walletPage() {
 const audit = async () =>
   (await call(`${t.base}/organizations/${orgId}/audit-log?limit=100`, { token: tokens.owner })).body.Entries as {
     Action: string;
+    ActorEmail: string;
     Detail: Record<string, unknown>;
   }[];
 
@@ -203,6 +204,7 @@ describe('wallet settings admin API', () => {
     const entries = await audit();
     const updates = entries.filter((e) => e.Action === 'wallet.settings.update');
     expect(updates[0]!.Detail).toEqual({ fields: ['sameDeviceOnly'] });
+    expect([updates[0]!.ActorEmail, updates[1]!.ActorEmail]).toEqual(['owner@acme.example', 'owner@acme.example']);
     expect(updates[1]!.Detail.fields).toEqual(
       expect.arrayContaining(['verifierCertificateChain', 'verifierPrivateKey']),
     );

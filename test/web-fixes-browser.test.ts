@@ -289,9 +289,12 @@ describe.skipIf(!browserAvailable)('the web fixes in Chromium', () => {
         const hostile = `/${f.front}/\r\nX-Injected: 1`;
         await page.goto(`${d.t.url}/${f.front}/sign-in?next=%2F${f.front}%2F%0d%0aX-Injected:%201`);
         if (how === 'form')
-          await page.locator('input[name="next"]').evaluate((el: HTMLInputElement, v) => {
-            el.value = v;
-          }, hostile);
+          // The password form's field (the passkey form has one of its own).
+          await page
+            .locator(`form[action="/${f.front}/sign-in"] input[name="next"]`)
+            .evaluate((el: HTMLInputElement, v) => {
+              el.value = v;
+            }, hostile);
         const [post] = await Promise.all([
           page.waitForResponse((r) => r.request().method() === 'POST'),
           submitSignIn(page, f.user),

@@ -44,7 +44,7 @@ async function setUp(web: WebClient, base: string, csrf: string): Promise<string
   expect(await wrong.text()).toContain('Wrong code');
   const done = await web.post(`${base}/security/totp/confirm`, { code: await codeAt(secret, -1), _csrf: csrf });
   expect(done.status).toBe(200);
-  const codes = [...(await done.text()).matchAll(/<li><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)];
+  const codes = [...(await done.text()).matchAll(/<li><code>([0-9a-z]{6}(?:-[0-9a-z]{6}){3})<\/code><\/li>/g)];
   expect(codes).toHaveLength(10);
   return secret;
 }

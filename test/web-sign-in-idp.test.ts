@@ -69,7 +69,9 @@ describe('sign-in through the organisation’s external OpenID provider', () => 
       expect(plain.status).toBe(200);
       const body = await plain.text();
       expect(body).toContain('name="password"');
-      expect(body).not.toContain('Sign in with');
+      // Neither the provider's way nor the wallet's (the passkey button is every page's).
+      expect(body).not.toContain('id="sign-in-idp"');
+      expect(body).not.toContain('id="sign-in-wallet"');
     }
     // A password error on the organisation's page shows its provider again.
     const wrong = await fetch(`${t.url}/dashboard/sign-in`, {
@@ -78,7 +80,7 @@ describe('sign-in through the organisation’s external OpenID provider', () => 
       body: new URLSearchParams({ username: 'nobody', password: 'x', organisation: orgId }).toString(),
     });
     expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toContain('Sign in with');
+    expect(await wrong.text()).toContain(`Sign in with ${new URL(op.issuer).host}`);
   });
 
   it('PKCE, state and nonce at the provider; back at the dashboard signed in as the linked individual, on `next`', async () => {

@@ -92,8 +92,7 @@ export class NotificationService implements ConsentRequestDelivery {
       // secrets go; the entry names what changed, never a secret or key.
       await recordAudit(tx, {
         orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
+        ...auditActor(actor),
         action: 'notifications.transports.update',
         detail,
       });

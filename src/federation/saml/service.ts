@@ -6,7 +6,7 @@
  * changed fields, `idp.saml.delete`).
  */
 
-import { recordAudit } from '../../organisations/index.js';
+import { auditActor, recordAudit } from '../../organisations/index.js';
 import type { Config } from '../../platform/config/load.js';
 import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
@@ -65,7 +65,7 @@ export class SamlConfigService {
   }
 
   private async audit(db: Executor, orgId: string, actor: Principal, action: string, detail: Record<string, unknown>) {
-    await recordAudit(db, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
+    await recordAudit(db, { orgId, ...auditActor(actor), action, detail });
   }
 
   /**

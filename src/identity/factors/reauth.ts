@@ -1,7 +1,7 @@
 /**
  * Re-authentication (docs/security.md "Re-authentication"): a signed-in person confirms their password, and a code of
  * their second factor when they have one, so that their session counts as freshly signed in for `REAUTH_SECONDS`
- * (the changes that need it: removing a factor, renewing recovery codes; ASVS 5.0 V6.3.5 for changes of factors).
+ * (the changes that need it: removing a factor, renewing recovery codes; ASVS 5.0 V7.5.1).
  */
 import { Unauthenticated } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';

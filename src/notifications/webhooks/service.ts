@@ -4,7 +4,7 @@
  * change is written with its audit entry in one transaction (ASVS 5.0 V16.3.2).
  */
 import { randomUUID } from 'node:crypto';
-import { recordAudit } from '../../organisations/index.js';
+import { auditActor, recordAudit } from '../../organisations/index.js';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
@@ -269,6 +269,7 @@ export class WebhookService {
 
   private audit(tx: Executor, actor: Principal, orgId: string, action: string, detail: Record<string, unknown>) {
     // Accountability (ASVS 5.0 V16.3.2): who changed where the organisation's events go; never a secret.
-    return recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
+    const target = typeof detail.webhookId === 'string' ? { type: 'webhook', id: detail.webhookId } : undefined;
+    return recordAudit(tx, { orgId, ...auditActor(actor), action, target, detail });
   }
 }

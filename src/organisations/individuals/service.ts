@@ -239,8 +239,7 @@ export class IndividualService {
       const audit = (userId: string) =>
         recordAudit(tx, {
           orgId,
-          actorUserId: principal.userId,
-          actorApiKeyId: principal.apiKeyId ?? null,
+          ...auditActor(principal),
           action: 'individual.add',
           target: { type: 'individual', id: userId },
           detail: { username },

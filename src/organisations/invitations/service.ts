@@ -21,7 +21,7 @@ import { keysetPage } from '../../platform/http/pagination.js';
 import { isEmailAddress } from '../../platform/mail/address.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { isId } from '../../platform/util/ids.js';
-import { recordAudit } from '../audit/service.js';
+import { auditActor, recordAudit } from '../audit/service.js';
 import { subscribe } from '../membership/membership.js';
 import { invitationMail } from './mail.js';
 import * as store from './store.js';
@@ -110,8 +110,7 @@ export class InvitationService {
       });
       await recordAudit(tx, {
         orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
+        ...auditActor(actor),
         action: 'invitation.create',
         detail: { invitationId: row.id, email: address },
       });
@@ -186,8 +185,7 @@ export class InvitationService {
         if (!(await store.revokeInvitation(tx, orgId, id))) return false;
         await recordAudit(tx, {
           orgId,
-          actorUserId: actor.userId,
-          actorApiKeyId: actor.apiKeyId ?? null,
+          ...auditActor(actor),
           action: 'invitation.revoke',
           detail: { invitationId: id },
         });

@@ -5,7 +5,7 @@
  * log (actor, time, the changed fields; never the secret).
  */
 
-import { recordAudit } from '../../organisations/index.js';
+import { auditActor, recordAudit } from '../../organisations/index.js';
 import { Conflict, InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { Db, Executor } from '../../platform/db/open.js';
@@ -83,7 +83,7 @@ export class OidcClientService {
   constructor(private readonly db: Db) {}
 
   private async audit(tx: Executor, orgId: string, actor: Principal, action: string, detail: Record<string, unknown>) {
-    await recordAudit(tx, { orgId, actorUserId: actor.userId, actorApiKeyId: actor.apiKeyId ?? null, action, detail });
+    await recordAudit(tx, { orgId, ...auditActor(actor), action, detail });
   }
 
   /**

@@ -4,7 +4,7 @@
  * (never a key or certificate, ASVS 5.0 V16.2.1). The verifier's private key is write-only.
  */
 
-import { recordAudit } from '../../organisations/index.js';
+import { auditActor, recordAudit } from '../../organisations/index.js';
 import { InvalidRequest, NotFound } from '../../platform/core/errors.js';
 import type { Principal } from '../../platform/core/principal.js';
 import type { MasterKey } from '../../platform/crypto/master-key.js';
@@ -91,8 +91,7 @@ export class WalletSettingsService {
       // The audit names the changed fields, never a key or certificate.
       await recordAudit(tx, {
         orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
+        ...auditActor(actor),
         action: 'wallet.settings.update',
         detail: { fields: built.changed },
       });
@@ -106,8 +105,7 @@ export class WalletSettingsService {
       if (!(await store.deleteSettings(tx, orgId))) throw notFound();
       await recordAudit(tx, {
         orgId,
-        actorUserId: actor.userId,
-        actorApiKeyId: actor.apiKeyId ?? null,
+        ...auditActor(actor),
         action: 'wallet.settings.delete',
         detail: {},
       });
