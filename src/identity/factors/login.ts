@@ -69,9 +69,17 @@ export class SecondStep implements SecondStepGate {
    * @throws {SecondStepExpired} for an unknown, used, expired or voided token, or one of the other kind.
    */
   async person(mfaToken: string, web: boolean): Promise<string> {
-    const found = await this.db.transaction((tx) => store.challenge(tx, sha256(mfaToken)));
+    return (await this.live(sha256(mfaToken), web)).userId;
+  }
+
+  /**
+   * The live second step of a token hash, of this kind (web or API), not voided by wrong codes.
+   * @throws {SecondStepExpired} otherwise.
+   */
+  private async live(hash: Buffer, web: boolean): Promise<store.ChallengeRow> {
+    const found = await store.challenge(this.db, hash);
     if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS) throw new SecondStepExpired();
-    return found.userId;
+    return found;
   }
 
   /**
@@ -83,8 +91,7 @@ export class SecondStep implements SecondStepGate {
    */
   async complete(mfaToken: string, input: FactorAnswer, web: boolean): Promise<CompletedStep> {
     const hash = sha256(mfaToken);
-    const found = await this.db.transaction((tx) => store.challenge(tx, hash));
-    if (!found?.live || found.web !== web || found.attempts >= MAX_ATTEMPTS) throw new SecondStepExpired();
+    const found = await this.live(hash, web);
     if (!(await this.factors.check(found.userId, input))) {
       await store.countAttempt(this.db, hash);
       throw new InvalidRequest('Wrong or already used code', 'invalid_grant');

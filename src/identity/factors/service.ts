@@ -110,12 +110,10 @@ export class SecondFactors implements FactorCheck {
   async startTotp(userId: string): Promise<{ Secret: string; URI: string; QRCodeSVG: string }> {
     const account = await credentialAccountById(this.db, userId);
     if (!account) throw new Unauthenticated();
-    const label = account.username;
     const secret = newTotpSecret();
     if (!(await store.putPendingTotp(this.db, userId, this.master.seal(secret, SEAL_PURPOSE))))
       throw new Conflict('An authenticator app is already set up: remove it first to set up another');
-    const uri = totpUri(this.issuer, label, secret);
-    return { Secret: secret, URI: uri, QRCodeSVG: await qrSvg(uri) };
+    return this.enrolment(account.username, secret);
   }
 
   /**
@@ -125,8 +123,12 @@ export class SecondFactors implements FactorCheck {
   async pendingTotp(userId: string): Promise<{ Secret: string; URI: string; QRCodeSVG: string } | null> {
     const [totp, account] = await Promise.all([store.totpOf(this.db, userId), credentialAccountById(this.db, userId)]);
     if (!totp || totp.confirmedAt || !account) return null;
-    const secret = this.master.open(totp.secretSealed, SEAL_PURPOSE);
-    const uri = totpUri(this.issuer, account.username, secret);
+    return this.enrolment(account.username, this.master.open(totp.secretSealed, SEAL_PURPOSE));
+  }
+
+  /** What an enrolment shows: the secret, its `otpauth://` URI (the app shows `label`) and the URI's QR code. */
+  private async enrolment(label: string, secret: string): Promise<{ Secret: string; URI: string; QRCodeSVG: string }> {
+    const uri = totpUri(this.issuer, label, secret);
     return { Secret: secret, URI: uri, QRCodeSVG: await qrSvg(uri) };
   }
 

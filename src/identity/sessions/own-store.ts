@@ -58,13 +58,15 @@ export async function ownSessions(db: Executor, userId: string, refreshTtlSecond
   }));
 }
 
-/** Whether the session is the user's and live. */
-export async function ownsLiveSession(db: Executor, userId: string, familyId: string): Promise<boolean> {
+/**
+ * Revokes one of the user's live sessions, in one statement: another person's session, or an ended one, is untouched.
+ * @returns whether there was one.
+ */
+export async function revokeOwnSession(db: Executor, userId: string, familyId: string): Promise<boolean> {
   return (
     rowsOf(
-      await db.execute(
-        sql`SELECT 1 FROM token_families WHERE id = ${familyId} AND user_id = ${userId} AND revoked_at IS NULL`,
-      ),
+      await db.execute(sql`UPDATE token_families SET revoked_at = now(), revoked_reason = 'ended by its person'
+        WHERE id = ${familyId} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id`),
     ).length > 0
   );
 }

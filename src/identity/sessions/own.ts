@@ -8,9 +8,8 @@ import type { Principal } from '../../platform/core/principal.js';
 import type { Db } from '../../platform/db/open.js';
 import { isId } from '../../platform/util/ids.js';
 import type { LivenessCache } from './liveness.js';
-import { type OwnSessionRow, ownSessions, ownsLiveSession } from './own-store.js';
+import { type OwnSessionRow, ownSessions, revokeOwnSession } from './own-store.js';
 import { revokeUserSessions } from './revocation.js';
-import { revokeFamily } from './store.js';
 
 /** A session as the API shows it; times are RFC 3339. */
 export interface OwnSessionBody {
@@ -67,8 +66,7 @@ export class OwnSessions {
   async end(principal: Principal, sessionId: string): Promise<void> {
     const id = isId(sessionId) ? sessionId.toLowerCase() : null;
     // Threat: ending someone else's session by its ID; a session of another person is unknown here.
-    if (!id || !(await ownsLiveSession(this.db, principal.userId, id))) throw new NotFound('Session not found');
-    await revokeFamily(this.db, id, 'ended by its person');
+    if (!id || !(await revokeOwnSession(this.db, principal.userId, id))) throw new NotFound('Session not found');
     this.liveness.forgetUser(principal.userId);
   }
 

@@ -23,6 +23,7 @@ import { httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { principalOf } from '../dashboard/views.js';
 import { seeOther, sendPage } from '../shared/html.js';
+import { passkeyAnswer } from '../shared/passkey-answer.js';
 import { EnrolmentPage, RecoveryCodesPage, type SecurityFrame, SecurityPage } from './page.js';
 
 /** What the Security pages call. */
@@ -50,14 +51,6 @@ const PasskeyAddForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   response: Type.String({ minLength: 1, maxLength: 20000 }),
 });
-/** A passkey's answer as its form carries it (JSON text); anything else is an empty object, which fails to verify. */
-const parseAnswer = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-};
 const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) });
 const DONE: Record<string, string> = {
   removed: 'The authenticator app was removed; your other sessions ended.',
@@ -104,6 +97,9 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     };
     return sendPage(reply, SecurityPage({ ...props, required: req.webFactorMissing }), code);
   };
+  /** The re-authentication a change's form carries: the password, and a code of the app or a recovery code. */
+  const reauthenticate = (req: FastifyRequest & { body: { password: string; code: string } }) =>
+    reauth.confirm(principalOf(session(req)), { password: req.body.password, ...asCode(req.body.code) }, req.ip);
   /** The page again with a refusal's message and status (a wrong password or code, a throttle). */
   const refused = async (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
     if (!(err instanceof AssentError) || httpStatusOf(err) >= 500) throw err;
@@ -160,7 +156,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     handler: async (req, reply) => {
       const principal = principalOf(session(req));
       try {
-        await reauth.confirm(principal, { password: req.body.password, ...asCode(req.body.code) }, req.ip);
+        await reauthenticate(req);
         const { RecoveryCodes } = await factors.renewRecoveryCodes(principal);
         return sendPage(reply, RecoveryCodesPage({ frame: frame(req), codes: RecoveryCodes }));
       } catch (err) {
@@ -175,7 +171,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     handler: async (req, reply) => {
       const principal = principalOf(session(req));
       try {
-        await reauth.confirm(principal, { password: req.body.password, ...asCode(req.body.code) }, req.ip);
+        await reauthenticate(req);
         await factors.removeTotp(principal);
       } catch (err) {
         return refused(req, reply, err);
@@ -213,7 +209,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     handler: async (req, reply) => {
       const userId = session(req).userId;
       try {
-        await passkeys.register(userId, parseAnswer(req.body.response) as never, req.body.name);
+        await passkeys.register(userId, (passkeyAnswer(req.body.response) ?? {}) as never, req.body.name);
       } catch (err) {
         return refused(req, reply, err);
       }
@@ -241,7 +237,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<SecurityOptions> = async 
     handler: async (req, reply) => {
       const principal = principalOf(session(req));
       try {
-        await reauth.confirm(principal, { password: req.body.password, ...asCode(req.body.code) }, req.ip);
+        await reauthenticate(req);
         await passkeys.remove(principal, req.params.passkeyID);
       } catch (err) {
         return refused(req, reply, err);

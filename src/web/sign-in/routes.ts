@@ -21,6 +21,7 @@ import { AssentError } from '../../platform/core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../../platform/http/errors.js';
 import type { Operation } from '../../platform/http/policy.js';
 import { seeOther, sendPage } from '../shared/html.js';
+import { passkeyAnswer } from '../shared/passkey-answer.js';
 import { ForgotPasswordPage, SecondFactorPage, SignInPage, type SignInWays, safeNext } from './page.js';
 import { PasskeyForm, SecondFactorForm, SignInForm, SignInQuery } from './schemas.js';
 
@@ -86,17 +87,6 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
   const secondAction = `${base}/sign-in/second-factor`;
   const second = (next: string, mfaToken: string, error?: string) =>
     SecondFactorPage({ next, action: secondAction, app: opts.app, home: base, mfaToken, error });
-  /** A passkey's answer as the form carries it (JSON text); anything else is no answer. */
-  const answer = (text: string | undefined): Record<string, unknown> | undefined => {
-    try {
-      const parsed: unknown = text ? JSON.parse(text) : undefined;
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : undefined;
-    } catch {
-      return undefined;
-    }
-  };
   const page = async (next: string, organisation: string | undefined, error?: string, username?: string) => {
     // An unknown organisation shows the plain page, as one without other ways does: no oracle.
     const ways = organisation && opts.ways ? await opts.ways(organisation, next) : undefined;
@@ -145,7 +135,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
       const next = safeNext(req.body.next, base);
       try {
         const { code, recoverycode } = req.body;
-        const passkey = answer(req.body.response);
+        const passkey = passkeyAnswer(req.body.response);
         const done = await secondStep.complete(req.body.mfa_token, { code, recoverycode, passkey }, true);
         await openWebSession(sessions, cookie, req, reply, done.userId);
         return seeOther(reply, next, false);
@@ -171,7 +161,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInOptions> = async (app
     handler: async (req, reply) => {
       const next = safeNext(req.body.next, base);
       try {
-        const userId = await passkeys.signIn((answer(req.body.response) ?? {}) as never, req.ip);
+        const userId = await passkeys.signIn((passkeyAnswer(req.body.response) ?? {}) as never, req.ip);
         await openWebSession(sessions, cookie, req, reply, userId);
         return seeOther(reply, next, false);
       } catch (err) {
